@@ -1,0 +1,28 @@
+# Helena: `make run` starts everything with demo data, `make test` runs the whole suite.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.requirements-installed
+
+.PHONY: run test lint install clean-data
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m config.launcher run
+
+test: $(STAMP)
+	$(PY) -m config.launcher test
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+# Removes the embedded PostgreSQL/Redis data (demo data is recreated by the next `make run`).
+clean-data:
+	rm -rf var/pgdata var/redis

@@ -1,0 +1,149 @@
+"""Admin for the firm's records: the one place that sees everything unscoped."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+
+from akten.models import (
+    Akte,
+    AktenZugriff,
+    Alert,
+    ApiToken,
+    Beteiligter,
+    Dokument,
+    Frist,
+    Notiz,
+    User,
+    Zeiterfassung,
+)
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    list_display = ("username", "get_full_name", "email", "role", "is_active", "is_staff")
+    list_filter = ("role", "is_active", "is_staff", "is_superuser")
+    fieldsets = (*DjangoUserAdmin.fieldsets, ("Kanzlei", {"fields": ("role",)}))
+    add_fieldsets = (*DjangoUserAdmin.add_fieldsets, ("Kanzlei", {"fields": ("role",)}))
+
+
+class AktenZugriffInline(admin.TabularInline):
+    model = AktenZugriff
+    fk_name = "akte"
+    extra = 0
+    autocomplete_fields = ("user",)
+    readonly_fields = ("gewaehrt_von", "gewaehrt_am")
+    verbose_name = "Zugriff"
+    verbose_name_plural = "Zugriff (ADMIN sieht alle Akten)"
+
+
+class BeteiligterInline(admin.StackedInline):
+    model = Beteiligter
+    extra = 0
+
+
+class FristInline(admin.TabularInline):
+    model = Frist
+    extra = 0
+    fields = ("typ", "bezeichnung", "datum", "vorfrist", "ist_notfrist", "erledigt", "verantwortlich")
+
+
+class DokumentInline(admin.TabularInline):
+    model = Dokument
+    extra = 0
+    fields = ("titel", "status", "erstellt_durch", "freigegeben_von", "angelegt_am")
+    readonly_fields = ("angelegt_am",)
+    show_change_link = True
+
+
+@admin.register(Akte)
+class AkteAdmin(admin.ModelAdmin):
+    list_display = ("aktenzeichen", "kurzrubrum", "rechtsgebiet", "status", "anwalt", "bundesland",
+                    "aktualisiert_am")
+    list_filter = ("status", "rechtsgebiet", "bundesland", "anwalt")
+    search_fields = ("aktenzeichen", "kurzrubrum", "wegen", "beteiligte__name")
+    autocomplete_fields = ("anwalt", "sachbearbeiter")
+    readonly_fields = ("angelegt_am", "aktualisiert_am", "summary_aktualisiert_am")
+    inlines = (BeteiligterInline, FristInline, DokumentInline, AktenZugriffInline)
+
+    def save_formset(self, request, form, formset, change) -> None:
+        instances = formset.save(commit=False)
+        for obj in instances:
+            if isinstance(obj, AktenZugriff) and obj.gewaehrt_von_id is None:
+                obj.gewaehrt_von = request.user
+            obj.save()
+        for obj in formset.deleted_objects:
+            obj.delete()
+        formset.save_m2m()
+
+
+@admin.register(AktenZugriff)
+class AktenZugriffAdmin(admin.ModelAdmin):
+    list_display = ("akte", "user", "gewaehrt_von", "gewaehrt_am")
+    list_filter = ("user",)
+    search_fields = ("akte__aktenzeichen", "user__username")
+    autocomplete_fields = ("akte", "user")
+
+
+@admin.register(Beteiligter)
+class BeteiligterAdmin(admin.ModelAdmin):
+    list_display = ("name", "rolle", "akte", "telefon", "email")
+    list_filter = ("rolle",)
+    search_fields = ("name", "akte__aktenzeichen", "email")
+    autocomplete_fields = ("akte",)
+
+
+@admin.register(Frist)
+class FristAdmin(admin.ModelAdmin):
+    list_display = ("datum", "bezeichnung", "typ", "akte", "ist_notfrist", "vorfrist", "erledigt",
+                    "verantwortlich")
+    list_filter = ("typ", "erledigt", "ist_notfrist", "verantwortlich")
+    search_fields = ("bezeichnung", "akte__aktenzeichen", "akte__kurzrubrum")
+    date_hierarchy = "datum"
+    autocomplete_fields = ("akte", "verantwortlich")
+
+
+@admin.register(Dokument)
+class DokumentAdmin(admin.ModelAdmin):
+    list_display = ("titel", "akte", "status", "erstellt_durch", "freigegeben_von", "angelegt_am")
+    list_filter = ("status", "erstellt_durch")
+    search_fields = ("titel", "inhalt", "akte__aktenzeichen")
+    autocomplete_fields = ("akte", "erstellt_von", "freigegeben_von")
+
+
+@admin.register(Zeiterfassung)
+class ZeiterfassungAdmin(admin.ModelAdmin):
+    list_display = ("datum", "user", "akte", "dauer_minuten", "taetigkeit", "abrechenbar")
+    list_filter = ("abrechenbar", "user")
+    search_fields = ("taetigkeit", "akte__aktenzeichen")
+    date_hierarchy = "datum"
+    autocomplete_fields = ("akte", "user")
+
+
+@admin.register(Notiz)
+class NotizAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "akte", "verfasst_von", "angelegt_am")
+    search_fields = ("titel", "inhalt", "akte__aktenzeichen")
+    autocomplete_fields = ("akte", "verfasst_von")
+
+
+@admin.register(Alert)
+class AlertAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "severity", "akte", "empfaenger", "gelesen", "angelegt_am")
+    list_filter = ("severity", "gelesen")
+    search_fields = ("message", "akte__aktenzeichen")
+    autocomplete_fields = ("akte", "empfaenger")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens are created with `manage.py create_api_token`; here they can be revoked."""
+
+    list_display = ("user", "name", "prefix", "angelegt_am", "zuletzt_benutzt", "widerrufen")
+    list_filter = ("widerrufen",)
+    search_fields = ("user__username", "name", "prefix")
+    readonly_fields = ("user", "prefix", "angelegt_am", "zuletzt_benutzt")
+    fields = ("user", "name", "prefix", "angelegt_am", "zuletzt_benutzt", "widerrufen")
+
+    def has_add_permission(self, request) -> bool:
+        return False

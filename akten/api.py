@@ -1,0 +1,260 @@
+"""JSON API for Akten, Fristen and the legal calculators (thin: selectors and pure functions)."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from decimal import Decimal
+from typing import Any, Literal
+
+from django.db.models import Sum
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+from ninja import Field, Query, Router, Schema
+
+from akten import fristen, kosten, selectors
+from akten.models import Akte, Frist, User
+from akten.schemas import AkteDetailOut, AkteOut, FristOut, MeOut, PersonOut
+from config.errors import invalid
+
+router = Router(tags=["Kanzlei"])
+
+
+def _person(user: User | None) -> PersonOut | None:
+    if user is None:
+        return None
+    return PersonOut(username=user.username, name=user.get_full_name() or user.username)
+
+
+def _akte_out(akte: Akte) -> dict:
+    return {
+        "id": str(akte.pk),
+        "aktenzeichen": akte.aktenzeichen,
+        "kurzrubrum": akte.kurzrubrum,
+        "wegen": akte.wegen,
+        "rechtsgebiet": akte.rechtsgebiet,
+        "status": akte.status,
+        "gegenstandswert": None if akte.gegenstandswert is None else f"{akte.gegenstandswert:.2f}",
+        "bundesland": akte.bundesland,
+        "anwalt": _person(akte.anwalt),
+        "sachbearbeiter": _person(akte.sachbearbeiter),
+        "tags": akte.tags,
+        "angelegt_am": akte.angelegt_am,
+        "aktualisiert_am": akte.aktualisiert_am,
+    }
+
+
+def _frist_out(frist: Frist) -> dict:
+    return {
+        "id": str(frist.pk),
+        "akte_id": str(frist.akte_id),
+        "aktenzeichen": frist.akte.aktenzeichen,
+        "typ": frist.typ,
+        "bezeichnung": frist.bezeichnung,
+        "datum": frist.datum,
+        "uhrzeit": frist.uhrzeit,
+        "vorfrist": frist.vorfrist,
+        "ist_notfrist": frist.ist_notfrist,
+        "erledigt": frist.erledigt,
+        "erledigt_am": frist.erledigt_am,
+        "verantwortlich": _person(frist.verantwortlich),
+        "bundesland": frist.effektives_bundesland,
+        "notiz": frist.notiz,
+        "ueberfaellig": not frist.erledigt and frist.datum < timezone.localdate(),
+    }
+
+
+@router.get("/me", response=MeOut, summary="Angemeldeter Benutzer")
+def me(request: HttpRequest) -> dict:
+    user: User = request.auth
+    return {"username": user.username, "role": user.role, "name": user.get_full_name() or user.username}
+
+
+class AktenFilter(Schema):
+    q: str | None = None
+    status: Literal["offen", "ruhend", "archiviert", "geschlossen"] | None = None
+    limit: int = 100
+    offset: int = 0
+
+
+@router.get("/akten", response=list[AkteOut], summary="Akten, die ich sehen darf")
+def akten_list(request: HttpRequest, response: HttpResponse, filters: Query[AktenFilter]) -> list[dict]:
+    if not 1 <= filters.limit <= 500 or filters.offset < 0:
+        raise invalid("limit muss zwischen 1 und 500 liegen, offset darf nicht negativ sein.")
+    qs = selectors.akten_for(user=request.auth, query=filters.q, status=filters.status)
+    response["X-Total-Count"] = str(qs.count())
+    return [_akte_out(a) for a in qs[filters.offset : filters.offset + filters.limit]]
+
+
+@router.get("/akten/{akte_id}", response=AkteDetailOut, summary="Eine Akte mit Beteiligten und Fristen")
+def akte_detail(request: HttpRequest, akte_id: str) -> dict:
+    akte = selectors.get_akte(user=request.auth, akte_id=akte_id)
+    fristen = selectors.fristen_for(user=request.auth, akte_id=akte.pk, status="active")
+    minutes = akte.zeiterfassungen.aggregate(s=Sum("dauer_minuten"))["s"] or 0
+    return {
+        **_akte_out(akte),
+        "summary": akte.summary,
+        "beteiligte": [
+            {"id": str(b.pk), "rolle": b.rolle, "name": b.name, "anschrift": b.anschrift,
+             "telefon": b.telefon, "email": b.email, "aktenzeichen_extern": b.aktenzeichen_extern}
+            for b in akte.beteiligte.all()
+        ],
+        "fristen": [_frist_out(f) for f in fristen],
+        "dokumente": [
+            {"id": str(d.pk), "titel": d.titel, "status": d.status, "erstellt_durch": d.erstellt_durch,
+             "angelegt_am": d.angelegt_am}
+            for d in akte.dokumente.all()
+        ],
+        "zeit_minuten_gesamt": minutes,
+    }
+
+
+class FristenFilter(Schema):
+    status: Literal["active", "past", "all"] = "active"
+    akte_id: str | None = None
+
+
+@router.get("/fristen", response=list[FristOut], summary="Fristen meiner Akten")
+def fristen_list(request: HttpRequest, filters: Query[FristenFilter]) -> list[dict]:
+    qs = selectors.fristen_for(user=request.auth, akte_id=filters.akte_id, status=filters.status)
+    return [_frist_out(f) for f in qs]
+
+
+# --- legal calculators -------------------------------------------------------------------
+
+
+def _exact(value: Any) -> Any:
+    """JSON numbers arrive as floats; repr() recovers the digits the client wrote, exactly."""
+    if isinstance(value, float) and math.isfinite(value):
+        return Decimal(repr(value))
+    if isinstance(value, list):
+        return [_exact(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _exact(v) for k, v in value.items()}
+    return value
+
+
+class FristBerechnenIn(Schema):
+    start: str = Field(..., description="Ereignistag bzw. Fristbeginn, JJJJ-MM-TT")
+    dauer: dict[str, Any] | None = Field(None, description='z. B. {"monate": 1} oder {"wochen": 2}')
+    preset: str | None = Field(None, description="statt dauer: " + ", ".join(fristen.PRESETS))
+    bundesland: str | None = Field(None, description="BW, BY, BE, … TH (Feiertage des Gerichtsorts)")
+    fristbeginn: Literal["ereignis", "tagesbeginn"] = "ereignis"
+    vorfrist_tage: int | None = Field(None, description="Vorfrist so viele Tage vor Fristende")
+
+
+class VerschiebungOut(Schema):
+    datum: date
+    grund: str
+
+
+class FristBerechnenOut(Schema):
+    ende: date
+    begruendung: str
+    verschoben: list[VerschiebungOut]
+    unverschobenes_ende: date
+    hinweise: list[str]
+    notfrist: bool
+    vorfrist: dict[str, Any] | None
+    bundesland: str | None
+
+
+@router.post("/fristen/berechnen", response=FristBerechnenOut, summary="Frist berechnen (§§ 187 ff. BGB)")
+def frist_berechnen(request: HttpRequest, payload: FristBerechnenIn) -> dict:
+    try:
+        if payload.preset is not None:
+            if payload.dauer is not None:
+                raise fristen.FristError("Bitte entweder „dauer“ oder „preset“ angeben, nicht beides.")
+            if payload.fristbeginn != "ereignis":
+                raise fristen.FristError("Vordefinierte Fristen beginnen immer mit einem Ereignis.")
+            result = fristen.berechne_preset(
+                preset=payload.preset, start=payload.start, bundesland=payload.bundesland,
+                vorfrist_tage=payload.vorfrist_tage,
+            )
+        else:
+            if payload.dauer is None:
+                raise fristen.FristError("Bitte „dauer“ (z. B. {\"monate\": 1}) oder „preset“ angeben.")
+            result = fristen.berechne_frist(
+                start=payload.start, dauer=payload.dauer, bundesland=payload.bundesland,
+                fristbeginn=payload.fristbeginn, vorfrist_tage=payload.vorfrist_tage,
+            )
+    except fristen.FristError as exc:
+        raise invalid(str(exc)) from None
+    return result.as_dict()
+
+
+class GebuehrIn(Schema):
+    nr: str | int
+    satz: Any = None
+
+
+class RvgIn(Schema):
+    gegenstandswert: Any = Field(..., description='Dezimalzahl, am besten als Text: "5000.00"')
+    gebuehren: list[GebuehrIn] = Field(..., description='z. B. [{"nr": "3100"}, {"nr": "3104"}]')
+    auftragsdatum: str | None = Field(None, description="wählt die Tabelle (2021 oder 2025)")
+    auslagenpauschale: bool = True
+    ust: bool = True
+
+
+class PositionOut(Schema):
+    nr: str
+    bezeichnung: str
+    satz: str
+    betrag: str
+
+
+class RvgOut(Schema):
+    tabelle: str
+    gebuehr_1_0: str
+    positionen: list[PositionOut]
+    auslagenpauschale: str
+    netto: str
+    ust: str
+    gesamt: str
+    hinweise: list[str]
+
+
+def _gebuehren(items: list[GebuehrIn]) -> list[dict[str, Any]]:
+    return [{"nr": str(g.nr)} | ({} if g.satz is None else {"satz": _exact(g.satz)}) for g in items]
+
+
+@router.post("/kosten/rvg", response=RvgOut, summary="Rechtsanwaltsvergütung nach RVG")
+def kosten_rvg(request: HttpRequest, payload: RvgIn) -> dict:
+    try:
+        result = kosten.berechne_rvg(
+            gegenstandswert=_exact(payload.gegenstandswert),
+            gebuehren=_gebuehren(payload.gebuehren),
+            auftragsdatum=fristen.parse_datum(payload.auftragsdatum) if payload.auftragsdatum else None,
+            auslagenpauschale=payload.auslagenpauschale,
+            ust=payload.ust,
+        )
+    except (kosten.KostenError, fristen.FristError) as exc:
+        raise invalid(str(exc)) from None
+    return result.as_dict()
+
+
+class GkgIn(Schema):
+    gegenstandswert: Any = Field(..., description='Streitwert, am besten als Text: "5000.00"')
+    gebuehren: list[GebuehrIn] | None = Field(None, description='Vorgabe: [{"nr": "1210"}] (3,0)')
+    stichtag: str | None = Field(None, description="Eingang des Verfahrens; wählt die Tabelle")
+
+
+class GkgOut(Schema):
+    tabelle: str
+    gebuehr_1_0: str
+    positionen: list[PositionOut]
+    gesamt: str
+    hinweise: list[str]
+
+
+@router.post("/kosten/gkg", response=GkgOut, summary="Gerichtskosten nach GKG")
+def kosten_gkg(request: HttpRequest, payload: GkgIn) -> dict:
+    try:
+        result = kosten.berechne_gkg(
+            gegenstandswert=_exact(payload.gegenstandswert),
+            gebuehren=None if payload.gebuehren is None else _gebuehren(payload.gebuehren),
+            stichtag=fristen.parse_datum(payload.stichtag) if payload.stichtag else None,
+        )
+    except (kosten.KostenError, fristen.FristError) as exc:
+        raise invalid(str(exc)) from None
+    return result.as_dict()

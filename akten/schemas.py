@@ -1,0 +1,78 @@
+"""API schemas for the firm's records (ids are strings, money is a decimal string)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+
+from ninja import Schema
+
+
+class MeOut(Schema):
+    username: str
+    role: str
+    name: str
+
+
+class PersonOut(Schema):
+    username: str
+    name: str
+
+
+class BeteiligterOut(Schema):
+    id: str
+    rolle: str
+    name: str
+    anschrift: str
+    telefon: str
+    email: str
+    aktenzeichen_extern: str
+
+
+class FristOut(Schema):
+    id: str
+    akte_id: str
+    aktenzeichen: str
+    typ: str
+    bezeichnung: str
+    datum: date
+    uhrzeit: time | None
+    vorfrist: date | None
+    ist_notfrist: bool
+    erledigt: bool
+    erledigt_am: datetime | None
+    verantwortlich: PersonOut | None
+    bundesland: str
+    notiz: str
+    ueberfaellig: bool
+
+
+class DokumentKurzOut(Schema):
+    id: str
+    titel: str
+    status: str
+    erstellt_durch: str
+    angelegt_am: datetime
+
+
+class AkteOut(Schema):
+    id: str
+    aktenzeichen: str
+    kurzrubrum: str
+    wegen: str
+    rechtsgebiet: str
+    status: str
+    gegenstandswert: str | None
+    bundesland: str
+    anwalt: PersonOut | None
+    sachbearbeiter: PersonOut | None
+    tags: list[str]
+    angelegt_am: datetime
+    aktualisiert_am: datetime
+
+
+class AkteDetailOut(AkteOut):
+    summary: str
+    beteiligte: list[BeteiligterOut]
+    fristen: list[FristOut]
+    dokumente: list[DokumentKurzOut]
+    zeit_minuten_gesamt: int

@@ -1,0 +1,110 @@
+"""Reads of the firm's records, always scoped to what the user may see."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
+
+
+class NotFound(Exception):
+    """The record does not exist or the user may not see it (the caller cannot tell which)."""
+
+
+def akten_for(*, user: User, query: str | None = None, status: str | None = None) -> QuerySet[Akte]:
+    """Akten the user may see; ADMIN sees all, everyone else only granted ones."""
+    if not user.is_authenticated or not user.is_active:
+        return Akte.objects.none()
+    qs = Akte.objects.all() if user.sees_all_akten else Akte.objects.filter(zugriffe__user=user)
+    if status:
+        qs = qs.filter(status=status)
+    if query:
+        q = query.strip()
+        qs = qs.filter(
+            Q(aktenzeichen__icontains=q)
+            | Q(kurzrubrum__icontains=q)
+            | Q(wegen__icontains=q)
+            | Q(beteiligte__name__icontains=q)
+            | Q(tags__contains=[q])
+        ).distinct()
+    return qs.select_related("anwalt", "sachbearbeiter")
+
+
+def get_akte(*, user: User, akte_id: int | str) -> Akte:
+    """One visible Akte or NotFound (also for ids that are not numbers)."""
+    try:
+        pk = int(akte_id)
+    except (TypeError, ValueError):
+        raise NotFound from None
+    try:
+        return akten_for(user=user).get(pk=pk)
+    except Akte.DoesNotExist:
+        raise NotFound from None
+
+
+def fristen_for(
+    *, user: User, akte_id: int | str | None = None, status: str = "active", heute: date | None = None
+) -> QuerySet[Frist]:
+    """Fristen of visible Akten; status active (offen, incl. overdue), past (erledigt or over), all."""
+    heute = heute or timezone.localdate()
+    if akte_id is not None:
+        qs = Frist.objects.filter(akte=get_akte(user=user, akte_id=akte_id))
+    else:
+        qs = Frist.objects.filter(akte__in=akten_for(user=user))
+    if status == "active":
+        qs = qs.filter(erledigt=False)
+    elif status == "past":
+        qs = qs.filter(Q(erledigt=True) | Q(datum__lt=heute))
+    elif status != "all":
+        raise ValueError(f"unknown status {status!r}")
+    return qs.select_related("akte", "verantwortlich").order_by("datum", "uhrzeit")
+
+
+def dokumente_for(*, user: User, akte_id: int | str, query: str | None = None) -> QuerySet[Dokument]:
+    qs = Dokument.objects.filter(akte=get_akte(user=user, akte_id=akte_id))
+    if query:
+        qs = qs.filter(Q(titel__icontains=query) | Q(inhalt__icontains=query))
+    return qs
+
+
+def get_dokument(*, user: User, dokument_id: int | str) -> Dokument:
+    try:
+        pk = int(dokument_id)
+        return Dokument.objects.select_related("akte").get(pk=pk, akte__in=akten_for(user=user))
+    except (TypeError, ValueError, Dokument.DoesNotExist):
+        raise NotFound from None
+
+
+def zeiterfassung_for(
+    *, user: User, akte_id: int | str, von: date | None = None, bis: date | None = None
+) -> QuerySet[Zeiterfassung]:
+    qs = Zeiterfassung.objects.filter(akte=get_akte(user=user, akte_id=akte_id))
+    if von:
+        qs = qs.filter(datum__gte=von)
+    if bis:
+        qs = qs.filter(datum__lte=bis)
+    return qs.select_related("user")
+
+
+def notizen_for(*, user: User, akte_id: int | str | None = None) -> QuerySet[Notiz]:
+    """Notizen of a visible Akte, or (without akte_id) the user's own plus those of visible Akten."""
+    if akte_id is not None:
+        return Notiz.objects.filter(akte=get_akte(user=user, akte_id=akte_id))
+    return Notiz.objects.filter(
+        Q(akte__in=akten_for(user=user)) | Q(akte__isnull=True, verfasst_von=user)
+    )
+
+
+def alerts_for(*, user: User, nur_ungelesen: bool = False) -> QuerySet[Alert]:
+    """Alerts addressed to the user, or Akte alerts without recipient on visible Akten."""
+    qs = Alert.objects.filter(
+        Q(empfaenger=user)
+        | Q(empfaenger__isnull=True, akte__in=akten_for(user=user))
+        | (Q(empfaenger__isnull=True, akte__isnull=True) if user.sees_all_akten else Q(pk__in=[]))
+    )
+    if nur_ungelesen:
+        qs = qs.filter(gelesen=False)
+    return qs

