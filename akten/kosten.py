@@ -15,6 +15,9 @@ from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from types import MappingProxyType
 from typing import Literal
+from zoneinfo import ZoneInfo
+
+BERLIN = ZoneInfo("Europe/Berlin")  # the firm's calendar day, not the server's UTC day
 
 __all__ = [
     "KV_GKG",
@@ -27,7 +30,6 @@ __all__ = [
     "berechne_gkg",
     "berechne_rvg",
     "parse_betrag",
-    "parse_datum",
     "parse_satz",
 ]
 
@@ -123,34 +125,6 @@ def parse_satz(value: object, /) -> Decimal:
     if satz <= 0:
         raise KostenError("Ungültiger Satz: der Satz muss größer als 0 sein.")
     return satz
-
-
-def parse_datum(value: object, /, *, bezeichnung: str = "Datum") -> date:
-    """Parse an ISO (2025-06-01) or German (01.06.2025) date so the API can pass strings."""
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str):
-        text = value.strip()
-        for parser in (date.fromisoformat, _deutsches_datum):
-            try:
-                return parser(text)
-            except ValueError:
-                continue
-        raise KostenError(
-            f"Ungültiges {bezeichnung}: „{_abgeschnitten(value)}“ "
-            f"(erwartet z. B. „2025-06-01“ oder „01.06.2025“)."
-        )
-    raise KostenError(f"Ungültiges {bezeichnung}: erwartet wird ein Datum.")
-
-
-def _deutsches_datum(text: str) -> date:
-    """Parse DD.MM.YYYY, the format users type in German forms."""
-    return datetime.strptime(text, "%d.%m.%Y").date()
-
-
-# --------------------------------------------------------------------------- formatting
 
 
 def _runde(betrag: Decimal) -> Decimal:
@@ -504,7 +478,7 @@ def _gegenstandswert(value: object, *, vorschrift: str, hinweise: list[str]) -> 
 def _stichtag(value: date | None, *, bezeichnung: str) -> date:
     """Default to today; reject non-dates so strings go through parse_datum explicitly."""
     if value is None:
-        return date.today()
+        return datetime.now(BERLIN).date()
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):

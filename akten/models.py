@@ -262,18 +262,18 @@ class Frist(models.Model):
     def __str__(self) -> str:
         return f"{self.datum:%d.%m.%Y} {self.bezeichnung}"
 
-    def clean(self) -> None:
-        if self.typ != self.Typ.FRIST and self.ist_notfrist:
-            raise ValidationError({"ist_notfrist": "Nur eine Frist kann eine Notfrist sein."})
-        if self.vorfrist and self.datum and self.vorfrist > self.datum:
-            raise ValidationError({"vorfrist": "Die Vorfrist muss vor dem Fristende liegen."})
-
     def save(self, *args, **kwargs) -> None:
         if self.erledigt and self.erledigt_am is None:
             self.erledigt_am = timezone.now()
         if not self.erledigt:
             self.erledigt_am = None
         super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        if self.typ != self.Typ.FRIST and self.ist_notfrist:
+            raise ValidationError({"ist_notfrist": "Nur eine Frist kann eine Notfrist sein."})
+        if self.vorfrist and self.datum and self.vorfrist > self.datum:
+            raise ValidationError({"vorfrist": "Die Vorfrist muss vor dem Fristende liegen."})
 
     @property
     def effektives_bundesland(self) -> str:
@@ -396,7 +396,9 @@ class Alert(models.Model):
         help_text="Leer bei Akten-Hinweisen: dann sieht ihn jede/r mit Zugriff auf die Akte.",
     )
     message = models.TextField("Meldung")
-    severity = models.CharField("Dringlichkeit", max_length=10, choices=Severity.choices, default=Severity.INFO)
+    severity = models.CharField(
+        "Dringlichkeit", max_length=10, choices=Severity.choices, default=Severity.INFO
+    )
     gelesen = models.BooleanField("gelesen", default=False)
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
 

@@ -18,7 +18,6 @@ from akten.kosten import (
     berechne_gkg,
     berechne_rvg,
     parse_betrag,
-    parse_datum,
     parse_satz,
 )
 
@@ -860,23 +859,3 @@ def test_parse_satz_ungueltig(eingabe: object, meldung: str) -> None:
         parse_satz(eingabe)
     assert meldung in str(info.value)
     assert str(info.value).startswith("Ungültiger Satz")
-
-
-@pytest.mark.parametrize(
-    ("eingabe", "erwartet"),
-    [
-        ("2025-06-01", date(2025, 6, 1)),
-        ("01.06.2025", date(2025, 6, 1)),
-        (" 31.05.2025 ", date(2025, 5, 31)),
-        (date(2021, 1, 1), date(2021, 1, 1)),
-        (datetime(2025, 6, 1, 12, 30), date(2025, 6, 1)),
-    ],
-)
-def test_parse_datum_gueltig(eingabe: object, erwartet: date) -> None:
-    assert parse_datum(eingabe) == erwartet
-
-
-@pytest.mark.parametrize("eingabe", ["2025-13-01", "32.01.2025", "gestern", "", 20250601, None])
-def test_parse_datum_ungueltig(eingabe: object) -> None:
-    with pytest.raises(KostenError, match=r"^Ungültiges Datum"):
-        parse_datum(eingabe)
