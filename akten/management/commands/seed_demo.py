@@ -1,0 +1,36 @@
+"""`manage.py seed_demo [--password PW]`: create the demo Kanzlei (idempotent), see akten.demo."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from akten.demo import DEFAULT_PASSWORD, seed_demo_kanzlei
+
+
+class Command(BaseCommand):
+    help = (
+        "Legt eine Demo-Kanzlei an (fünf Benutzer, Akten mit Beteiligten, Dokumenten, Fristen und "
+        "Zeiterfassung). Mehrfach ausführbar: Vorhandenes bleibt, nur die Passwörter werden gesetzt."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--password",
+            default=DEFAULT_PASSWORD,
+            help=f"Passwort für alle Demo-Benutzer (Standard: {DEFAULT_PASSWORD})",
+        )
+
+    def handle(self, *args, password: str, **options) -> None:
+        if not password:
+            raise CommandError("Das Passwort darf nicht leer sein.")
+        s = seed_demo_kanzlei(password=password)
+        neu = f"{s.neu_angelegt} Datensätze neu angelegt" if s.neu_angelegt else "nichts neu angelegt"
+        self.stdout.write(self.style.SUCCESS(f"Demo-Kanzlei bereit ({neu})."))
+        self.stdout.write(
+            f"  {s.akten} Akten, {s.beteiligte} Beteiligte, {s.dokumente} Dokumente, "
+            f"{s.fristen} Fristen/Termine ({s.fristen_offen} offen, davon "
+            f"{s.fristen_ueberfaellig} überfällig), {s.zeiterfassungen} Zeiterfassungen, "
+            f"{s.notizen} Notizen, {s.alerts} Hinweise, {s.zugriffe} Aktenzugriffe"
+        )
+        shown = password if password == DEFAULT_PASSWORD else "wie mit --password angegeben"
+        self.stdout.write(f"  Logins (Passwort: {shown}):")
+        for username, role in s.benutzer:
+            self.stdout.write(f"    {username:<15} {role}")
