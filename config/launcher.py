@@ -50,7 +50,8 @@ class Services:
         self.pg_server = None
         import environ  # reads .env like settings do, so both agree on DATABASE_URL / REDIS_URL
 
-        environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+        if (BASE_DIR / ".env").exists():
+            environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
         self.env = os.environ.copy()
         self.env.setdefault("PYTHONUNBUFFERED", "1")
 
@@ -176,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     def on_signal(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
+    # Explicit handlers: a shell that starts us in the background would otherwise leave SIGINT ignored.
     signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     try:
         if args.command == "run":
             return run(services, host=args.host, port=args.port)

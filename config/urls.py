@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 from django.urls import path
+from django.views.generic import RedirectView
 
 from config.api import api
 
@@ -12,4 +13,6 @@ admin.site.index_title = "Verwaltung"
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
+    # Until the chat pages exist, the start page is the admin.
+    path("", RedirectView.as_view(url="/admin/", permanent=False)),
 ]

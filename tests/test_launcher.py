@@ -108,6 +108,8 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
     proc = subprocess.Popen(
         [sys.executable, "-m", "config.launcher", "run", "--port", str(port)], cwd=BASE_DIR, text=True,
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        # As from a background shell job: SIGINT ignored on entry; Ctrl-C must still stop everything.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     try:
         output = "".join(_read_until(proc, "Beenden mit Strg+C", timeout=240))
@@ -122,6 +124,7 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
                 time.sleep(0.2)
         login_page = urllib.request.urlopen(f"{base}/admin/login/", timeout=5)
         assert login_page.status == 200
+        assert urllib.request.urlopen(f"{base}/static/admin/css/base.css", timeout=5).status == 200
         token = subprocess.run(
             [sys.executable, "manage.py", "create_api_token", "sekretariat"], cwd=BASE_DIR,
             env={**env, "REDIS_URL": "redis://127.0.0.1:1/0"}, capture_output=True, text=True, check=True,
@@ -133,7 +136,7 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
             total = conn.execute("SELECT count(*) FROM akten_akte").fetchone()[0]
         assert total >= 6 and len(akten) < total
     finally:
-        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        os.kill(proc.pid, signal.SIGINT)  # Ctrl-C; children must be stopped by the launcher itself
         proc.wait(timeout=90)
     assert proc.returncode == 0
     with socket.socket() as s:
