@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "akten",
     "drafts",
     "helena",
+    "helena.knowledge",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class KnowledgeConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "helena.knowledge"
+    label = "knowledge"
+    verbose_name = "Wissen: Gesetze, Entscheidungen, Muster"

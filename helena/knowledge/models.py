@@ -1,0 +1,168 @@
+"""What Helena can look up: statutes (Gesetz, Norm), court decisions (Urteil), templates (Muster).
+
+Search vectors are generated columns (config 'german', title weighted above text), so every
+write path – importer, admin, seed – keeps them current without extra code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib.postgres.indexes import GinIndex, OpClass
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models.functions import Upper
+
+PLATZHALTER_RE = re.compile(r"\{\{\s*([A-ZÄÖÜ0-9_]+)\s*\}\}")
+
+
+def _vector(*weighted: tuple[str, str]) -> SearchVector:
+    vector = None
+    for field, weight in weighted:
+        part = SearchVector(field, config="german", weight=weight)
+        vector = part if vector is None else vector + part
+    return vector
+
+
+class Gesetz(models.Model):
+    class Quelle(models.TextChoices):
+        MARKDOWN = "markdown", "bundestag/gesetze (Markdown, gebündelt)"
+        GII_XML = "gii_xml", "gesetze-im-internet.de (XML)"
+
+    abk = models.CharField("Abkürzung", max_length=40, unique=True, help_text="z. B. BGB, ZPO")
+    titel = models.CharField("Titel", max_length=500)
+    stand = models.CharField(
+        "Stand", max_length=500, blank=True, help_text="z. B. „Zuletzt geändert durch Art. 4 G v. 7.5.2021“"
+    )
+    stand_datum = models.DateField("Stand (Datum)", null=True, blank=True)
+    quelle = models.CharField("Quelle", max_length=20, choices=Quelle.choices)
+    importiert_am = models.DateTimeField("importiert am", auto_now=True)
+
+    class Meta:
+        verbose_name = "Gesetz"
+        verbose_name_plural = "Gesetze"
+        ordering = ["abk"]
+
+    def __str__(self) -> str:
+        return f"{self.abk} – {self.titel}"
+
+    @property
+    def source_label(self) -> str:
+        """What every answer from this law must say about its currency (corpus README)."""
+        stand = self.stand or (self.stand_datum.strftime("%d.%m.%Y") if self.stand_datum else "unbekannt")
+        return f"nicht amtliche Fassung, Stand: {stand}"
+
+
+class Norm(models.Model):
+    gesetz = models.ForeignKey(Gesetz, on_delete=models.CASCADE, related_name="normen")
+    bezeichnung = models.CharField("Bezeichnung", max_length=60, help_text="„§ 517“, „Art. 3“")
+    nummer = models.CharField(
+        "Nummer", max_length=30, db_index=True, help_text="normalisiert für Zitate: „517“, „43a“, „3“"
+    )
+    titel = models.CharField("Überschrift", max_length=1000, blank=True)
+    text = models.TextField("Text", blank=True)
+    order = models.PositiveIntegerField("Reihenfolge")
+    gliederung = models.CharField("Gliederung", max_length=1000, blank=True, help_text="Buch 3 › Abschnitt 1")
+    search = models.GeneratedField(
+        expression=_vector(("bezeichnung", "A"), ("titel", "A"), ("gliederung", "C"), ("text", "B")),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        verbose_name = "Norm"
+        verbose_name_plural = "Normen"
+        ordering = ["gesetz", "order"]
+        indexes = [
+            GinIndex(fields=["search"], name="norm_search_gin"),
+            models.Index(fields=["gesetz", "nummer"], name="norm_zitat"),
+            GinIndex(OpClass(Upper("titel"), name="gin_trgm_ops"), name="norm_titel_trgm"),
+        ]
+
+    def __str__(self) -> str:
+        return self.citation
+
+    @property
+    def citation(self) -> str:
+        return f"{self.bezeichnung} {self.gesetz.abk}"
+
+
+class Urteil(models.Model):
+    gericht = models.CharField("Gericht", max_length=300, db_index=True)
+    datum = models.DateField("Datum", null=True, blank=True)
+    aktenzeichen = models.CharField("Aktenzeichen", max_length=200, blank=True)
+    typ = models.CharField("Typ", max_length=100, blank=True, help_text="Urteil, Beschluss, …")
+    leitsatz = models.TextField("Leitsatz", blank=True)
+    text = models.TextField("Text", blank=True)
+    ecli = models.CharField("ECLI", max_length=200, blank=True)
+    quelle = models.CharField("Quelle", max_length=300, blank=True)
+    search = models.GeneratedField(
+        expression=_vector(("aktenzeichen", "A"), ("leitsatz", "A"), ("gericht", "C"), ("text", "B")),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        verbose_name = "Entscheidung"
+        verbose_name_plural = "Entscheidungen"
+        ordering = ["-datum"]
+        indexes = [GinIndex(fields=["search"], name="urteil_search_gin")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ecli"], condition=~models.Q(ecli=""), name="urteil_ecli_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.citation
+
+    @property
+    def citation(self) -> str:
+        datum = f", {self.datum:%d.%m.%Y}" if self.datum else ""
+        return f"{self.gericht}{datum} – {self.aktenzeichen}".strip(" –")
+
+
+class Muster(models.Model):
+    class Quelle(models.TextChoices):
+        KANZLEI = "kanzlei", "Kanzleimuster"
+        AMTLICH = "amtlich", "amtliches Formular"
+
+    titel = models.CharField("Titel", max_length=300, unique=True)
+    kategorie = models.CharField("Kategorie", max_length=100, db_index=True)
+    text = models.TextField("Text", help_text="Platzhalter in der Form {{MANDANT_NAME}}")
+    quelle = models.CharField("Quelle", max_length=10, choices=Quelle.choices, default=Quelle.KANZLEI)
+    aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
+    search = models.GeneratedField(
+        expression=_vector(("titel", "A"), ("kategorie", "B"), ("text", "B")),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        verbose_name = "Muster"
+        verbose_name_plural = "Muster"
+        ordering = ["kategorie", "titel"]
+        indexes = [GinIndex(fields=["search"], name="muster_search_gin")]
+
+    def __str__(self) -> str:
+        return self.titel
+
+    @property
+    def platzhalter(self) -> list[str]:
+        """The {{FIELDS}} to fill, in order of first appearance."""
+        return list(dict.fromkeys(PLATZHALTER_RE.findall(self.text)))
+
+
+class Lexem(models.Model):
+    """Every stemmed word of the knowledge base, for typo and compound recovery via pg_trgm."""
+
+    wort = models.CharField(max_length=200, unique=True)
+    ndoc = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "Suchwort"
+        verbose_name_plural = "Suchwörter"
+        indexes = [GinIndex(OpClass("wort", name="gin_trgm_ops"), name="lexem_wort_trgm")]
+
+    def __str__(self) -> str:
+        return self.wort
