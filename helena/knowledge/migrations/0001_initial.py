@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('abk', models.CharField(help_text='z. B. BGB, ZPO', max_length=40, unique=True, verbose_name='Abkürzung')),
                 ('titel', models.CharField(max_length=500, verbose_name='Titel')),
-                ('stand', models.CharField(blank=True, help_text='z. B. „Zuletzt geändert durch Art. 4 G v. 7.5.2021 I 850“', max_length=500, verbose_name='Stand')),
+                ('stand', models.CharField(blank=True, help_text='z. B. „Zuletzt geändert durch Art. 4 G v. 7.5.2021“', max_length=500, verbose_name='Stand')),
                 ('stand_datum', models.DateField(blank=True, null=True, verbose_name='Stand (Datum)')),
                 ('quelle', models.CharField(choices=[('markdown', 'bundestag/gesetze (Markdown, gebündelt)'), ('gii_xml', 'gesetze-im-internet.de (XML)')], max_length=20, verbose_name='Quelle')),
                 ('importiert_am', models.DateTimeField(auto_now=True, verbose_name='importiert am')),
