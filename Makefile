@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.requirements-installed
 
-.PHONY: run test lint install clean-data
+.PHONY: run test lint bench install clean-data
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m config.launcher test
+
+# Benchmarks print their figures (bench/); they are not part of the test suite.
+bench: $(STAMP)
+	$(PY) -m config.launcher exec -- $(PY) bench/knowledge_search.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

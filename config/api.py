@@ -12,6 +12,7 @@ from akten.api import router as akten_router
 from akten.auth import api_auth
 from akten.selectors import NotFound
 from config.errors import ApiError, describe_validation_errors
+from helena.knowledge.api import router as knowledge_router
 
 api = NinjaAPI(
     title="Helena API",
@@ -67,3 +68,4 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 
 
 api.add_router("/", akten_router)
+api.add_router("/", knowledge_router)

@@ -170,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     run_p.add_argument("--port", type=int, default=int(os.environ.get("HELENA_PORT", "8000")))
     sub.add_parser("test", help="die Test-Suite ausführen (weitere Argumente gehen an pytest)")
     sub.add_parser("services", help="nur die eingebetteten Server starten und URLs ausgeben")
+    sub.add_parser("exec", help="einen Befehl mit laufenden Servern ausführen, z. B. einen Benchmark")
     args, rest = parser.parse_known_args(argv)
 
     services = Services()
@@ -185,6 +186,13 @@ def main(argv: list[str] | None = None) -> int:
             return run(services, host=args.host, port=args.port)
         if args.command == "test":
             return test(services, rest)
+        if args.command == "exec":
+            services.env.setdefault("DEBUG", "true")
+            services.ensure_postgres()
+            services.ensure_redis(persistent=False)
+            services.manage("migrate", "--noinput", "--verbosity", "0")
+            command = rest[1:] if rest[:1] == ["--"] else rest
+            return subprocess.call(command or [sys.executable], env=services.env, cwd=BASE_DIR)
         services.ensure_postgres()
         services.ensure_redis(persistent=False)
         print(f"DATABASE_URL={services.env['DATABASE_URL']}")

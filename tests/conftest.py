@@ -84,3 +84,17 @@ def kanzlei(db) -> Kanzlei:
         )
     tokens = {name: create_api_token(user=user) for name, user in users.items()}
     return Kanzlei(users=users, akten=akten, tokens=tokens)
+
+
+@pytest.fixture(scope="module")
+def knowledge_corpus(django_db_setup, django_db_blocker) -> None:
+    """The whole bundled statute corpus, loaded once per test module and removed afterwards."""
+    from django.core.management import call_command
+
+    from helena.knowledge.models import Gesetz
+
+    with django_db_blocker.unblock():
+        call_command("load_gesetze", verbosity=0)
+    yield
+    with django_db_blocker.unblock():
+        Gesetz.objects.all().delete()

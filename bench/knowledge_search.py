@@ -1,0 +1,64 @@
+"""Latency of the knowledge search over the full bundled corpus: 200 mixed queries, p50/p95.
+
+Goal: p95 ≤ 30 ms on the 2-core development machine. Run with `make bench` (starts the
+embedded servers when DATABASE_URL is unset and loads the corpus if the database has none).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(BASE_DIR))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DEBUG", "true")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+
+from helena.knowledge.selectors import search  # noqa: E402
+
+CITATIONS = ["§ 517 ZPO", "517 ZPO", "§§ 187, 188 BGB", "Art. 3 GG", "§ 43a BRAO", "§ 626 BGB",
+             "§ 4 KSchG", "§ 13 RVG", "Art. 20 GG", "§ 263 StGB"]
+KEYWORDS = ["Berufungsfrist", "Kündigungsschutzklage", "Mietminderung", "Nacherfüllung", "Verjährung",
+            "Prozesskostenhilfe", "Zwangsvollstreckung", "Urlaubsanspruch", "Betriebsrat", "Datenschutz",
+            "Klage", "Frist", "Vollmacht", "Schadensersatz", "Erbschein"]
+TYPOS = ["Kündigungschutz", "Berufungsfirst", "Mietminderrung", "Gewärleistung", "Verjärung"]
+
+
+def queries(n: int = 200) -> list[tuple[str, str | None]]:
+    questions = [c["frage"] for c in json.loads((BASE_DIR / "tests/data/knowledge_eval.json").read_text())]
+    pool = [(q, "gesetz") for q in questions + CITATIONS + KEYWORDS + TYPOS]
+    pool += [(q, None) for q in KEYWORDS + questions[:10]]  # all kinds at once
+    rng = random.Random(42)
+    return [rng.choice(pool) for _ in range(n)]
+
+
+def main() -> None:
+    call_command("load_gesetze", "--if-empty", verbosity=0)
+    batch = queries()
+    for query, kind in batch[:20]:  # warm caches and connections
+        search(query=query, kind=kind, limit=10)
+    timings: list[float] = []
+    for query, kind in batch:
+        start = time.perf_counter()
+        search(query=query, kind=kind, limit=10)
+        timings.append((time.perf_counter() - start) * 1000)
+    timings.sort()
+    p50 = statistics.median(timings)
+    p95 = timings[int(len(timings) * 0.95) - 1]
+    print(f"knowledge_search: {len(timings)} Anfragen  p50 = {p50:.1f} ms  p95 = {p95:.1f} ms  "
+          f"max = {timings[-1]:.1f} ms  (Ziel p95 ≤ 30 ms: {'erreicht' if p95 <= 30 else 'VERFEHLT'})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""JSON API for the knowledge base (any logged-in role; the corpus is not client data)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from django.http import HttpRequest
+from ninja import Query, Router, Schema
+
+from config.errors import invalid, not_found
+from helena.knowledge import selectors
+
+router = Router(tags=["Wissen"])
+
+
+class SucheFilter(Schema):
+    q: str = ""
+    kind: Literal["gesetz", "urteil", "muster"] | None = None
+    gesetz: str | None = None
+    gericht: str | None = None
+    kategorie: str | None = None
+    limit: int = 10
+
+
+class TrefferOut(Schema):
+    kind: str
+    id: str
+    title: str
+    citation: str
+    snippet: str
+    score: float
+    source: str
+
+
+class NormOut(Schema):
+    citation: str
+    gesetz: str
+    gesetz_titel: str
+    bezeichnung: str
+    titel: str
+    gliederung: str
+    text: str
+    source: str
+
+
+@router.get("/knowledge/search", response=list[TrefferOut], summary="Gesetze, Entscheidungen, Muster suchen")
+def knowledge_search(request: HttpRequest, filters: Query[SucheFilter]) -> list[dict]:
+    try:
+        hits = selectors.search(
+            query=filters.q, kind=filters.kind, gesetz=filters.gesetz, gericht=filters.gericht,
+            kategorie=filters.kategorie, limit=filters.limit,
+        )
+    except selectors.SucheError as exc:
+        raise invalid(str(exc)) from None
+    return [{**hit.as_dict(), "id": str(hit.id)} for hit in hits]
+
+
+@router.get("/knowledge/normen/{gesetz}/{bezeichnung}", response=NormOut, summary="Volltext einer Norm")
+def knowledge_norm(request: HttpRequest, gesetz: str, bezeichnung: str) -> dict:
+    try:
+        norm = selectors.get_norm(gesetz=gesetz, bezeichnung=bezeichnung)
+    except selectors.NormNotFound:
+        raise not_found("Norm") from None
+    return {
+        "citation": norm.citation,
+        "gesetz": norm.gesetz.abk,
+        "gesetz_titel": norm.gesetz.titel,
+        "bezeichnung": norm.bezeichnung,
+        "titel": norm.titel,
+        "gliederung": norm.gliederung,
+        "text": norm.text,
+        "source": norm.gesetz.source_label,
+    }
