@@ -19,6 +19,7 @@ with title weight A over text weight B.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -27,6 +28,7 @@ from typing import Any, Literal
 from django.db import connection
 
 from helena.knowledge.models import Gesetz, Norm
+from helena.knowledge.thesaurus import fachbegriffe
 
 Kind = Literal["gesetz", "urteil", "muster"]
 KINDS: tuple[Kind, ...] = ("gesetz", "urteil", "muster")
@@ -129,78 +131,105 @@ def validate_query(query: str | None) -> str:
     return query.strip()
 
 
-def _tsquery(lexemes: Sequence[str], *, prefix: bool) -> str:
-    """A tsquery text for to_tsquery('simple', …): the stems are already german-stemmed."""
-    suffix = ":*" if prefix else ""
-    return " | ".join("'" + lex.replace("'", "''") + "'" + suffix for lex in lexemes)
+def _tsterm(term: Term, weights: str = "") -> str:
+    """One operand for to_tsquery('simple', …): stems are already german-stemmed, so 'simple'."""
+    marker = (":*" if term.prefix else ":") + weights if (term.prefix or weights) else ""
+    return "'" + term.lexeme.replace("'", "''") + "'" + marker
 
 
-_STEMS_SQL = """
-WITH stems AS (
-    SELECT lexeme AS stem
-    FROM unnest(to_tsvector('german', %(q)s)) AS t(lexeme, positions, weights)
-    WHERE length(lexeme) >= 2 AND lexeme !~ '^[0-9]+$'
-    ORDER BY positions[1]
-    LIMIT %(max_terms)s
+_TERMS_SQL = """
+WITH n AS (
+    SELECT greatest(
+        (SELECT count(*) FROM knowledge_norm) + (SELECT count(*) FROM knowledge_urteil)
+        + (SELECT count(*) FROM knowledge_muster), 1)::float AS docs
 ),
+raw AS (
+    SELECT lexeme AS stem, 'stem' AS origin, positions[1] AS pos
+    FROM unnest(to_tsvector('german', %(q)s)) AS t(lexeme, positions, weights)
+    UNION ALL
+    SELECT lexeme, 'thesaurus', 1000 + positions[1]
+    FROM unnest(to_tsvector('german', %(x)s)) AS t(lexeme, positions, weights)
+),
+stems AS (
+    SELECT DISTINCT ON (stem) stem, origin, pos FROM raw
+    WHERE length(stem) >= 2 AND stem !~ '^[0-9]+$'
+    ORDER BY stem, pos
+),
+limited AS (SELECT * FROM stems ORDER BY pos LIMIT %(max_terms)s),
 known AS (
-    SELECT s.stem, coalesce(l.ndoc, 0) AS ndoc FROM stems s LEFT JOIN knowledge_lexem l ON l.wort = s.stem
+    SELECT s.stem, s.origin, s.pos,
+           coalesce((SELECT ndoc FROM knowledge_lexem WHERE wort = s.stem), 0) AS exact_df,
+           coalesce((SELECT sum(ndoc) FROM knowledge_lexem WHERE wort LIKE s.stem || '%%'), 0) AS prefix_df
+    FROM limited s
 ),
 compounds AS (
-    SELECT k.stem, c.wort FROM known k
+    SELECT k.stem, c.wort, c.ndoc FROM known k
     CROSS JOIN LATERAL (
-        SELECT wort FROM knowledge_lexem
-        WHERE length(k.stem) >= 4 AND wort LIKE '%%' || k.stem AND wort <> k.stem
-        ORDER BY ndoc DESC LIMIT 8
+        SELECT wort, ndoc FROM knowledge_lexem
+        WHERE length(k.stem) >= 4 AND wort LIKE '%%' || k.stem AND wort NOT LIKE k.stem || '%%'
+        ORDER BY ndoc DESC LIMIT 6
     ) c
 ),
 typos AS (
-    SELECT k.stem, t.wort FROM known k
+    SELECT k.stem, t.wort, t.ndoc FROM known k
     CROSS JOIN LATERAL (
-        SELECT wort FROM knowledge_lexem
-        WHERE k.ndoc < 3 AND length(k.stem) >= 5 AND wort %% k.stem AND wort <> k.stem
-          AND similarity(wort, k.stem) >= 0.45
+        SELECT wort, ndoc FROM knowledge_lexem
+        WHERE k.exact_df < 2 AND k.prefix_df < 3 AND length(k.stem) >= 5
+          AND wort %% k.stem AND similarity(wort, k.stem) >= 0.45
         ORDER BY similarity(wort, k.stem) DESC, ndoc DESC LIMIT 2
     ) t
 )
-SELECT 'stem' AS role, stem, ndoc::text FROM known
-UNION ALL SELECT 'compound', stem, wort FROM compounds
-UNION ALL SELECT 'typo', stem, wort FROM typos
+SELECT k.origin, k.stem, k.stem, k.prefix_df, n.docs, k.pos FROM known k, n
+UNION ALL SELECT 'compound', c.stem, c.wort, c.ndoc, n.docs, 0 FROM compounds c, n
+UNION ALL SELECT 'typo', t.stem, t.wort, t.ndoc, n.docs, 0 FROM typos t, n
 """
+
+
+@dataclass(frozen=True)
+class Term:
+    """One thing to look for: a stem (prefix-matched) or an expansion word (exact)."""
+
+    lexeme: str
+    weight: float
+    prefix: bool
 
 
 @dataclass(frozen=True)
 class Analyse:
     """What the full-text stage searches for."""
 
-    stems: tuple[str, ...]
-    expansions: tuple[str, ...]
+    terms: tuple[Term, ...]
 
     @property
     def empty(self) -> bool:
-        return not self.stems and not self.expansions
+        return not self.terms
+
+
+# How much a term counts, relative to a stem the user typed.
+_ORIGIN_WEIGHT = {"stem": 1.0, "thesaurus": 0.8, "typo": 0.9, "compound": 0.5}
 
 
 def analyse(text: str) -> Analyse:
-    """Stem the question and find compound and typo expansions in the corpus lexicon."""
+    """Stem the question, add legal terms for lay words, compounds and typo fixes from the corpus.
+
+    Each term is weighted by its inverse document frequency, so "Kaution" counts far more
+    than "Zeit".
+    """
     with connection.cursor() as cursor:
-        cursor.execute(_STEMS_SQL, {"q": text, "max_terms": MAX_TERMS})
+        cursor.execute(_TERMS_SQL, {"q": text, "x": fachbegriffe(text), "max_terms": MAX_TERMS})
         rows = cursor.fetchall()
-    stems: list[str] = []
-    present: set[str] = set()
-    expansions: list[str] = []
-    for role, stem, value in rows:
-        if role == "stem":
-            stems.append(stem)
-            if int(value) > 0:
-                present.add(stem)
-        elif value not in expansions:
-            expansions.append(value)
-    # A stem the corpus never uses only adds noise once its typo fixes are known.
-    typo_fixed = {stem for role, stem, _ in rows if role == "typo"}
-    stems = [s for s in stems if s in present or s not in typo_fixed]
-    expansions = [e for e in expansions if e not in stems]
-    return Analyse(stems=tuple(stems), expansions=tuple(expansions))
+    fixed_by_typo = {stem for origin, stem, *_ in rows if origin == "typo"}
+    terms: dict[str, Term] = {}
+    for origin, stem, lexeme, df, docs, _pos in rows:
+        if origin in ("stem", "thesaurus") and (df == 0 or stem in fixed_by_typo):
+            continue  # unknown to the corpus: adds nothing but noise
+        idf = math.log(1 + docs / (1 + min(float(df), docs)))
+        weight = _ORIGIN_WEIGHT[origin] * idf
+        prefix = origin in ("stem", "thesaurus")
+        current = terms.get(lexeme)
+        if current is None or current.weight < weight:
+            terms[lexeme] = Term(lexeme=lexeme, weight=round(weight, 4), prefix=prefix)
+    return Analyse(terms=tuple(terms.values()))
 
 
 # --- the three kinds -------------------------------------------------------------------------
@@ -257,46 +286,45 @@ def _filters(
     return "".join(f" AND {c}" for c in clauses), params
 
 
-def _coverage_sql(stems: Sequence[str], params: dict) -> str:
-    """Number of distinct question stems the document contains (prefix match)."""
+def _score_sql(terms: Sequence[Term], params: dict) -> str:
+    """BM25-like: Σ idf × (title hit + text hit damped by document length + structure hit)."""
     parts = []
-    for i, stem in enumerate(stems):
-        params[f"s{i}"] = _tsquery([stem], prefix=True)
-        parts.append(f"(d.search @@ to_tsquery('simple', %(s{i})s))::int")
+    for i, term in enumerate(terms):
+        params[f"a{i}"], params[f"b{i}"], params[f"c{i}"] = (_tsterm(term, w) for w in "ABC")
+        parts.append(
+            f"{term.weight} * ((d.search @@ to_tsquery('simple', %(a{i})s))::int"
+            f" + 0.5 * lennorm * (d.search @@ to_tsquery('simple', %(b{i})s))::int"
+            f" + 0.25 * (d.search @@ to_tsquery('simple', %(c{i})s))::int)"
+        )
     return " + ".join(parts) or "0"
 
 
-def _fulltext(kind: Kind, analyse_: Analyse, *, limit: int, filters: tuple[str, dict]) -> list[dict]:
+def _fulltext(kind: Kind, analysed: Analyse, *, limit: int, filters: tuple[str, dict]) -> list[dict]:
     spec = _SPECS[kind]
     where_extra, params = filters
     params = dict(params)
-    params["primary"] = _tsquery(analyse_.stems, prefix=True) if analyse_.stems else ""
-    params["expanded"] = _tsquery(analyse_.expansions, prefix=False) if analyse_.expansions else ""
+    params["any"] = " | ".join(_tsterm(t) for t in analysed.terms)
     params["limit"] = limit
-    coverage = _coverage_sql(analyse_.stems, params)
-    n = max(len(analyse_.stems), 1)
+    params["headline"] = _HEADLINE_OPTIONS
+    score = _score_sql(analysed.terms, params)
     sql = f"""
-        WITH q AS (
-            SELECT to_tsquery('simple', %(primary)s) AS p,
-                   to_tsquery('simple', %(expanded)s) AS e
+        WITH q AS (SELECT to_tsquery('simple', %(any)s) AS any_term),
+        candidates AS (
+            SELECT d.id, d.search, 1.0 / (1.0 + ln(1.0 + length(d.search) / 45.0)) AS lennorm
+            FROM {spec.table} {spec.joins}, q
+            WHERE d.search @@ q.any_term {where_extra}
         ),
         hits AS (
-            SELECT d.id,
-                   ({coverage})::float / {n}
-                   + 0.6 * ts_rank_cd(d.search, q.p, 1)
-                   + 0.3 * ts_rank_cd(d.search, q.e, 1)
-                   + 0.15 * (d.search @@ q.e)::int AS score
-            FROM {spec.table} {spec.joins}, q
-            WHERE d.search @@ (q.p || q.e) {where_extra}
+            SELECT d.id, {score} + 0.05 * ts_rank_cd(d.search, q.any_term, 1) AS score
+            FROM candidates d, q
             ORDER BY score DESC, d.id
             LIMIT %(limit)s
         )
         SELECT {spec.select}, hits.score,
-               ts_headline('german', {spec.text_column}, (SELECT p || e FROM q), %(headline)s) AS snippet
+               ts_headline('german', {spec.text_column}, (SELECT any_term FROM q), %(headline)s) AS snippet
         FROM hits JOIN {spec.table.split()[0]} d ON d.id = hits.id {spec.joins}
         ORDER BY hits.score DESC, d.id
     """
-    params["headline"] = _HEADLINE_OPTIONS
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         columns = [c.name for c in cursor.description]
@@ -403,7 +431,7 @@ def search(
     if "gesetz" in kinds:
         zitate, rest = parse_citations(text, known=_known_abks())
         results.extend(_citation_hits(zitate, gesetz=gesetz))
-    analysed = analyse(rest) if rest.strip() else Analyse(stems=(), expansions=())
+    analysed = analyse(rest) if rest.strip() else Analyse(terms=())
     if not analysed.empty:
         for k in kinds:
             filters = _filters(k, gesetz=gesetz, gericht=gericht, kategorie=kategorie)

@@ -8,7 +8,8 @@ from akten.demo import DEFAULT_PASSWORD, seed_demo_kanzlei
 class Command(BaseCommand):
     help = (
         "Legt eine Demo-Kanzlei an (fünf Benutzer, Akten mit Beteiligten, Dokumenten, Fristen und "
-        "Zeiterfassung). Mehrfach ausführbar: Vorhandenes bleibt, nur die Passwörter werden gesetzt."
+        "Zeiterfassung, dazu Kanzleimuster). Mehrfach ausführbar: Vorhandenes bleibt, nur die "
+        "Passwörter werden gesetzt."
     )
 
     def add_arguments(self, parser) -> None:
@@ -28,7 +29,7 @@ class Command(BaseCommand):
             f"  {s.akten} Akten, {s.beteiligte} Beteiligte, {s.dokumente} Dokumente, "
             f"{s.fristen} Fristen/Termine ({s.fristen_offen} offen, davon "
             f"{s.fristen_ueberfaellig} überfällig), {s.zeiterfassungen} Zeiterfassungen, "
-            f"{s.notizen} Notizen, {s.alerts} Hinweise, {s.zugriffe} Aktenzugriffe"
+            f"{s.notizen} Notizen, {s.alerts} Hinweise, {s.zugriffe} Aktenzugriffe, {s.muster} Muster"
         )
         shown = password if password == DEFAULT_PASSWORD else "wie mit --password angegeben"
         self.stdout.write(f"  Logins (Passwort: {shown}):")

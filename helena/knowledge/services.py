@@ -1,0 +1,172 @@
+"""Writes to the knowledge base: statute and decision imports, the search lexicon.
+
+Imports are replace-or-upsert so that running them again (a restart, a newer dump) never
+duplicates anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from itertools import islice
+
+from django.db import connection, transaction
+
+from helena.knowledge.importers import ImportProblem, ParsedGesetz, ParsedUrteil
+from helena.knowledge.models import Gesetz, Norm, Urteil
+
+NORM_BATCH_SIZE = 2000
+_URTEIL_FIELDS = ["gericht", "datum", "aktenzeichen", "typ", "leitsatz", "text", "ecli", "quelle"]
+
+
+@dataclass
+class ImportResult:
+    created: int = 0
+    updated: int = 0
+    problems: list[ImportProblem] = field(default_factory=list)
+
+
+@transaction.atomic
+def import_gesetz(*, parsed: ParsedGesetz) -> Gesetz:
+    """Replace the law with this abbreviation by the parsed version (old norms go with it).
+
+    Replacing instead of diffing keeps the import simple and idempotent; nothing else refers to
+    a Norm row, so new primary keys do no harm.
+    """
+    Gesetz.objects.filter(abk=parsed.abk).delete()
+    gesetz = Gesetz.objects.create(
+        abk=parsed.abk,
+        titel=parsed.titel[:500],
+        stand=parsed.stand[:500],
+        stand_datum=parsed.stand_datum,
+        quelle=parsed.quelle,
+    )
+    Norm.objects.bulk_create(
+        (
+            Norm(
+                gesetz=gesetz,
+                bezeichnung=norm.bezeichnung[:60],
+                nummer=norm.nummer[:30],
+                titel=norm.titel[:1000],
+                text=norm.text,
+                order=norm.order,
+                gliederung=norm.gliederung[:1000],
+            )
+            for norm in parsed.normen
+        ),
+        batch_size=NORM_BATCH_SIZE,
+    )
+    return gesetz
+
+
+def _batches(items: Iterable, size: int) -> Iterable[list]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def _key(gericht: str, aktenzeichen: str, datum: date | None) -> tuple[str, str, date | None]:
+    return (gericht.casefold(), aktenzeichen.casefold(), datum)
+
+
+def _save_batch(items: list[ParsedUrteil], result: ImportResult) -> None:
+    # The last occurrence wins within a batch, as it would with one update_or_create per line.
+    by_ecli: dict[str, ParsedUrteil] = {}
+    by_key: dict[tuple, ParsedUrteil] = {}
+    for item in items:
+        if item.ecli:
+            by_ecli[item.ecli] = item
+        else:
+            by_key[_key(item.gericht, item.aktenzeichen, item.datum)] = item
+
+    existing_ecli: dict[str, int] = {}
+    if by_ecli:
+        existing_ecli = dict(Urteil.objects.filter(ecli__in=list(by_ecli)).values_list("ecli", "pk"))
+    # Without ECLI a decision is matched by court, file number and date. A decision that gains an
+    # ECLI in a newer dump updates its old row; one that lacks it keeps the ECLI it already has.
+    without_ecli: dict[tuple, int] = {}
+    with_ecli: dict[tuple, tuple[int, str]] = {}
+    candidates = [i for i in by_ecli.values() if i.ecli not in existing_ecli] + list(by_key.values())
+    if candidates:
+        rows = Urteil.objects.filter(aktenzeichen__in={i.aktenzeichen for i in candidates}).values_list(
+            "pk", "gericht", "aktenzeichen", "datum", "ecli"
+        )
+        for pk, gericht, aktenzeichen, datum, ecli in rows:
+            key = _key(gericht, aktenzeichen, datum)
+            if ecli:
+                with_ecli.setdefault(key, (pk, ecli))
+            else:
+                without_ecli.setdefault(key, pk)
+
+    to_create: list[Urteil] = []
+    to_update: list[Urteil] = []
+    seen: set[int] = set()
+    for item in [*by_ecli.values(), *by_key.values()]:
+        values = {name: getattr(item, name) for name in _URTEIL_FIELDS}
+        key = _key(item.gericht, item.aktenzeichen, item.datum)
+        if item.ecli:
+            pk = existing_ecli.get(item.ecli) or without_ecli.get(key)
+        else:
+            pk = without_ecli.get(key)
+            if pk is None and key in with_ecli:
+                pk, values["ecli"] = with_ecli[key]
+        if pk is None or pk in seen:
+            to_create.append(Urteil(**values))
+        else:
+            seen.add(pk)
+            to_update.append(Urteil(pk=pk, **values))
+    with transaction.atomic():
+        Urteil.objects.bulk_create(to_create)
+        if to_update:
+            Urteil.objects.bulk_update(to_update, _URTEIL_FIELDS, batch_size=200)
+    result.created += len(to_create)
+    result.updated += len(to_update)
+
+
+def import_urteile(
+    *, items: Iterable[ParsedUrteil | ImportProblem], batch_size: int = 1000
+) -> ImportResult:
+    """Upsert decisions: by ECLI when there is one, else by (court, file number, date).
+
+    Accepts the parser's stream as is; ImportProblems are collected, not raised. Each batch is
+    its own transaction, so a long dump keeps what it has imported if it is interrupted.
+    """
+    result = ImportResult()
+
+    def urteile() -> Iterable[ParsedUrteil]:
+        for item in items:
+            if isinstance(item, ImportProblem):
+                result.problems.append(item)
+            else:
+                yield item
+
+    for batch in _batches(urteile(), batch_size):
+        _save_batch(batch, result)
+    return result
+
+
+_LEXIKON_SQL = """
+INSERT INTO knowledge_lexem (wort, ndoc)
+SELECT word, least(sum(ndoc), 2147483647)::integer
+FROM (
+    SELECT word, ndoc FROM ts_stat('SELECT search FROM knowledge_norm')
+    UNION ALL SELECT word, ndoc FROM ts_stat('SELECT search FROM knowledge_urteil')
+    UNION ALL SELECT word, ndoc FROM ts_stat('SELECT search FROM knowledge_muster')
+) AS stats
+WHERE length(word) BETWEEN 2 AND 200 AND word ~ '[[:alpha:]]'
+GROUP BY word
+"""
+
+
+@transaction.atomic
+def refresh_lexikon() -> int:
+    """Rebuild the Lexem table (all stems with document counts) from the search vectors.
+
+    Once per import run, not per law: ts_stat reads every vector. Words without letters are left
+    out; the search never expands numbers. Readers see the old table until the commit.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM knowledge_lexem")
+        cursor.execute(_LEXIKON_SQL)
+        return cursor.rowcount
