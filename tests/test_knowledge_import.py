@@ -269,8 +269,12 @@ def test_load_gesetze_xml_replaces_markdown(tmp_path: Path) -> None:
     )
     text = gesetz.normen.get(nummer="1").text
     assert "\n\n(2) Sozial ungerechtfertigt" in text and "\n\n    a) die Kündigung" in text
-    # --xml reads a directory of xml.zip files
+    # --xml reads a directory of xml.zip files; an unzipped .xml file is read as well
+    call_command("load_gesetze", "--only", "KSchG", verbosity=0)
     call_command("load_gesetze", str(tmp_path), "--xml", verbosity=0)
+    assert Norm.objects.filter(gesetz__abk="KSchG").count() == 4
+    call_command("load_gesetze", "--only", "KSchG", verbosity=0)
+    call_command("load_gesetze", str(DATA / "gii_kschg_sample.xml"), verbosity=0)
     assert Norm.objects.filter(gesetz__abk="KSchG").count() == 4
 
 

@@ -174,11 +174,11 @@ def _norms_for(
     Ranges are expanded so that a citation of "§ 5 BGB" finds "(weggefallen)" instead of nothing.
     Returns [] if the label is not a §/Art designation.
     """
-    match = _NORM_HEAD_RE.match(f"{label} {titel}".strip())
+    match = _NORM_HEAD_RE.match(label.strip())
     if not match:
         return []
     kind = "Art." if match.group("kind").startswith("Art") else "§"
-    titel = _clean_titel(match.group("titel"))
+    titel = _clean_titel(" ".join(part for part in (match.group("titel"), titel) if part))
     if titel == WEGGEFALLEN:
         titel = ""
         if not text or text == "-":

@@ -27,8 +27,10 @@ from typing import Any, Literal
 
 from django.db import connection
 
+from helena.knowledge.index import Weights, norm_index, rank
+from helena.knowledge.lexikon import lexikon
 from helena.knowledge.models import Gesetz, Norm
-from helena.knowledge.thesaurus import fachbegriffe
+from helena.knowledge.thesaurus import umschreiben
 
 Kind = Literal["gesetz", "urteil", "muster"]
 KINDS: tuple[Kind, ...] = ("gesetz", "urteil", "muster")
@@ -86,7 +88,7 @@ _NUM_SPLIT_RE = re.compile(r"\s*(,|und|u\.|bis|-|–)\s*", re.IGNORECASE)
 
 def _known_abks() -> dict[str, str]:
     """Lower-case abbreviation → canonical spelling, for the laws actually loaded."""
-    return {abk.lower(): abk for abk in Gesetz.objects.values_list("abk", flat=True)}
+    return {abk.lower(): abk for abk in lexikon().abks}
 
 
 def parse_citations(query: str, *, known: dict[str, str]) -> tuple[list[Zitat], str]:
@@ -137,99 +139,99 @@ def _tsterm(term: Term, weights: str = "") -> str:
     return "'" + term.lexeme.replace("'", "''") + "'" + marker
 
 
-_TERMS_SQL = """
-WITH n AS (
-    SELECT greatest(
-        (SELECT count(*) FROM knowledge_norm) + (SELECT count(*) FROM knowledge_urteil)
-        + (SELECT count(*) FROM knowledge_muster), 1)::float AS docs
-),
-raw AS (
-    SELECT lexeme AS stem, 'stem' AS origin, positions[1] AS pos
-    FROM unnest(to_tsvector('german', %(q)s)) AS t(lexeme, positions, weights)
-    UNION ALL
-    SELECT lexeme, 'thesaurus', 1000 + positions[1]
-    FROM unnest(to_tsvector('german', %(x)s)) AS t(lexeme, positions, weights)
-),
-stems AS (
-    SELECT DISTINCT ON (stem) stem, origin, pos FROM raw
-    WHERE length(stem) >= 2 AND stem !~ '^[0-9]+$'
-    ORDER BY stem, pos
-),
-limited AS (SELECT * FROM stems ORDER BY pos LIMIT %(max_terms)s),
-known AS (
-    SELECT s.stem, s.origin, s.pos,
-           coalesce((SELECT ndoc FROM knowledge_lexem WHERE wort = s.stem), 0) AS exact_df,
-           coalesce((SELECT sum(ndoc) FROM knowledge_lexem WHERE wort LIKE s.stem || '%%'), 0) AS prefix_df
-    FROM limited s
-),
-compounds AS (
-    SELECT k.stem, c.wort, c.ndoc FROM known k
-    CROSS JOIN LATERAL (
-        SELECT wort, ndoc FROM knowledge_lexem
-        WHERE length(k.stem) >= 4 AND wort LIKE '%%' || k.stem AND wort NOT LIKE k.stem || '%%'
-        ORDER BY ndoc DESC LIMIT 6
-    ) c
-),
-typos AS (
-    SELECT k.stem, t.wort, t.ndoc FROM known k
-    CROSS JOIN LATERAL (
-        SELECT wort, ndoc FROM knowledge_lexem
-        WHERE k.exact_df < 2 AND k.prefix_df < 3 AND length(k.stem) >= 5
-          AND wort %% k.stem AND similarity(wort, k.stem) >= 0.45
-        ORDER BY similarity(wort, k.stem) DESC, ndoc DESC LIMIT 2
-    ) t
-)
-SELECT k.origin, k.stem, k.stem, k.prefix_df, n.docs, k.pos FROM known k, n
-UNION ALL SELECT 'compound', c.stem, c.wort, c.ndoc, n.docs, 0 FROM compounds c, n
-UNION ALL SELECT 'typo', t.stem, t.wort, t.ndoc, n.docs, 0 FROM typos t, n
-"""
+def _tsconcept(concept: Concept, weights: str = "") -> str:
+    return "(" + " | ".join(_tsterm(t, weights) for t in concept.terms) + ")"
 
+
+_STEMS_SQL = """
+SELECT 'stem', lexeme, positions[1]
+FROM unnest(to_tsvector('german', %(q)s)) AS t(lexeme, positions, weights)
+UNION ALL
+SELECT 'thesaurus', lexeme, 1000 + positions[1]
+FROM unnest(to_tsvector('german', %(x)s)) AS t(lexeme, positions, weights)
+"""
 
 @dataclass(frozen=True)
 class Term:
-    """One thing to look for: a stem (prefix-matched) or an expansion word (exact)."""
+    """One alternative spelling of a concept: a stem (prefix-matched) or a corpus word (exact)."""
 
     lexeme: str
-    weight: float
     prefix: bool
+
+
+@dataclass(frozen=True)
+class Concept:
+    """Something the question asks about; any of its alternatives in a document counts once."""
+
+    terms: tuple[Term, ...]
+    weight: float
 
 
 @dataclass(frozen=True)
 class Analyse:
     """What the full-text stage searches for."""
 
-    terms: tuple[Term, ...]
+    concepts: tuple[Concept, ...]
 
     @property
     def empty(self) -> bool:
-        return not self.terms
+        return not self.concepts
 
 
-# How much a term counts, relative to a stem the user typed.
-_ORIGIN_WEIGHT = {"stem": 1.0, "thesaurus": 0.8, "typo": 0.9, "compound": 0.5}
+# How much a concept counts relative to a word the user typed (times its idf).
+COMPOUNDS = 12  # most frequent compounds ending in a stem that join its concept
+WEIGHTS = {"stem": 1.0, "thesaurus": 0.9, "typo": 0.9, "head": 0.9, "modifier": 0.5}
+
+
+def _idf(df: float, docs: float) -> float:
+    return math.log(1 + docs / (1 + min(df, docs)))
 
 
 def analyse(text: str) -> Analyse:
-    """Stem the question, add legal terms for lay words, compounds and typo fixes from the corpus.
+    """Turn a question into weighted concepts: its stems (plus compounds ending in them and typo
+    fixes), legal terms for its lay words, and the parts of compounds the corpus does not know.
 
-    Each term is weighted by its inverse document frequency, so "Kaution" counts far more
-    than "Zeit".
+    Each concept is weighted by inverse document frequency, so "Kaution" counts far more than
+    "Zeit".
     """
+    lex = lexikon()
+    own, legal = umschreiben(text)
     with connection.cursor() as cursor:
-        cursor.execute(_TERMS_SQL, {"q": text, "x": fachbegriffe(text), "max_terms": MAX_TERMS})
-        rows = cursor.fetchall()
-    fixed_by_typo = {stem for origin, stem, *_ in rows if origin == "typo"}
-    terms: dict[str, Term] = {}
-    for origin, stem, lexeme, df, docs, _pos in rows:
-        if origin in ("stem", "thesaurus") and (df == 0 or stem in fixed_by_typo):
-            continue  # unknown to the corpus: adds nothing but noise
-        idf = math.log(1 + docs / (1 + min(float(df), docs)))
-        weight = _ORIGIN_WEIGHT[origin] * idf
-        prefix = origin in ("stem", "thesaurus")
-        current = terms.get(lexeme)
-        if current is None or current.weight < weight:
-            terms[lexeme] = Term(lexeme=lexeme, weight=round(weight, 4), prefix=prefix)
-    return Analyse(terms=tuple(terms.values()))
+        cursor.execute(_STEMS_SQL, {"q": own, "x": legal})
+        rows = sorted(cursor.fetchall(), key=lambda r: r[2])
+    seen: set[str] = set()
+    concepts: list[Concept] = []
+    for origin, stem, _pos in rows:
+        if stem in seen or len(stem) < 2 or stem.isdigit() or len(seen) >= MAX_TERMS:
+            continue
+        seen.add(stem)
+        df = lex.prefix_df(stem)
+        terms = [Term(stem, prefix=True)] if df else []
+        if len(stem) >= 4:
+            terms += [Term(w, prefix=False) for w in lex.compounds_ending_in(stem, limit=COMPOUNDS)]
+        if df >= 3:
+            concepts.append(Concept(terms=tuple(terms), weight=_weight(origin, df, lex.docs)))
+            continue
+        fixes = lex.similar(stem) if len(stem) >= 5 else []  # rare or unknown: a typo?
+        if fixes:
+            terms += [Term(w, prefix=True) for w in fixes]
+            fixed_df = max(lex.prefix_df(w) for w in fixes)
+            concepts.append(Concept(terms=tuple(terms), weight=_weight("typo", fixed_df, lex.docs)))
+            continue
+        if terms:
+            concepts.append(Concept(terms=tuple(terms), weight=_weight(origin, df, lex.docs)))
+        parts = lex.split(stem) if len(stem) >= 7 else None
+        if parts:  # an unknown compound: look for its parts
+            modifier, head = parts
+            concepts.append(Concept(terms=(Term(head, prefix=True),),
+                                    weight=_weight("head", lex.prefix_df(head), lex.docs)))
+            concepts.append(Concept(terms=(Term(modifier, prefix=True),),
+                                    weight=_weight("modifier", lex.prefix_df(modifier), lex.docs)))
+    return Analyse(concepts=tuple(concepts))
+
+
+def _weight(origin: str, df: float, docs: int) -> float:
+    return round(WEIGHTS[origin] * _idf(df, docs), 4)
 
 
 # --- the three kinds -------------------------------------------------------------------------
@@ -241,6 +243,8 @@ class _Spec:
     select: str
     joins: str
     text_column: str
+    group: str = "d.id"  # documents of one group lend each other evidence (a law, a court)
+    group_boost: float = 0.0
 
 
 _SPECS: dict[Kind, _Spec] = {
@@ -250,6 +254,8 @@ _SPECS: dict[Kind, _Spec] = {
         "g.stand, g.stand_datum",
         joins="JOIN knowledge_gesetz g ON g.id = d.gesetz_id",
         text_column="d.text",
+        group="d.gesetz_id",
+        group_boost=0.3,
     ),
     "urteil": _Spec(
         table="knowledge_urteil d",
@@ -286,38 +292,92 @@ def _filters(
     return "".join(f" AND {c}" for c in clauses), params
 
 
-def _score_sql(terms: Sequence[Term], params: dict) -> str:
-    """BM25-like: Σ idf × (title hit + text hit damped by document length + structure hit)."""
-    parts = []
-    for i, term in enumerate(terms):
-        params[f"a{i}"], params[f"b{i}"], params[f"c{i}"] = (_tsterm(term, w) for w in "ABC")
+# Field weights: a hit in the norm's designation/title, its text (damped by length), its place
+# in the statute's structure.
+TITLE, TEXT, STRUCTURE = 1.0, 0.5, 0.25
+# A concept weighing less than this (idf of a word in roughly every seventh document) does not
+# produce candidates on its own.
+COMMON_WEIGHT = 2.0
+
+
+def _score_sql(concepts: Sequence[Concept], params: dict) -> tuple[str, str]:
+    """BM25-like: Σ idf × (title hit + text hit damped by document length + structure hit).
+
+    Returns the tsquery columns for the one-row CTE (parsed once, not per row) and the score.
+    """
+    columns, parts = [], []
+    for i, concept in enumerate(concepts):
+        for weight in "abc":
+            params[f"{weight}{i}"] = _tsconcept(concept, weight.upper())
+            columns.append(f"to_tsquery('simple', %({weight}{i})s) AS {weight}{i}")
         parts.append(
-            f"{term.weight} * ((d.search @@ to_tsquery('simple', %(a{i})s))::int"
-            f" + 0.5 * lennorm * (d.search @@ to_tsquery('simple', %(b{i})s))::int"
-            f" + 0.25 * (d.search @@ to_tsquery('simple', %(c{i})s))::int)"
+            f"{concept.weight} * ({TITLE} * (d.search @@ q.a{i})::int"
+            f" + {TEXT} * d.lennorm * (d.search @@ q.b{i})::int"
+            f" + {STRUCTURE} * (d.search @@ q.c{i})::int)"
         )
-    return " + ".join(parts) or "0"
+    return ", ".join(columns), " + ".join(parts) or "0"
 
 
 def _fulltext(kind: Kind, analysed: Analyse, *, limit: int, filters: tuple[str, dict]) -> list[dict]:
     spec = _SPECS[kind]
     where_extra, params = filters
     params = dict(params)
-    params["any"] = " | ".join(_tsterm(t) for t in analysed.terms)
     params["limit"] = limit
     params["headline"] = _HEADLINE_OPTIONS
-    score = _score_sql(analysed.terms, params)
+    params["group_boost"] = spec.group_boost
+    columns, score = _score_sql(analysed.concepts, params)
+    rows: list[dict] = []
+    for candidates in _candidate_queries(analysed):
+        params["any"] = candidates
+        rows = _run_fulltext(spec, params, columns=columns, score=score, where_extra=where_extra)
+        if len(rows) >= limit:
+            break
+    return rows
+
+
+def _candidate_queries(analysed: Analyse) -> list[str]:
+    """Which documents get scored at all: first those sharing two informative concepts with the
+    question or naming one in their title; if that yields too little, any informative concept.
+
+    Scoring every document that shares one common word with a long question is what makes a
+    naive OR search slow; requiring two of them is not AND-ing the whole question.
+    """
+    selective = sorted(
+        (c for c in analysed.concepts if c.weight >= COMMON_WEIGHT), key=lambda c: -c.weight
+    ) or list(analysed.concepts)
+    any_one = " | ".join(_tsconcept(c) for c in selective)
+    top = selective[:6]
+    if len(top) < 3:
+        return [any_one]
+    pairs = [f"({_tsconcept(a)} & {_tsconcept(b)})" for i, a in enumerate(top) for b in top[i + 1 :]]
+    titles = [_tsconcept(c, "A") for c in selective]
+    return [" | ".join(pairs + titles), any_one]
+
+
+def _run_fulltext(spec: _Spec, params: dict, *, columns: str, score: str, where_extra: str) -> list[dict]:
     sql = f"""
-        WITH q AS (SELECT to_tsquery('simple', %(any)s) AS any_term),
+        WITH q AS MATERIALIZED (SELECT to_tsquery('simple', %(any)s) AS any_term, {columns}),
         candidates AS (
-            SELECT d.id, d.search, 1.0 / (1.0 + ln(1.0 + length(d.search) / 45.0)) AS lennorm
-            FROM {spec.table} {spec.joins}, q
-            WHERE d.search @@ q.any_term {where_extra}
+            SELECT d.*, 1.0 / (1.0 + ln(1.0 + length(d.search) / 45.0)) AS lennorm
+            FROM {spec.table} {spec.joins}
+            WHERE d.search @@ to_tsquery('simple', %(any)s) {where_extra}
+        ),
+        scored AS (
+            SELECT d.id, {spec.group} AS grp,
+                   {score} + 0.05 * ts_rank_cd(d.search, q.any_term, 1) AS score
+            FROM candidates d, q
+        ),
+        ranked AS (
+            SELECT id, grp, score, row_number() OVER (PARTITION BY grp ORDER BY score DESC) AS rn
+            FROM scored
+        ),
+        groups AS (
+            SELECT grp, sum(score) / 5.0 AS group_score FROM ranked WHERE rn <= 5 GROUP BY grp
         ),
         hits AS (
-            SELECT d.id, {score} + 0.05 * ts_rank_cd(d.search, q.any_term, 1) AS score
-            FROM candidates d, q
-            ORDER BY score DESC, d.id
+            SELECT r.id, r.score + %(group_boost)s * g.group_score AS score
+            FROM ranked r JOIN groups g USING (grp)
+            ORDER BY score DESC, r.id
             LIMIT %(limit)s
         )
         SELECT {spec.select}, hits.score,
@@ -329,6 +389,50 @@ def _fulltext(kind: Kind, analysed: Analyse, *, limit: int, filters: tuple[str, 
         cursor.execute(sql, params)
         columns = [c.name for c in cursor.description]
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+LAW_BOOST = 0.3
+
+
+def _rank_norms(analysed: Analyse, *, gesetz: str | None, limit: int) -> list[dict]:
+    """Statutes: rank over the in-memory postings, then fetch the winners with PostgreSQL's
+    ts_rank_cd as a tie-breaker and ts_headline for the snippet."""
+    gesetz_id = None
+    if gesetz:
+        gesetz_id = Gesetz.objects.filter(abk__iexact=gesetz.strip()).values_list("id", flat=True).first()
+        if gesetz_id is None:
+            return []
+    lex = lexikon()
+    concepts = []
+    for concept in analysed.concepts:
+        words: list[str] = []
+        for term in concept.terms:
+            words.extend(lex.with_prefix(term.lexeme) if term.prefix else [term.lexeme])
+        concepts.append((concept.weight, words))
+    top = rank(
+        norm_index(), concepts, gesetz_id=gesetz_id, limit=limit * 2,
+        weights=Weights(title=TITLE, text=TEXT, structure=STRUCTURE, law_boost=LAW_BOOST),
+    )
+    if not top:
+        return []
+    spec = _SPECS["gesetz"]
+    scores = dict(top)
+    sql = f"""
+        SELECT {spec.select}, ts_rank_cd(d.search, q.any_term, 1) AS cd,
+               ts_headline('german', {spec.text_column}, q.any_term, %(headline)s) AS snippet
+        FROM {spec.table} {spec.joins}, (SELECT to_tsquery('simple', %(any)s) AS any_term) q
+        WHERE d.id = ANY(%(ids)s)
+    """
+    params = {"ids": list(scores), "headline": _HEADLINE_OPTIONS,
+              "any": " | ".join(_tsconcept(c) for c in analysed.concepts)}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        columns = [c.name for c in cursor.description]
+        rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    for row in rows:
+        row["score"] = scores[row["id"]] + 0.05 * float(row["cd"])
+    rows.sort(key=lambda r: (-r["score"], r["id"]))
+    return rows[:limit]
 
 
 def _norm_source(row: dict) -> str:
@@ -431,11 +535,15 @@ def search(
     if "gesetz" in kinds:
         zitate, rest = parse_citations(text, known=_known_abks())
         results.extend(_citation_hits(zitate, gesetz=gesetz))
-    analysed = analyse(rest) if rest.strip() else Analyse(terms=())
+    analysed = analyse(rest) if rest.strip() else Analyse(concepts=())
     if not analysed.empty:
         for k in kinds:
-            filters = _filters(k, gesetz=gesetz, gericht=gericht, kategorie=kategorie)
-            for row in _fulltext(k, analysed, limit=limit, filters=filters):
+            if k == "gesetz":
+                found = _rank_norms(analysed, gesetz=gesetz, limit=limit)
+            else:
+                filters = _filters(k, gesetz=gesetz, gericht=gericht, kategorie=kategorie)
+                found = _fulltext(k, analysed, limit=limit, filters=filters)
+            for row in found:
                 hit = _treffer(k, row)
                 if not any(r.kind == hit.kind and r.id == hit.id for r in results):
                     results.append(hit)

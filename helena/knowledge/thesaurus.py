@@ -12,6 +12,18 @@ from __future__ import annotations
 import re
 
 LAIENBEGRIFFE: dict[str, str] = {
+    # Questions about time limits (the phrase is replaced by the legal concept)
+    "wie lange habe ich": "Frist",
+    "wie lange kann ich": "Frist",
+    "wie lange vorher": "Frist",
+    "wie lange": "Frist Dauer",
+    "zeit habe ich": "Frist",
+    "habe ich zeit": "Frist",
+    "habe ich noch zeit": "Frist",
+    "zeit zu": "Frist",
+    "bis wann": "Frist binnen",
+    "wie viel zeit": "Frist",
+    "zu spät": "Frist Versäumung",
     # Arbeit
     "chef": "Arbeitgeber",
     "boss": "Arbeitgeber",
@@ -139,6 +151,39 @@ LAIENBEGRIFFE: dict[str, str] = {
     "erbe ausschlagen": "Ausschlagung Ausschlagungsfrist Erbschaft",
     "schulden hinterlassen": "Ausschlagung Erbschaft Nachlassverbindlichkeiten",
     "umgang": "Umgangsrecht Umgang",
+    # Unfall, Schaden
+    "unfall": "Schadensersatz unerlaubte Handlung",
+    "aufs auto gefahren": "Schadensersatz Beschädigung Eigentum",
+    "schmerzensgeld": "immaterieller Schaden Entschädigung in Geld",
+    "mitschuld": "Mitverschulden",
+    "selbst schuld": "Mitverschulden",
+    "zu schnell": "Mitverschulden",
+    "gutachten": "Herstellung erforderlichen Geldbetrag",
+    "ansprüche": "Anspruch Verjährung",
+    # Handel, Insolvenz, Urheber, Wettbewerb, Datenschutz
+    "onlineshop": "Handelsgewerbe Gewerbebetrieb",
+    "gewerbe": "Handelsgewerbe Gewerbebetrieb",
+    "reklamieren": "Untersuchungs- und Rügepflicht Mangel anzeigen",
+    "reklamation": "Rügepflicht Mangel anzeigen",
+    "handelsvertreter": "Handelsvertreter Ausgleichsanspruch",
+    "aufheben": "Aufbewahrung Aufbewahrungsfristen",
+    "buchungsbelege": "Buchungsbelege Handelsbücher Aufbewahrung",
+    "insolvenz anmelden": "Antragspflicht Insolvenzantrag",
+    "privatinsolvenz": "Restschuldbefreiung Verbraucherinsolvenz",
+    "schulden los": "Restschuldbefreiung",
+    "offenen rechnung": "Anmeldung der Forderungen Insolvenzverwalter",
+    "offene rechnung": "Anmeldung der Forderungen Insolvenzverwalter",
+    "geschützt": "Schutzfrist Schutz erlischt",
+    "kopie": "Vervielfältigung privaten Gebrauch",
+    "brennen": "Vervielfältigung privaten Gebrauch",
+    "quelle": "Zitate Quellenangabe",
+    "zitieren": "Zitate Quellenangabe",
+    "newsletter": "Werbung elektronischer Post unzumutbare Belästigungen",
+    "werbe": "Werbung unzumutbare Belästigungen",
+    "kamera": "Videoüberwachung optisch-elektronischen Einrichtungen öffentlich zugänglicher Räume",
+    "videoüberwachung": "Videoüberwachung optisch-elektronischen Einrichtungen",
+    "personalakte": "Beschäftigungsverhältnis Daten von Beschäftigten",
+    "diagnose": "Gesundheitsdaten besondere Kategorien personenbezogener Daten",
     # Verwaltung, Soziales, Sonstiges
     "bescheid": "Verwaltungsakt Bescheid",
     "behörde": "Behörde Verwaltungsakt",
@@ -147,6 +192,23 @@ LAIENBEGRIFFE: dict[str, str] = {
     "belehrung": "Rechtsbehelfsbelehrung",
     "wie und bis wann": "Rechtsbehelfsbelehrung",
     "jobcenter": "Verwaltungsakt Sozialgericht",
+    "sofort befolgen": "aufschiebende Wirkung",
+    "aufschiebend": "aufschiebende Wirkung",
+    "halben jahr nicht": "Untätigkeitsklage ohne zureichenden Grund nicht entschieden",
+    "untätig": "Untätigkeitsklage ohne zureichenden Grund nicht entschieden",
+    "steht gar nicht drin": "Rechtsbehelfsbelehrung unterblieben",
+    "polizei": "Vernehmung Beschuldigter",
+    "vorladung": "Vernehmung Ladung",
+    "aussage machen": "Aussage Vernehmung des Beschuldigten",
+    "verjährt ein": "Verfolgungsverjährung Verjährungsfrist",
+    "mitnehmen": "Pfändung unpfändbare Sachen",
+    "beratungsgespräch": "Beratung Erstberatung Gebühr",
+    "erstberatung": "Beratung Erstberatung Gebühr",
+    "zum amtsgericht": "Zuständigkeit der Amtsgerichte",
+    "gegenseite": "Kostentragungspflicht unterliegende Partei",
+    "nichts vereinbart": "Vergütung nach dem Gegenstandswert",
+    "scheiden lassen": "Scheidung Scheitern der Ehe",
+    "hälfte": "Ausgleichsforderung Zugewinnausgleich",
     "pleite": "Insolvenz Zahlungsunfähigkeit Insolvenzantrag",
     "insolvenz": "Insolvenz Zahlungsunfähigkeit",
     "fotos": "Lichtbilder Urheber",
@@ -155,14 +217,35 @@ LAIENBEGRIFFE: dict[str, str] = {
     "daten": "personenbezogene Daten Datenschutz",
 }
 
-_PATTERNS = [(re.compile(r"(?<![a-zäöüß])" + re.escape(k)), v) for k, v in LAIENBEGRIFFE.items()]
+# Words that shape a question but say nothing about its subject. PostgreSQL's german stop
+# list drops "wie", "ich", "habe"; these survive it and would otherwise count as content.
+FRAGEWOERTER = (
+    "wie lange", "wie viel", "wie viele", "wieviel", "wann", "welche", "welcher", "welches", "warum",
+    "darf", "dürfen", "darfst", "muss", "müssen", "musst", "kann", "können", "könnte", "sollte",
+    "gilt", "gelten", "bekomme", "bekommen", "passiert", "eigentlich", "überhaupt", "trotzdem",
+    "jetzt", "noch", "schon", "genau", "bitte", "einfach", "wirklich", "gerade", "unbedingt",
+    "mein", "meine", "meinem", "meinen", "meiner", "unser", "unsere", "unserem", "unseren",
+    "stimmt", "richtig", "geht", "gibt", "frage", "fragen", "jemand", "etwas", "irgendwie",
+)
+
+_PATTERNS = [
+    (re.compile(r"(?<![a-zäöüß])" + re.escape(k) + r"[a-zäöüß]*"), v) for k, v in LAIENBEGRIFFE.items()
+]
+_FRAGE_RE = re.compile(r"(?<![a-zäöüß])(" + "|".join(map(re.escape, FRAGEWOERTER)) + r")(?![a-zäöüß])")
 
 
-def fachbegriffe(question: str) -> str:
-    """The legal terms the question's lay words stand for, as one space-separated text."""
-    lowered = question.lower()
+def umschreiben(question: str) -> tuple[str, str]:
+    """Split a question into (its own content words, the legal terms its lay words stand for).
+
+    Lay words and question words are removed from the first part: "gekündigt" would otherwise
+    count as a rare and therefore heavy word, while "Kündigung" is what the statutes say.
+    """
+    text = question.lower()
     terms: list[str] = []
     for pattern, legal in _PATTERNS:
-        if pattern.search(lowered) and legal not in terms:
-            terms.append(legal)
-    return " ".join(terms)
+        if pattern.search(text):
+            text = pattern.sub(" ", text)
+            if legal not in terms:
+                terms.append(legal)
+    text = _FRAGE_RE.sub(" ", text)
+    return " ".join(text.split()), " ".join(terms)

@@ -1,0 +1,154 @@
+"""An in-memory copy of the norms' PostgreSQL search vectors, for ranking in a few milliseconds.
+
+PostgreSQL stems the statutes (`german` configuration, generated `search` column) and stays the
+source of truth; the GIN index serves decisions and templates. Ranking a natural question over
+the statutes needs, per candidate norm and per concept of the question, "does it occur in the
+title, the text or the structure path": evaluated row by row in SQL that costs 100–300 ms for a
+long question, over these posting lists it costs a few. The copy is a few MB, built on first use
+from the tsvectors themselves and rebuilt when the norms change (their count or highest id).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.db import connection
+
+TITLE_FLAG, TEXT_FLAG, STRUCTURE_FLAG = 1, 2, 4
+_WEIGHT_FLAGS = {"A": TITLE_FLAG, "B": TEXT_FLAG, "C": STRUCTURE_FLAG}
+# 'lexeme':1A,5,7C  — positions without a letter have weight D (we never write D).
+_ENTRY_RE = re.compile(r"'((?:[^']|'')+)'(?::([0-9A-D,]+))?")
+
+_lock = threading.Lock()
+_cached: NormIndex | None = None
+_checked_at = 0.0
+RECHECK_SECONDS = 5.0  # how long a process trusts its copy before asking for changes
+
+
+@dataclass
+class NormIndex:
+    version: tuple[int, int]
+    ids: array  # norm primary keys, by position
+    gesetz_ids: array
+    lennorm: list[float]  # 1 / (1 + ln(1 + length / average)): long norms count less per hit
+    postings: dict[str, tuple[array, bytes]]  # lexeme → (positions, field flags)
+
+    def concept_hits(self, words: Iterable[str]) -> dict[int, int]:
+        """Position → the best field flags any of the words has there."""
+        hits: dict[int, int] = {}
+        get = hits.get
+        for word in words:
+            entry = self.postings.get(word)
+            if entry is None:
+                continue
+            positions, flags = entry
+            for pos, flag in zip(positions, flags, strict=True):
+                hits[pos] = get(pos, 0) | flag
+        return hits
+
+
+def _parse(vector: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for match in _ENTRY_RE.finditer(vector):
+        lexeme = match.group(1).replace("''", "'")
+        flags = 0
+        for position in (match.group(2) or "").split(","):
+            if position:
+                flags |= _WEIGHT_FLAGS.get(position[-1], 0) if position[-1].isalpha() else 0
+        out[lexeme] = flags
+    return out
+
+
+def _version() -> tuple[int, int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*), coalesce(max(id), 0) FROM knowledge_norm")
+        count, max_id = cursor.fetchone()
+    return int(count), int(max_id)
+
+
+def _build(version: tuple[int, int]) -> NormIndex:
+    ids, gesetz_ids, lengths = array("q"), array("q"), []
+    raw: dict[str, tuple[array, bytearray]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, gesetz_id, length(search), search::text FROM knowledge_norm ORDER BY id")
+        for position, (pk, gesetz_id, length, vector) in enumerate(cursor.fetchall()):
+            ids.append(pk)
+            gesetz_ids.append(gesetz_id)
+            lengths.append(length or 0)
+            for lexeme, flags in _parse(vector or "").items():
+                entry = raw.get(lexeme)
+                if entry is None:
+                    entry = raw[lexeme] = (array("I"), bytearray())
+                entry[0].append(position)
+                entry[1].append(flags or TEXT_FLAG)
+    average = (sum(lengths) / len(lengths)) if lengths else 1.0
+    lennorm = [1.0 / (1.0 + math.log(1.0 + n / average)) for n in lengths]
+    postings = {lexeme: (positions, bytes(flags)) for lexeme, (positions, flags) in raw.items()}
+    return NormIndex(version=version, ids=ids, gesetz_ids=gesetz_ids, lennorm=lennorm, postings=postings)
+
+
+def norm_index() -> NormIndex:
+    """The current index, rebuilt after an import changed the norms (checked every few seconds)."""
+    global _cached, _checked_at
+    cached = _cached
+    if cached is not None and time.monotonic() - _checked_at < RECHECK_SECONDS:
+        return cached
+    version = _version()
+    _checked_at = time.monotonic()
+    if cached is not None and cached.version == version:
+        return cached
+    with _lock:
+        if _cached is None or _cached.version != version:
+            _cached = _build(version)
+        return _cached
+
+
+@dataclass(frozen=True)
+class Weights:
+    title: float
+    text: float
+    structure: float
+    law_boost: float
+
+
+def rank(
+    index: NormIndex,
+    concepts: Sequence[tuple[float, Sequence[str]]],
+    *,
+    weights: Weights,
+    gesetz_id: int | None = None,
+    limit: int = 10,
+) -> list[tuple[int, float]]:
+    """Top norms as (primary key, score): Σ concept weight × best field hit, plus a share of the
+    best scores of the same law (a question about tenancy lends weight to all tenancy norms)."""
+    scores: dict[int, float] = {}
+    get = scores.get
+    lennorm = index.lennorm
+    for weight, words in concepts:
+        for pos, flags in index.concept_hits(words).items():
+            value = 0.0
+            if flags & TITLE_FLAG:
+                value += weights.title
+            if flags & TEXT_FLAG:
+                value += weights.text * lennorm[pos]
+            if flags & STRUCTURE_FLAG:
+                value += weights.structure
+            scores[pos] = get(pos, 0.0) + weight * value
+    if gesetz_id is not None:
+        scores = {pos: s for pos, s in scores.items() if index.gesetz_ids[pos] == gesetz_id}
+    if not scores:
+        return []
+    if weights.law_boost:
+        best_by_law: dict[int, list[float]] = {}
+        for pos, score in scores.items():
+            best_by_law.setdefault(index.gesetz_ids[pos], []).append(score)
+        law_score = {law: sum(sorted(values, reverse=True)[:5]) / 5 for law, values in best_by_law.items()}
+        scores = {pos: s + weights.law_boost * law_score[index.gesetz_ids[pos]] for pos, s in scores.items()}
+    top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    return [(index.ids[pos], score) for pos, score in top]
