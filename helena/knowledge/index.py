@@ -115,6 +115,7 @@ class Weights:
     text: float
     structure: float
     law_boost: float
+    coordination: float = 0.5
 
 
 def rank(
@@ -128,10 +129,12 @@ def rank(
     """Top norms as (primary key, score): Σ concept weight × best field hit, plus a share of the
     best scores of the same law (a question about tenancy lends weight to all tenancy norms)."""
     scores: dict[int, float] = {}
+    matched: dict[int, int] = {}
     get = scores.get
     lennorm = index.lennorm
     for weight, words in concepts:
         for pos, flags in index.concept_hits(words).items():
+            matched[pos] = matched.get(pos, 0) + 1
             value = 0.0
             if flags & TITLE_FLAG:
                 value += weights.title
@@ -140,6 +143,9 @@ def rank(
             if flags & STRUCTURE_FLAG:
                 value += weights.structure
             scores[pos] = get(pos, 0.0) + weight * value
+    # Coordination: a norm that answers more of the question's concepts is the better answer.
+    total = max(len(concepts), 1)
+    scores = {pos: s * (matched[pos] / total) ** weights.coordination for pos, s in scores.items()}
     if gesetz_id is not None:
         scores = {pos: s for pos, s in scores.items() if index.gesetz_ids[pos] == gesetz_id}
     if not scores:

@@ -179,8 +179,10 @@ class Analyse:
 
 
 # How much a concept counts relative to a word the user typed (times its idf).
+TYPO_SIMILARITY = 0.55  # pg_trgm similarity a typo fix needs ("berufungsfirst" → "berufungsfrist")
+MAX_IDF = 5.0
 COMPOUNDS = 12  # most frequent compounds ending in a stem that join its concept
-WEIGHTS = {"stem": 1.0, "thesaurus": 0.9, "typo": 0.9, "head": 0.9, "modifier": 0.5}
+WEIGHTS = {"stem": 1.0, "thesaurus": 0.9, "typo": 0.8, "head": 0.9, "modifier": 0.5}
 
 
 def _idf(df: float, docs: float) -> float:
@@ -212,7 +214,9 @@ def analyse(text: str) -> Analyse:
         if df >= 3:
             concepts.append(Concept(terms=tuple(terms), weight=_weight(origin, df, lex.docs)))
             continue
-        fixes = lex.similar(stem) if len(stem) >= 5 else []  # rare or unknown: a typo?
+        # Rare or unknown: a typo of a corpus word? Only close matches count, and never more
+        # than a word the user typed correctly, so a valid lay word cannot turn into noise.
+        fixes = lex.similar(stem, threshold=TYPO_SIMILARITY) if len(stem) >= 6 else []
         if fixes:
             terms += [Term(w, prefix=True) for w in fixes]
             fixed_df = max(lex.prefix_df(w) for w in fixes)
@@ -231,7 +235,8 @@ def analyse(text: str) -> Analyse:
 
 
 def _weight(origin: str, df: float, docs: int) -> float:
-    return round(WEIGHTS[origin] * _idf(df, docs), 4)
+    """Inverse document frequency, capped: one rare word must not outweigh the question."""
+    return round(WEIGHTS[origin] * min(_idf(df, docs), MAX_IDF), 4)
 
 
 # --- the three kinds -------------------------------------------------------------------------
@@ -294,7 +299,7 @@ def _filters(
 
 # Field weights: a hit in the norm's designation/title, its text (damped by length), its place
 # in the statute's structure.
-TITLE, TEXT, STRUCTURE = 1.0, 0.5, 0.25
+TITLE, TEXT, STRUCTURE = 1.0, 1.0, 0.3
 # A concept weighing less than this (idf of a word in roughly every seventh document) does not
 # produce candidates on its own.
 COMMON_WEIGHT = 2.0
@@ -392,6 +397,7 @@ def _run_fulltext(spec: _Spec, params: dict, *, columns: str, score: str, where_
 
 
 LAW_BOOST = 0.3
+COORDINATION = 0.5
 
 
 def _rank_norms(analysed: Analyse, *, gesetz: str | None, limit: int) -> list[dict]:
@@ -411,7 +417,8 @@ def _rank_norms(analysed: Analyse, *, gesetz: str | None, limit: int) -> list[di
         concepts.append((concept.weight, words))
     top = rank(
         norm_index(), concepts, gesetz_id=gesetz_id, limit=limit * 2,
-        weights=Weights(title=TITLE, text=TEXT, structure=STRUCTURE, law_boost=LAW_BOOST),
+        weights=Weights(title=TITLE, text=TEXT, structure=STRUCTURE, law_boost=LAW_BOOST,
+                        coordination=COORDINATION),
     )
     if not top:
         return []

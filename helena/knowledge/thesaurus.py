@@ -226,6 +226,17 @@ FRAGEWOERTER = (
     "jetzt", "noch", "schon", "genau", "bitte", "einfach", "wirklich", "gerade", "unbedingt",
     "mein", "meine", "meinem", "meinen", "meiner", "unser", "unsere", "unserem", "unseren",
     "stimmt", "richtig", "geht", "gibt", "frage", "fragen", "jemand", "etwas", "irgendwie",
+    # auxiliaries and function words the german stop list keeps, frequent in questions
+    "wurde", "wurden", "worden", "werde", "werden", "wird", "wirst", "würde", "würden", "ist",
+    "sind", "war", "waren", "hat", "hatte", "hatten", "haben", "habe", "hast", "sei", "wäre",
+    "beim", "dass", "trotz", "dagegen", "deswegen", "deshalb", "darum", "also", "mal", "nur",
+    "seit", "ganz", "normal", "kommt", "kommen", "macht", "machen", "lassen", "lässt", "sagt",
+    "sagen", "meint", "weiß", "wusste", "will", "wollen", "möchte", "möchten", "soll", "sollen",
+    "neben", "nebenbei", "letztes", "letzten", "heute", "gestern", "morgen", "immer", "nie",
+    "niemals", "oft", "sofort", "bald", "dann", "danach", "vorher", "damit", "dafür", "davon",
+    "daran", "darauf", "hier", "dort", "da", "so", "sehr", "viel", "viele", "wenig", "mehr",
+    "weniger", "andere", "anderen", "anderer", "einem", "einer", "eines", "jetzt", "nun", "okay",
+    "ok", "ja", "nein", "na", "eben", "halt", "doch", "wohl", "zwar", "bzw", "usw", "etc",
 )
 
 _PATTERNS = [
