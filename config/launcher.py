@@ -137,6 +137,7 @@ def run(services: Services, *, host: str, port: int) -> int:
     services.manage("collectstatic", "--noinput", "--verbosity", "0")
     password = env.get("HELENA_DEMO_PASSWORD", "helena-demo")
     services.manage("seed_demo", "--password", password)
+    services.manage("load_gesetze", "--if-empty")  # the bundled statutes, once
     if port_in_use(host, port):
         port = free_port(host)
     services.spawn("daphne", [sys.executable, "-m", "daphne", "-b", host, "-p", str(port),

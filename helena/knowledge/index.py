@@ -36,6 +36,7 @@ class NormIndex:
     version: tuple[int, int]
     ids: array  # norm primary keys, by position
     gesetz_ids: array
+    section_ids: array  # the norm's place in its statute (same Titel/Untertitel = same id)
     lennorm: list[float]  # 1 / (1 + ln(1 + length / average)): long norms count less per hit
     postings: dict[str, tuple[array, bytes]]  # lexeme → (positions, field flags)
 
@@ -73,13 +74,17 @@ def _version() -> tuple[int, int]:
 
 
 def _build(version: tuple[int, int]) -> NormIndex:
-    ids, gesetz_ids, lengths = array("q"), array("q"), []
+    ids, gesetz_ids, section_ids, lengths = array("q"), array("q"), array("I"), []
+    sections: dict[tuple[int, str], int] = {}
     raw: dict[str, tuple[array, bytearray]] = {}
     with connection.cursor() as cursor:
-        cursor.execute("SELECT id, gesetz_id, length(search), search::text FROM knowledge_norm ORDER BY id")
-        for position, (pk, gesetz_id, length, vector) in enumerate(cursor.fetchall()):
+        cursor.execute(
+            "SELECT id, gesetz_id, gliederung, length(search), search::text FROM knowledge_norm ORDER BY id"
+        )
+        for position, (pk, gesetz_id, gliederung, length, vector) in enumerate(cursor.fetchall()):
             ids.append(pk)
             gesetz_ids.append(gesetz_id)
+            section_ids.append(sections.setdefault((gesetz_id, gliederung or ""), len(sections)))
             lengths.append(length or 0)
             for lexeme, flags in _parse(vector or "").items():
                 entry = raw.get(lexeme)
@@ -90,7 +95,8 @@ def _build(version: tuple[int, int]) -> NormIndex:
     average = (sum(lengths) / len(lengths)) if lengths else 1.0
     lennorm = [1.0 / (1.0 + math.log(1.0 + n / average)) for n in lengths]
     postings = {lexeme: (positions, bytes(flags)) for lexeme, (positions, flags) in raw.items()}
-    return NormIndex(version=version, ids=ids, gesetz_ids=gesetz_ids, lennorm=lennorm, postings=postings)
+    return NormIndex(version=version, ids=ids, gesetz_ids=gesetz_ids, section_ids=section_ids,
+                     lennorm=lennorm, postings=postings)
 
 
 def norm_index() -> NormIndex:
@@ -115,6 +121,7 @@ class Weights:
     text: float
     structure: float
     law_boost: float
+    section_boost: float = 0.0
     coordination: float = 0.5
 
 
@@ -150,11 +157,17 @@ def rank(
         scores = {pos: s for pos, s in scores.items() if index.gesetz_ids[pos] == gesetz_id}
     if not scores:
         return []
-    if weights.law_boost:
-        best_by_law: dict[int, list[float]] = {}
-        for pos, score in scores.items():
-            best_by_law.setdefault(index.gesetz_ids[pos], []).append(score)
-        law_score = {law: sum(sorted(values, reverse=True)[:5]) / 5 for law, values in best_by_law.items()}
-        scores = {pos: s + weights.law_boost * law_score[index.gesetz_ids[pos]] for pos, s in scores.items()}
+    for boost, groups in ((weights.law_boost, index.gesetz_ids), (weights.section_boost, index.section_ids)):
+        if boost:
+            scores = _group_boost(scores, groups, boost)
     top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
     return [(index.ids[pos], score) for pos, score in top]
+
+
+def _group_boost(scores: dict[int, float], groups: array, boost: float) -> dict[int, float]:
+    """Add a share of the mean of the five best scores in the norm's law or section."""
+    best: dict[int, list[float]] = {}
+    for pos, score in scores.items():
+        best.setdefault(groups[pos], []).append(score)
+    group_score = {g: sum(sorted(values, reverse=True)[:5]) / 5 for g, values in best.items()}
+    return {pos: s + boost * group_score[groups[pos]] for pos, s in scores.items()}

@@ -30,7 +30,7 @@ from django.db import connection
 from helena.knowledge.index import Weights, norm_index, rank
 from helena.knowledge.lexikon import lexikon
 from helena.knowledge.models import Gesetz, Norm
-from helena.knowledge.thesaurus import umschreiben
+from helena.knowledge.thesaurus import STAMM_SYNONYME, umschreiben
 
 Kind = Literal["gesetz", "urteil", "muster"]
 KINDS: tuple[Kind, ...] = ("gesetz", "urteil", "muster")
@@ -211,21 +211,21 @@ def analyse(text: str) -> Analyse:
         terms = [Term(stem, prefix=True)] if df else []
         if len(stem) >= 4:
             terms += [Term(w, prefix=False) for w in lex.compounds_ending_in(stem, limit=COMPOUNDS)]
+        terms += [Term(w, prefix=True) for w in STAMM_SYNONYME.get(stem, ())]
         if df >= 3:
             concepts.append(Concept(terms=tuple(terms), weight=_weight(origin, df, lex.docs)))
             continue
-        # Rare or unknown: a typo of a corpus word? Only close matches count, and never more
-        # than a word the user typed correctly, so a valid lay word cannot turn into noise.
-        fixes = lex.similar(stem, threshold=TYPO_SIMILARITY) if len(stem) >= 6 else []
+        # Rare or unknown. A compound the statutes do not use ("Kündigungsschutzklage") is
+        # searched by its parts; anything else may be a typo of a corpus word (close matches only).
+        parts = lex.split(stem) if len(stem) >= 7 else None
+        fixes = [] if parts or len(stem) < 6 else lex.similar(stem, threshold=TYPO_SIMILARITY)
         if fixes:
             terms += [Term(w, prefix=True) for w in fixes]
-            fixed_df = max(lex.prefix_df(w) for w in fixes)
-            concepts.append(Concept(terms=tuple(terms), weight=_weight("typo", fixed_df, lex.docs)))
-            continue
+            df = max(lex.prefix_df(w) for w in fixes)
+            origin = "typo"
         if terms:
             concepts.append(Concept(terms=tuple(terms), weight=_weight(origin, df, lex.docs)))
-        parts = lex.split(stem) if len(stem) >= 7 else None
-        if parts:  # an unknown compound: look for its parts
+        if parts:
             modifier, head = parts
             concepts.append(Concept(terms=(Term(head, prefix=True),),
                                     weight=_weight("head", lex.prefix_df(head), lex.docs)))
@@ -397,6 +397,7 @@ def _run_fulltext(spec: _Spec, params: dict, *, columns: str, score: str, where_
 
 
 LAW_BOOST = 0.3
+SECTION_BOOST = 0.0
 COORDINATION = 0.5
 
 
@@ -418,7 +419,7 @@ def _rank_norms(analysed: Analyse, *, gesetz: str | None, limit: int) -> list[di
     top = rank(
         norm_index(), concepts, gesetz_id=gesetz_id, limit=limit * 2,
         weights=Weights(title=TITLE, text=TEXT, structure=STRUCTURE, law_boost=LAW_BOOST,
-                        coordination=COORDINATION),
+                        section_boost=SECTION_BOOST, coordination=COORDINATION),
     )
     if not top:
         return []

@@ -51,7 +51,9 @@ def import_gesetz(*, parsed: ParsedGesetz) -> Gesetz:
                 titel=norm.titel[:1000],
                 text=norm.text,
                 order=norm.order,
-                gliederung=norm.gliederung[:1000],
+                # The path starts at the law's title, so "Kündigungsschutz" or "Insolvenz" in a
+                # question reaches every norm of that law (search weight C).
+                gliederung=" › ".join(filter(None, (gesetz.titel, norm.gliederung)))[:1000],
             )
             for norm in parsed.normen
         ),

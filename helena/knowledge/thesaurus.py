@@ -239,6 +239,14 @@ FRAGEWOERTER = (
     "ok", "ja", "nein", "na", "eben", "halt", "doch", "wohl", "zwar", "bzw", "usw", "etc",
 )
 
+# Concepts the statutes mostly express without naming them: a Frist is "binnen eines Monats",
+# "innerhalb von drei Wochen". Keys and values are german snowball stems (as in the index).
+STAMM_SYNONYME: dict[str, tuple[str, ...]] = {
+    "frist": ("binn", "innerhalb", "woch", "monat"),
+    "kundig": ("kundigungsfrist", "gekundigt", "auflos"),
+    "kosten": ("gebuhr", "auslag", "vergut"),
+}
+
 _PATTERNS = [
     (re.compile(r"(?<![a-zäöüß])" + re.escape(k) + r"[a-zäöüß]*"), v) for k, v in LAIENBEGRIFFE.items()
 ]
