@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import statistics
 import sys
 import time
@@ -25,6 +26,8 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
+from helena.knowledge.index import norm_index  # noqa: E402
+from helena.knowledge.lexikon import lexikon  # noqa: E402
 from helena.knowledge.selectors import search  # noqa: E402
 
 CITATIONS = ["§ 517 ZPO", "517 ZPO", "§§ 187, 188 BGB", "Art. 3 GG", "§ 43a BRAO", "§ 626 BGB",
@@ -45,6 +48,13 @@ def queries(n: int = 200) -> list[tuple[str, str | None]]:
 
 def main() -> None:
     call_command("load_gesetze", "--if-empty", verbosity=0)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    norm_index()
+    lexikon()
+    built = time.perf_counter() - start
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    print(f"knowledge_search: Suchindex im Speicher aufgebaut in {built:.2f} s, +{grown:.0f} MB je Prozess")
     batch = queries()
     for query, kind in batch[:20]:  # warm caches and connections
         search(query=query, kind=kind, limit=10)
