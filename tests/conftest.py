@@ -42,6 +42,15 @@ def _fast_password_hashing(settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_knowledge_caches(monkeypatch) -> None:
+    """Tests write and roll back within milliseconds: the search caches must always re-check."""
+    from helena.knowledge import index, lexikon
+
+    monkeypatch.setattr(index, "RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(lexikon, "RECHECK_SECONDS", 0.0)
+
+
 @pytest.fixture
 def kanzlei(db) -> Kanzlei:
     users = {

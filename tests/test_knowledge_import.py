@@ -28,6 +28,7 @@ from helena.knowledge.importers import (
     ParsedGesetz,
     ParsedUrteil,
     canonical_abk,
+    load_sachregister,
     parse_gii_xml_zip,
     parse_markdown_gesetz,
     parse_stand_datum,
@@ -431,3 +432,32 @@ def test_refresh_lexikon_collects_stems() -> None:
     assert Lexem.objects.get(wort=stem("Kündigungsschutz")).ndoc >= 1
     assert not Lexem.objects.filter(wort__regex=r"^[0-9]+$").exists()
     assert refresh_lexikon() == count  # rebuilt, not appended
+
+
+@pytest.mark.django_db
+def test_sachregister_keywords_make_norms_findable(tmp_path: Path) -> None:
+    (tmp_path / "kschg.json").write_text(
+        '{"§ 4": ["Zauberwortfrist", "gekündigt klagen"], "Art. 9": ["nicht da"], "kaputt": 3}',
+        encoding="utf-8",
+    )
+    (tmp_path / "kschg_teil2.json").write_text('{"§ 4": ["Dreiwochenfrist"]}', encoding="utf-8")
+    (tmp_path / "bgb.json").write_text("{kein json", encoding="utf-8")
+    register = load_sachregister(tmp_path, "KSchG")
+    assert register == {"4": "Zauberwortfrist · gekündigt klagen · Dreiwochenfrist", "9": "nicht da"}
+    assert load_sachregister(tmp_path, "BGB") == {}
+    import_gesetz(parsed=corpus("kschg"), stichworte=register)
+    refresh_lexikon()
+    from helena.knowledge.selectors import search
+
+    assert [hit.citation for hit in search(query="Zauberwortfrist", kind="gesetz")][:1] == ["§ 4 KSchG"]
+
+
+def test_bundled_sachregister_refers_to_existing_norms() -> None:
+    directory = Path(settings.BASE_DIR) / "corpus" / "sachregister"
+    for path in sorted(directory.glob("*.json")):
+        law = path.stem.split("_")[0]
+        file = {"gkg": "gkg_2004", "uwg": "uwg_2004", "bdsg": "bdsg_2018", "weg": "woeigg"}.get(law, law)
+        numbers = {n.nummer for n in corpus(file).normen}
+        register = load_sachregister(directory, corpus(file).abk)
+        unknown = sorted(set(register) - numbers)
+        assert not unknown, f"{path.name}: {unknown[:10]}"

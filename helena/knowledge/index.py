@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-TITLE_FLAG, TEXT_FLAG, STRUCTURE_FLAG = 1, 2, 4
-_WEIGHT_FLAGS = {"A": TITLE_FLAG, "B": TEXT_FLAG, "C": STRUCTURE_FLAG}
-# 'lexeme':1A,5,7C  — positions without a letter have weight D (we never write D).
+TITLE_FLAG, TEXT_FLAG, STRUCTURE_FLAG, REGISTER_FLAG = 1, 2, 4, 8
+_WEIGHT_FLAGS = {"A": TITLE_FLAG, "B": TEXT_FLAG, "C": STRUCTURE_FLAG, "D": REGISTER_FLAG}
+# 'lexeme':1A,5,7C — a position without a letter has weight D: the Sachregister keywords.
 _ENTRY_RE = re.compile(r"'((?:[^']|'')+)'(?::([0-9A-D,]+))?")
 
 _lock = threading.Lock()
@@ -61,7 +61,7 @@ def _parse(vector: str) -> dict[str, int]:
         flags = 0
         for position in (match.group(2) or "").split(","):
             if position:
-                flags |= _WEIGHT_FLAGS.get(position[-1], 0) if position[-1].isalpha() else 0
+                flags |= _WEIGHT_FLAGS[position[-1]] if position[-1].isalpha() else REGISTER_FLAG
         out[lexeme] = flags
     return out
 
@@ -91,7 +91,7 @@ def _build(version: tuple[int, int]) -> NormIndex:
                 if entry is None:
                     entry = raw[lexeme] = (array("I"), bytearray())
                 entry[0].append(position)
-                entry[1].append(flags or TEXT_FLAG)
+                entry[1].append(flags or REGISTER_FLAG)
     average = (sum(lengths) / len(lengths)) if lengths else 1.0
     lennorm = [1.0 / (1.0 + math.log(1.0 + n / average)) for n in lengths]
     postings = {lexeme: (positions, bytes(flags)) for lexeme, (positions, flags) in raw.items()}
@@ -121,6 +121,7 @@ class Weights:
     text: float
     structure: float
     law_boost: float
+    register: float = 0.0
     section_boost: float = 0.0
     coordination: float = 0.5
 
@@ -149,6 +150,8 @@ def rank(
                 value += weights.text * lennorm[pos]
             if flags & STRUCTURE_FLAG:
                 value += weights.structure
+            if flags & REGISTER_FLAG:
+                value += weights.register
             scores[pos] = get(pos, 0.0) + weight * value
     # Coordination: a norm that answers more of the question's concepts is the better answer.
     total = max(len(concepts), 1)
@@ -171,3 +174,9 @@ def _group_boost(scores: dict[int, float], groups: array, boost: float) -> dict[
         best.setdefault(groups[pos], []).append(score)
     group_score = {g: sum(sorted(values, reverse=True)[:5]) / 5 for g, values in best.items()}
     return {pos: s + boost * group_score[groups[pos]] for pos, s in scores.items()}
+
+
+def invalidate() -> None:
+    """Make the next call ask the database again (after a write in this process)."""
+    global _checked_at
+    _checked_at = 0.0

@@ -17,7 +17,8 @@ Keys are lower-case lay words or short phrases, matched as word prefixes ("künd
 "kündigen" and "kündigt"; "gekündigt" needs its own key). They are kept specific enough not to
 fire on unrelated words: no keys under four letters, none as generic as "geld" or "recht".
 Values are space-separated legal terms in their statutory wording; every term occurs at least
-once in the bundled statute corpus.
+once in the bundled statute corpus. Multi-word statutory phrases are given without their function
+words ("Entfernen vom Unfallort" → "Entfernen Unfallort"); the german config treats them as stop words.
 """
 
 LAIENBEGRIFFE_ALLGEMEIN: dict[str, str] = {

@@ -137,3 +137,9 @@ def lexikon() -> Lexikon:
             abks=abks,
         )
         return _cached
+
+
+def invalidate() -> None:
+    """Make the next call ask the database again (after a write in this process)."""
+    global _checked_at
+    _checked_at = 0.0

@@ -63,8 +63,15 @@ class Norm(models.Model):
     text = models.TextField("Text", blank=True)
     order = models.PositiveIntegerField("Reihenfolge")
     gliederung = models.CharField("Gliederung", max_length=1000, blank=True, help_text="Buch 3 › Abschnitt 1")
+    stichworte = models.TextField(
+        "Stichworte (Sachregister)",
+        blank=True,
+        help_text="Alltags- und Praxisbegriffe zu dieser Norm, aus corpus/sachregister/ (Suchgewicht D).",
+    )
     search = models.GeneratedField(
-        expression=_vector(("bezeichnung", "A"), ("titel", "A"), ("gliederung", "C"), ("text", "B")),
+        expression=_vector(
+            ("bezeichnung", "A"), ("titel", "A"), ("gliederung", "C"), ("text", "B"), ("stichworte", "D")
+        ),
         output_field=SearchVectorField(),
         db_persist=True,
     )

@@ -300,6 +300,7 @@ def _filters(
 # Field weights: a hit in the norm's designation/title, its text (damped by length), its place
 # in the statute's structure.
 TITLE, TEXT, STRUCTURE = 1.0, 1.0, 0.3
+REGISTER = 1.0  # a Sachregister keyword (corpus/sachregister/), search weight D
 # A concept weighing less than this (idf of a word in roughly every seventh document) does not
 # produce candidates on its own.
 COMMON_WEIGHT = 2.0
@@ -418,7 +419,7 @@ def _rank_norms(analysed: Analyse, *, gesetz: str | None, limit: int) -> list[di
         concepts.append((concept.weight, words))
     top = rank(
         norm_index(), concepts, gesetz_id=gesetz_id, limit=limit * 2,
-        weights=Weights(title=TITLE, text=TEXT, structure=STRUCTURE, law_boost=LAW_BOOST,
+        weights=Weights(title=TITLE, text=TEXT, structure=STRUCTURE, register=REGISTER, law_boost=LAW_BOOST,
                         section_boost=SECTION_BOOST, coordination=COORDINATION),
     )
     if not top:

@@ -6,13 +6,14 @@ duplicates anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from itertools import islice
 
 from django.db import connection, transaction
 
+from helena.knowledge import index, lexikon
 from helena.knowledge.importers import ImportProblem, ParsedGesetz, ParsedUrteil
 from helena.knowledge.models import Gesetz, Norm, Urteil
 
@@ -28,8 +29,10 @@ class ImportResult:
 
 
 @transaction.atomic
-def import_gesetz(*, parsed: ParsedGesetz) -> Gesetz:
+def import_gesetz(*, parsed: ParsedGesetz, stichworte: Mapping[str, str] | None = None) -> Gesetz:
     """Replace the law with this abbreviation by the parsed version (old norms go with it).
+
+    stichworte: the Sachregister keywords by norm number (importers.load_sachregister).
 
     Replacing instead of diffing keeps the import simple and idempotent; nothing else refers to
     a Norm row, so new primary keys do no harm.
@@ -54,6 +57,7 @@ def import_gesetz(*, parsed: ParsedGesetz) -> Gesetz:
                 # The path starts at the law's title, so "Kündigungsschutz" or "Insolvenz" in a
                 # question reaches every norm of that law (search weight C).
                 gliederung=" › ".join(filter(None, (gesetz.titel, norm.gliederung)))[:1000],
+                stichworte=(stichworte or {}).get(norm.nummer, ""),
             )
             for norm in parsed.normen
         ),
@@ -171,4 +175,13 @@ def refresh_lexikon() -> int:
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM knowledge_lexem")
         cursor.execute(_LEXIKON_SQL)
-        return cursor.rowcount
+        count = cursor.rowcount
+    transaction.on_commit(_invalidate_caches)
+    _invalidate_caches()
+    return count
+
+
+def _invalidate_caches() -> None:
+    """This process sees its own imports at once; others within RECHECK_SECONDS."""
+    index.invalidate()
+    lexikon.invalidate()

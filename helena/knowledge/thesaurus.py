@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from helena.knowledge.laienbegriffe import LAIENBEGRIFFE_ALLGEMEIN
+
 LAIENBEGRIFFE: dict[str, str] = {
     # Questions about time limits (the phrase is replaced by the legal concept)
     "wie lange habe ich": "Frist",
@@ -247,9 +249,22 @@ STAMM_SYNONYME: dict[str, tuple[str, ...]] = {
     "kosten": ("gebuhr", "auslag", "vergut"),
 }
 
-_PATTERNS = [
-    (re.compile(r"(?<![a-zäöüß])" + re.escape(k) + r"[a-zäöüß]*"), v) for k, v in LAIENBEGRIFFE.items()
-]
+def _table(*, allgemein: bool = True, eigen: bool = True) -> dict[str, str]:
+    """The general table (laienbegriffe.py) overlaid with the entries above."""
+    table: dict[str, str] = dict(LAIENBEGRIFFE_ALLGEMEIN) if allgemein else {}
+    if eigen:
+        for key, legal in LAIENBEGRIFFE.items():
+            table[key] = f"{table[key]} {legal}" if key in table and legal not in table[key] else legal
+    return table
+
+
+def _compile(table: dict[str, str]) -> re.Pattern[str]:
+    keys = sorted(table, key=len, reverse=True)  # the longest phrase wins at a position
+    return re.compile(r"(?<![a-zäöüß])(" + "|".join(map(re.escape, keys)) + r")[a-zäöüß]*")
+
+
+TABLE = _table()
+_PATTERN = _compile(TABLE)
 _FRAGE_RE = re.compile(r"(?<![a-zäöüß])(" + "|".join(map(re.escape, FRAGEWOERTER)) + r")(?![a-zäöüß])")
 
 
@@ -259,12 +274,14 @@ def umschreiben(question: str) -> tuple[str, str]:
     Lay words and question words are removed from the first part: "gekündigt" would otherwise
     count as a rare and therefore heavy word, while "Kündigung" is what the statutes say.
     """
-    text = question.lower()
     terms: list[str] = []
-    for pattern, legal in _PATTERNS:
-        if pattern.search(text):
-            text = pattern.sub(" ", text)
-            if legal not in terms:
-                terms.append(legal)
+
+    def replace(match: re.Match[str]) -> str:
+        legal = TABLE[match.group(1)]
+        if legal not in terms:
+            terms.append(legal)
+        return " "
+
+    text = _PATTERN.sub(replace, question.lower())
     text = _FRAGE_RE.sub(" ", text)
     return " ".join(text.split()), " ".join(terms)

@@ -15,7 +15,12 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from helena.knowledge.importers import ParsedGesetz, parse_gii_xml_zip, parse_markdown_gesetz
+from helena.knowledge.importers import (
+    ParsedGesetz,
+    load_sachregister,
+    parse_gii_xml_zip,
+    parse_markdown_gesetz,
+)
 from helena.knowledge.models import Gesetz
 from helena.knowledge.services import import_gesetz, refresh_lexikon
 
@@ -101,7 +106,8 @@ class Command(BaseCommand):
                 )
             seen[gesetz.abk] = path
             try:
-                import_gesetz(parsed=gesetz)
+                register = load_sachregister(Path(settings.BASE_DIR) / "corpus" / "sachregister", gesetz.abk)
+                import_gesetz(parsed=gesetz, stichworte=register)
             except Exception as exc:  # a DB error must name the file, not end in a traceback
                 raise CommandError(f"Import von {path.name} fehlgeschlagen: {exc}") from exc
             normen += len(gesetz.normen)
