@@ -52,7 +52,7 @@ def test_citation_hit_carries_text_and_stand(knowledge_corpus: None) -> None:
 @pytest.mark.parametrize(("query", "expected"), [
     ("Berufungsfrist", "§ 517 ZPO"),
     ("Kündigungsschutzklage Frist", "§ 4 KSchG"),
-    ("Kündigungschutz Kleinbetrieb", "§ 23 KSchG"),  # typo
+    ("Kündigungschutz Sozialauswahl", "§ 1 KSchG"),  # typo
     ("Berufungsfirst", "§ 517 ZPO"),  # typo
     ("Mietsicherheit Kaution", "§ 551 BGB"),
     ("Urlaubsdauer gesetzlicher Mindesturlaub", "§ 3 BUrlG"),
