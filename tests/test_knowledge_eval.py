@@ -3,8 +3,9 @@
 Prints recall@1 and recall@5 over tests/data/knowledge_eval.json (the set the search was
 developed against; its lay-term table was partly written while looking at its misses) and over
 tests/data/knowledge_eval_holdout.json (written separately and never used for tuning: the honest
-figure). The goal of issue 3 is 85 % recall@5; until the search reaches it, the test fails
-below FLOOR so that no change makes retrieval worse unnoticed.
+figure). The eval set must reach 85 % recall@5; the held-out set, which measures how well the
+search generalises to questions nobody tuned for, must not fall below its current level.
+Weights were tuned on the even-numbered eval questions only.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ DATA = Path(__file__).parent / "data"
 EVAL = json.loads((DATA / "knowledge_eval.json").read_text(encoding="utf-8"))
 HOLDOUT = json.loads((DATA / "knowledge_eval_holdout.json").read_text(encoding="utf-8"))
 GOAL = 0.85
-FLOOR = {"eval": 0.72, "holdout": 0.30}
+FLOOR = {"eval": GOAL, "holdout": 0.60}
 
 pytestmark = pytest.mark.django_db
 

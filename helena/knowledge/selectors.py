@@ -180,9 +180,9 @@ class Analyse:
 
 # How much a concept counts relative to a word the user typed (times its idf).
 TYPO_SIMILARITY = 0.55  # pg_trgm similarity a typo fix needs ("berufungsfirst" → "berufungsfrist")
-MAX_IDF = 5.0
+MAX_IDF = 4.0
 COMPOUNDS = 12  # most frequent compounds ending in a stem that join its concept
-WEIGHTS = {"stem": 1.0, "thesaurus": 0.9, "typo": 0.8, "head": 0.9, "modifier": 0.5}
+WEIGHTS = {"stem": 1.0, "thesaurus": 1.2, "typo": 0.8, "head": 0.9, "modifier": 0.5}
 
 
 def _idf(df: float, docs: float) -> float:
@@ -299,7 +299,7 @@ def _filters(
 
 # Field weights: a hit in the norm's designation/title, its text (damped by length), its place
 # in the statute's structure.
-TITLE, TEXT, STRUCTURE = 1.0, 1.0, 0.3
+TITLE, TEXT, STRUCTURE = 0.5, 0.5, 0.3
 REGISTER = 1.0  # a Sachregister keyword (corpus/sachregister/), search weight D
 # A concept weighing less than this (idf of a word in roughly every seventh document) does not
 # produce candidates on its own.
@@ -397,7 +397,7 @@ def _run_fulltext(spec: _Spec, params: dict, *, columns: str, score: str, where_
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
-LAW_BOOST = 0.3
+LAW_BOOST = 0.0
 SECTION_BOOST = 0.0
 COORDINATION = 0.5
 
