@@ -47,8 +47,8 @@ def _fresh_knowledge_caches(monkeypatch) -> None:
     """Tests write and roll back within milliseconds: the search caches must always re-check."""
     from helena.knowledge import index, lexikon
 
-    monkeypatch.setattr(index, "RECHECK_SECONDS", 0.0)
-    monkeypatch.setattr(lexikon, "RECHECK_SECONDS", 0.0)
+    monkeypatch.setattr(index._cache, "recheck_seconds", 0.0)
+    monkeypatch.setattr(lexikon._cache, "recheck_seconds", 0.0)
 
 
 @pytest.fixture

@@ -12,28 +12,23 @@ from __future__ import annotations
 
 import math
 import re
-import threading
-import time
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import connection
 
+from helena.knowledge.cache import TableCache
+
 TITLE_FLAG, TEXT_FLAG, STRUCTURE_FLAG, REGISTER_FLAG = 1, 2, 4, 8
 _WEIGHT_FLAGS = {"A": TITLE_FLAG, "B": TEXT_FLAG, "C": STRUCTURE_FLAG, "D": REGISTER_FLAG}
 # 'lexeme':1A,5,7C — a position without a letter has weight D: the Sachregister keywords.
 _ENTRY_RE = re.compile(r"'((?:[^']|'')+)'(?::([0-9A-D,]+))?")
 
-_lock = threading.Lock()
-_cached: NormIndex | None = None
-_checked_at = 0.0
-RECHECK_SECONDS = 5.0  # how long a process trusts its copy before asking for changes
 
 
 @dataclass
 class NormIndex:
-    version: tuple[int, int]
     ids: array  # norm primary keys, by position
     gesetz_ids: array
     section_ids: array  # the norm's place in its statute (same Titel/Untertitel = same id)
@@ -66,14 +61,7 @@ def _parse(vector: str) -> dict[str, int]:
     return out
 
 
-def _version() -> tuple[int, int]:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*), coalesce(max(id), 0) FROM knowledge_norm")
-        count, max_id = cursor.fetchone()
-    return int(count), int(max_id)
-
-
-def _build(version: tuple[int, int]) -> NormIndex:
+def _build() -> NormIndex:
     ids, gesetz_ids, section_ids, lengths = array("q"), array("q"), array("I"), []
     sections: dict[tuple[int, str], int] = {}
     raw: dict[str, tuple[array, bytearray]] = {}
@@ -95,24 +83,16 @@ def _build(version: tuple[int, int]) -> NormIndex:
     average = (sum(lengths) / len(lengths)) if lengths else 1.0
     lennorm = [1.0 / (1.0 + math.log(1.0 + n / average)) for n in lengths]
     postings = {lexeme: (positions, bytes(flags)) for lexeme, (positions, flags) in raw.items()}
-    return NormIndex(version=version, ids=ids, gesetz_ids=gesetz_ids, section_ids=section_ids,
+    return NormIndex(ids=ids, gesetz_ids=gesetz_ids, section_ids=section_ids,
                      lennorm=lennorm, postings=postings)
 
 
+_cache: TableCache[NormIndex] = TableCache(table="knowledge_norm", build=_build)
+
+
 def norm_index() -> NormIndex:
-    """The current index, rebuilt after an import changed the norms (checked every few seconds)."""
-    global _cached, _checked_at
-    cached = _cached
-    if cached is not None and time.monotonic() - _checked_at < RECHECK_SECONDS:
-        return cached
-    version = _version()
-    _checked_at = time.monotonic()
-    if cached is not None and cached.version == version:
-        return cached
-    with _lock:
-        if _cached is None or _cached.version != version:
-            _cached = _build(version)
-        return _cached
+    """The current index, rebuilt after an import changed the norms."""
+    return _cache.get()
 
 
 @dataclass(frozen=True)
@@ -176,7 +156,6 @@ def _group_boost(scores: dict[int, float], groups: array, boost: float) -> dict[
     return {pos: s + boost * group_score[groups[pos]] for pos, s in scores.items()}
 
 
+
 def invalidate() -> None:
-    """Make the next call ask the database again (after a write in this process)."""
-    global _checked_at
-    _checked_at = 0.0
+    _cache.invalidate()

@@ -8,19 +8,13 @@ The table has a few ten thousand rows; the copy is reloaded when refresh_lexikon
 
 from __future__ import annotations
 
-import threading
-import time
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 
 from django.db import connection
 
-_lock = threading.Lock()
-_cached: Lexikon | None = None
-_checked_at = 0.0
-# How long a process trusts its copy before asking whether an import changed the table.
-RECHECK_SECONDS = 5.0
+from helena.knowledge.cache import TableCache
 
 
 def trigrams(word: str) -> set[str]:
@@ -31,7 +25,6 @@ def trigrams(word: str) -> set[str]:
 
 @dataclass(frozen=True)
 class Lexikon:
-    version: tuple[int, int]
     docs: int
     ndoc: dict[str, int]
     words: list[str]  # sorted, for prefix ranges
@@ -95,51 +88,38 @@ class Lexikon:
         return (best[1], best[2]) if best else None
 
 
-def _version() -> tuple[int, int]:
+def _build() -> Lexikon:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*), coalesce(max(id), 0) FROM knowledge_lexem")
-        count, max_id = cursor.fetchone()
-    return int(count), int(max_id)
+        cursor.execute("SELECT wort, ndoc FROM knowledge_lexem")
+        ndoc = dict(cursor.fetchall())
+        cursor.execute(
+            "SELECT (SELECT count(*) FROM knowledge_norm) + (SELECT count(*) FROM knowledge_urteil)"
+            " + (SELECT count(*) FROM knowledge_muster)"
+        )
+        (docs,) = cursor.fetchone()
+        cursor.execute("SELECT abk FROM knowledge_gesetz")
+        abks = tuple(abk for (abk,) in cursor.fetchall())
+    by_trigram: dict[str, list[str]] = {}
+    for word in ndoc:
+        for gram in trigrams(word):
+            by_trigram.setdefault(gram, []).append(word)
+    return Lexikon(
+        docs=max(int(docs), 1),
+        ndoc=ndoc,
+        words=sorted(ndoc),
+        reversed_words=sorted(w[::-1] for w in ndoc),
+        by_trigram=by_trigram,
+        abks=abks,
+    )
+
+
+_cache: TableCache[Lexikon] = TableCache(table="knowledge_lexem", build=_build)
 
 
 def lexikon() -> Lexikon:
-    """The current lexicon, reloaded when refresh_lexikon rebuilt the table (checked every few s)."""
-    global _cached, _checked_at
-    cached = _cached
-    if cached is not None and time.monotonic() - _checked_at < RECHECK_SECONDS:
-        return cached
-    version = _version()
-    _checked_at = time.monotonic()
-    if cached is not None and cached.version == version:
-        return cached
-    with _lock:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT wort, ndoc FROM knowledge_lexem")
-            ndoc = dict(cursor.fetchall())
-            cursor.execute(
-                "SELECT (SELECT count(*) FROM knowledge_norm) + (SELECT count(*) FROM knowledge_urteil)"
-                " + (SELECT count(*) FROM knowledge_muster)"
-            )
-            (docs,) = cursor.fetchone()
-            cursor.execute("SELECT abk FROM knowledge_gesetz")
-            abks = tuple(abk for (abk,) in cursor.fetchall())
-        by_trigram: dict[str, list[str]] = {}
-        for word in ndoc:
-            for gram in trigrams(word):
-                by_trigram.setdefault(gram, []).append(word)
-        _cached = Lexikon(
-            version=version,
-            docs=max(int(docs), 1),
-            ndoc=ndoc,
-            words=sorted(ndoc),
-            reversed_words=sorted(w[::-1] for w in ndoc),
-            by_trigram=by_trigram,
-            abks=abks,
-        )
-        return _cached
+    """The current lexicon, reloaded after refresh_lexikon rebuilt the table."""
+    return _cache.get()
 
 
 def invalidate() -> None:
-    """Make the next call ask the database again (after a write in this process)."""
-    global _checked_at
-    _checked_at = 0.0
+    _cache.invalidate()
