@@ -1,0 +1,81 @@
+"""What a tool is, what it gets, what it returns.
+
+A tool module in helena/tools/ defines one or more `Tool` objects at module level; the registry
+(helena/tools/registry.py) discovers them. Adding a tool is adding a file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from django.utils import timezone
+from pydantic import BaseModel
+
+ToolKind = Literal["read", "write", "meta"]
+ALL_ROLES = frozenset({"ADMIN", "ANWALT", "SACHBEARBEITER", "SEKRETARIAT", "PRAKTIKANT"})
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may use: who asks, in which Akte, in which run."""
+
+    user: Any  # akten.models.User
+    akte_id: int | None = None  # the Akte in focus of the conversation, if any
+    run_id: str | None = None
+    conversation_id: str | None = None
+    cancel: asyncio.Event | None = None
+    now: Callable[[], datetime] = timezone.now
+    cache: dict[str, Any] = field(default_factory=dict)  # per run, e.g. for lookups
+
+    @property
+    def role(self) -> str:
+        return "ADMIN" if getattr(self.user, "sees_all_akten", False) else str(self.user.role)
+
+
+@dataclass
+class ToolResult:
+    """A tool's observation. Failures are data too: {"error": ...} for the model, never a raise."""
+
+    ok: bool
+    data: Any = None
+    error: str | None = None
+    error_code: str | None = None  # invalid_arguments, not_found, forbidden, timeout, unknown_tool, …
+    summary: str = ""  # German one-liner for the chat step ("3 Fristen gefunden")
+    sources: list[dict[str, Any]] = field(default_factory=list)  # {"table","id"} or {"corpus","citation"}
+
+    def observation(self) -> dict[str, Any]:
+        """What the model sees."""
+        if self.ok:
+            return self.data if isinstance(self.data, dict) else {"result": self.data}
+        return {"error": self.error, **({"code": self.error_code} if self.error_code else {})}
+
+
+Handler = Callable[[BaseModel, ToolContext], Awaitable[ToolResult]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str  # English, for the model
+    kind: ToolKind
+    params: type[BaseModel]
+    handler: Handler
+    roles: frozenset[str] = ALL_ROLES
+    label: str = ""  # German verb phrase for the chat step, e.g. "Durchsuche Gesetze"
+    timeout: float = 15.0
+    available: Callable[[], bool] = lambda: True  # e.g. search_web only with HELENA_SEARCH_URL
+
+    def schema(self) -> dict[str, Any]:
+        """OpenAI function schema offered to the model."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.params.model_json_schema(),
+            },
+        }
