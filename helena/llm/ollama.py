@@ -1,0 +1,276 @@
+"""ChatModel for a local Ollama server (tiers 1 and 2), via the official `ollama` client."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Any, Literal
+
+import httpx
+import ollama
+import pydantic
+
+from helena.llm.base import (
+    Chunk,
+    FinishReason,
+    LLMError,
+    ModelHTTPError,
+    ModelUnavailable,
+    ToolCall,
+    ToolCallFormatError,
+    Usage,
+)
+
+logger = logging.getLogger(__name__)
+
+FALLBACK_CONTEXT_WINDOW = 8192
+# After a failed /api/show, do not ask again for this long (each stream() would otherwise pay
+# a second timeout against a server that is down).
+_CONTEXT_RETRY_SECONDS = 60.0
+TOOL_CALL_PARSE_MARKER = "error parsing tool call"
+UNREADABLE = "Das lokale Modell hat eine unlesbare Antwort geliefert."
+
+
+class _Empty(str):
+    """An empty string that counts as truthy.
+
+    ollama-python drops every message key whose value is falsy (`_copy_messages`: `if v`), so a
+    plain "" content would vanish from the request; this keeps `"content": ""` on the wire.
+    """
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def _content(value: Any) -> str:
+    if value is None or value == "":
+        return _Empty("")
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _arguments_dict(arguments: Any) -> dict[str, Any]:
+    """Ollama wants arguments as an object; our history carries them as a JSON string."""
+    if isinstance(arguments, dict):
+        return arguments
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    # The model produced something that is not an object; the history must still be valid.
+    return {}
+
+
+def to_ollama_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Translate OpenAI-style messages into Ollama's chat format."""
+    converted: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role", "user")
+        out: dict[str, Any] = {"role": role, "content": _content(message.get("content"))}
+        if role == "assistant" and message.get("tool_calls"):
+            out["tool_calls"] = [
+                {
+                    "function": {
+                        "name": (call.get("function") or {}).get("name", ""),
+                        "arguments": _arguments_dict((call.get("function") or {}).get("arguments")),
+                    }
+                }
+                for call in message["tool_calls"]
+            ]
+        elif role == "tool" and message.get("name"):
+            out["tool_name"] = message["name"]
+        converted.append(out)
+    return converted
+
+
+# The keys ollama-python's Tool model keeps for a parameter; everything else is silently dropped.
+_KEPT_PROPERTY_KEYS = frozenset({"type", "items", "description", "enum"})
+
+
+def to_ollama_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """Fold schema details the client would drop (nested properties, minimum, default …) into the description.
+
+    ollama-python validates tools into a model that knows only type/items/description/enum per
+    parameter, so e.g. calculate_frist's `dauer: {tage, wochen, monate, jahre}` would reach the model
+    as a bare "object"; as text in the description the model still sees the shape.
+    """
+    if not tools:
+        return None
+    converted = []
+    for tool in tools:
+        tool = copy.deepcopy(tool)
+        properties = ((tool.get("function") or {}).get("parameters") or {}).get("properties") or {}
+        for name, schema in list(properties.items()):
+            if not isinstance(schema, dict):
+                continue
+            lost = {k: v for k, v in schema.items() if k not in _KEPT_PROPERTY_KEYS}
+            if lost:
+                extra = "Schema: " + json.dumps(lost, ensure_ascii=False, separators=(",", ":"))
+                description = schema.get("description") or ""
+                kept = {k: v for k, v in schema.items() if k in _KEPT_PROPERTY_KEYS}
+                properties[name] = {**kept, "description": f"{description} {extra}".strip()}
+        converted.append(tool)
+    return converted
+
+
+def _http_message(status: int, model: str) -> str:
+    if status == 404:
+        return f"Das Modell „{model}“ ist auf dem lokalen Ollama-Server nicht vorhanden."
+    if status >= 500:
+        return f"Das lokale Modell hat einen Serverfehler gemeldet (HTTP {status})."
+    return f"Das lokale Modell hat die Anfrage abgelehnt (HTTP {status})."
+
+
+class OllamaModel:
+    """A model served by Ollama; the client is made per call so no connection outlives its event loop."""
+
+    provider: Literal["ollama"] = "ollama"
+
+    def __init__(self, name: str, *, host: str, timeout: float = 60, num_ctx: int | None = None) -> None:
+        self.name = name
+        self.host = host
+        self.timeout = timeout
+        self.num_ctx = num_ctx
+        self._context_window: int | None = None
+        self._context_failed_at: float | None = None
+
+    def __repr__(self) -> str:
+        return f"OllamaModel({self.name!r}, host={self.host!r})"
+
+    def _client(self) -> ollama.AsyncClient:
+        return ollama.AsyncClient(host=self.host, timeout=self.timeout)
+
+    def _fallback_window(self) -> int:
+        return self.num_ctx or FALLBACK_CONTEXT_WINDOW
+
+    async def context_window(self) -> int:
+        """The model's trained context length from /api/show, capped by num_ctx; cached per instance."""
+        if self._context_window is not None:
+            return self._context_window
+        if (
+            self._context_failed_at is not None
+            and time.monotonic() - self._context_failed_at < _CONTEXT_RETRY_SECONDS
+        ):
+            return self._fallback_window()
+        client = self._client()
+        try:
+            info = (await client.show(self.name)).modelinfo or {}
+        except Exception as exc:  # any failure: the chat call will report the real problem
+            logger.warning("Ollama /api/show for %s failed: %s", self.name, exc)
+            self._context_failed_at = time.monotonic()
+            return self._fallback_window()
+        finally:
+            await client.close()
+        lengths = [v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int)]
+        if not lengths:
+            logger.warning("Ollama /api/show for %s names no context_length", self.name)
+            window = self._fallback_window()
+        else:
+            window = min(self.num_ctx, lengths[0]) if self.num_ctx else lengths[0]
+        self._context_window = window
+        return window
+
+    async def stream(
+        self,
+        *,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        temperature: float | None = None,
+    ) -> AsyncIterator[Chunk]:
+        """Stream one turn; tool calls get our own ids because Ollama sends none."""
+        options: dict[str, Any] = {"num_ctx": await self.context_window()}
+        if temperature is not None:
+            options["temperature"] = temperature
+        client = self._client()
+        saw_tool_call = False
+        done_reason: str | None = None
+        usage: Usage | None = None
+        try:
+            parts = await client.chat(
+                model=self.name,
+                messages=to_ollama_messages(messages),
+                tools=to_ollama_tools(tools),
+                stream=True,
+                options=options,
+            )
+            async with aclosing(parts):
+                async for part in parts:
+                    message = part.message
+                    if message.content:
+                        yield Chunk(kind="text", text=message.content)
+                    for call in message.tool_calls or []:
+                        saw_tool_call = True
+                        arguments = call.function.arguments
+                        yield Chunk(
+                            kind="tool_call",
+                            tool_call=ToolCall(
+                                id="call_" + uuid.uuid4().hex[:12],
+                                name=call.function.name,
+                                arguments=arguments if isinstance(arguments, str) else dict(arguments),
+                            ),
+                        )
+                    if part.done:
+                        done_reason = part.done_reason
+                        usage = Usage(
+                            prompt_tokens=part.prompt_eval_count or 0,
+                            completion_tokens=part.eval_count or 0,
+                        )
+        except ollama.ResponseError as exc:
+            raise self._map_response_error(exc) from exc
+        except (httpx.TransportError, ConnectionError) as exc:
+            raise ModelUnavailable(
+                f"Das lokale Modell ist nicht erreichbar ({self.host}).",
+                detail=f"{type(exc).__name__}: {exc}",
+                retryable=True,
+            ) from exc
+        except pydantic.ValidationError as exc:
+            # ollama-python validates every line; a tool call whose arguments are not an object
+            # fails here before we could keep the raw string.
+            if "tool_calls" in str(exc):
+                raise ToolCallFormatError(
+                    "Das lokale Modell hat einen fehlerhaften Tool-Aufruf erzeugt.",
+                    detail=str(exc),
+                    retryable=True,
+                ) from exc
+            raise LLMError(UNREADABLE, detail=str(exc)) from exc
+        except json.JSONDecodeError as exc:
+            raise LLMError(UNREADABLE, detail=str(exc)) from exc
+        finally:
+            await client.close()
+        if usage is None:
+            raise LLMError(
+                "Die Antwort des lokalen Modells brach unerwartet ab.",
+                detail="stream ended without done=true",
+                retryable=True,
+            )
+        finish: FinishReason = "stop"
+        if saw_tool_call:
+            finish = "tool_calls"
+        elif done_reason == "length":
+            finish = "length"
+        yield Chunk(kind="end", usage=usage, finish_reason=finish)
+
+    def _map_response_error(self, exc: ollama.ResponseError) -> LLMError:
+        detail = str(exc.error)
+        if TOOL_CALL_PARSE_MARKER in detail.lower():
+            return ToolCallFormatError(
+                "Das lokale Modell hat einen fehlerhaften Tool-Aufruf erzeugt.", detail=detail, retryable=True
+            )
+        if exc.status_code > 0:
+            error = ModelHTTPError(_http_message(exc.status_code, self.name), status=exc.status_code,
+                                   detail=detail)
+            if exc.status_code == 429:
+                error.retryable = True
+            return error
+        # An {"error": ...} line in the middle of the stream carries no status code.
+        return LLMError("Das lokale Modell hat die Antwort mit einem Fehler abgebrochen.", detail=detail,
+                        retryable=True)

@@ -1,0 +1,337 @@
+"""A scripted fake of Ollama and an OpenAI-compatible server, spoken over real HTTP.
+
+The provider tests run the real `ollama` and `openai` client libraries against it, so the
+wire format (NDJSON, SSE, split tool-call deltas, error bodies) is exercised end to end
+without a GPU or a cloud account.
+
+Each scripted response is a dict, consumed in order across both chat endpoints:
+  text         str (split into word deltas) or list[str] (the deltas as given)
+  tool_calls   [{"name": str, "arguments": dict | str, "id"?: str}]
+  status, body answer with this HTTP error instead (Ollama: {"error": body};
+               OpenAI: {"error": {"message": body, ...}})
+  stream_error after the deltas, send an in-stream error with this message
+  delay        seconds before the first byte; chunk_delay: seconds between chunks
+  repeat_name  OpenAI: repeat id, type and name in every tool-call delta
+  done_reason  Ollama done_reason / OpenAI finish_reason override (e.g. "length")
+  usage        (prompt_tokens, completion_tokens)
+/api/show answers from `.model_info` (None: 404) and consumes no scripted response.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_MODEL_INFO: dict[str, Any] = {"general.architecture": "qwen3", "qwen3.context_length": 40960}
+
+
+def _split_text(text: str | list[str]) -> list[str]:
+    if isinstance(text, list):
+        return [part for part in text if part]
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = 10  # idle keep-alive connections end instead of holding a thread forever
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep the test output clean."""
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, add=True)
+
+    def finish(self) -> None:
+        with contextlib.suppress(OSError):
+            super().finish()
+        self.server.owner._track(self.connection, add=False)
+
+    def do_GET(self) -> None:
+        self._send_json(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send_json(400, {"error": "invalid JSON"})
+            return
+        path = self.path.split("?", 1)[0].rstrip("/")
+        owner._record(path, body, {k.lower(): v for k, v in self.headers.items()})
+        try:
+            if path == "/api/show":
+                self._show()
+            elif path == "/api/chat":
+                self._ollama_chat(owner._next_response(), body)
+            elif path in ("/v1/chat/completions", "/chat/completions"):
+                self._openai_chat(owner._next_response(), body)
+            else:
+                self._send_json(404, {"error": f"unknown path {path}"})
+        except (TimeoutError, BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            self.close_connection = True  # the client went away; nothing left to do
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _send_json(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _start_stream(self, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _wait(self, seconds: float) -> bool:
+        """Sleep, but wake up at once when the server stops; False means: stop now."""
+        if seconds <= 0:
+            return not self.server.owner._stopping.is_set()
+        return not self.server.owner._stopping.wait(seconds)
+
+    def _show(self) -> None:
+        info = self.server.owner.model_info
+        if info is None:
+            self._send_json(404, {"error": "model not found"})
+            return
+        self._send_json(
+            200,
+            {
+                "modelfile": "# scripted",
+                "parameters": "",
+                "template": "{{ .Prompt }}",
+                "details": {"format": "gguf", "family": "qwen3", "parameter_size": "8B"},
+                "model_info": info,
+                "capabilities": ["completion", "tools"],
+            },
+        )
+
+    def _error_or_delay(self, response: dict[str, Any], error_payload: Any) -> bool:
+        """Handle delay and scripted HTTP errors; True means the response is finished."""
+        if not self._wait(float(response.get("delay") or 0)):
+            self.close_connection = True
+            return True
+        if response.get("status"):
+            self._send_json(int(response["status"]), error_payload)
+            return True
+        return False
+
+    # --- Ollama ----------------------------------------------------------------------------
+
+    def _ollama_chat(self, response: dict[str, Any], request: dict[str, Any]) -> None:
+        if self._error_or_delay(response, {"error": response.get("body", "scripted error")}):
+            return
+        model = request.get("model", "")
+        stamp = "2025-01-01T00:00:00.000000Z"
+
+        def line(payload: dict[str, Any]) -> bytes:
+            return json.dumps(payload).encode() + b"\n"
+
+        def message(**extra: Any) -> dict[str, Any]:
+            return {"model": model, "created_at": stamp, "message": {"role": "assistant", **extra},
+                    "done": False}
+
+        parts: list[bytes] = []
+        deltas = _split_text(response.get("text") or "")
+        parts += [line(message(content=delta)) for delta in deltas]
+        calls = response.get("tool_calls") or []
+        for call in calls:
+            function = {"name": call["name"], "arguments": call.get("arguments", {})}
+            parts.append(line(message(content="", tool_calls=[{"function": function}])))
+        if response.get("stream_error"):
+            parts.append(line({"error": response["stream_error"]}))
+        else:
+            prompt, completion = response.get("usage") or (17, len(deltas) + len(calls))
+            parts.append(line({
+                "model": model, "created_at": stamp, "message": {"role": "assistant", "content": ""},
+                "done": True, "done_reason": response.get("done_reason", "stop"),
+                "total_duration": 1000, "load_duration": 10, "prompt_eval_count": prompt,
+                "prompt_eval_duration": 100, "eval_count": completion, "eval_duration": 500,
+            }))
+        self._stream_parts("application/x-ndjson", parts, float(response.get("chunk_delay") or 0))
+
+    # --- OpenAI ----------------------------------------------------------------------------
+
+    def _openai_chat(self, response: dict[str, Any], request: dict[str, Any]) -> None:
+        error = {"error": {"message": response.get("body", "scripted error"), "type": "server_error",
+                           "param": None, "code": None}}
+        if self._error_or_delay(response, error):
+            return
+        model = request.get("model", "")
+        created = int(time.time())
+
+        def event(choices: list[dict[str, Any]], **extra: Any) -> bytes:
+            payload = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": created,
+                       "model": model, "system_fingerprint": None, "choices": choices, **extra}
+            return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+        def delta(content: dict[str, Any], finish: str | None = None) -> bytes:
+            return event([{"index": 0, "delta": content, "logprobs": None, "finish_reason": finish}])
+
+        parts = [delta({"role": "assistant", "content": ""})]
+        deltas = _split_text(response.get("text") or "")
+        parts += [delta({"content": text}) for text in deltas]
+        calls = response.get("tool_calls") or []
+        repeat = bool(response.get("repeat_name"))
+        for index, call in enumerate(calls):
+            call_id = call.get("id") or f"call_{index}_{created}"
+            arguments = call.get("arguments", {})
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            pieces = [arguments[i:i + 7] for i in range(0, len(arguments), 7)] or [""]
+            head = {"index": index, "id": call_id, "type": "function",
+                    "function": {"name": call["name"], "arguments": ""}}
+            parts.append(delta({"tool_calls": [head]}))
+            for piece in pieces:
+                fragment: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
+                if repeat:
+                    fragment = {"index": index, "id": call_id, "type": "function",
+                                "function": {"name": call["name"], "arguments": piece}}
+                parts.append(delta({"tool_calls": [fragment]}))
+        if response.get("stream_error"):
+            parts.append(b"data: " + json.dumps({"error": {"message": response["stream_error"],
+                                                           "type": "server_error"}}).encode() + b"\n\n")
+        else:
+            finish = response.get("done_reason") or ("tool_calls" if calls else "stop")
+            parts.append(delta({}, finish))
+            if (request.get("stream_options") or {}).get("include_usage"):
+                prompt, completion = response.get("usage") or (17, len(deltas) + len(calls))
+                usage = {"prompt_tokens": prompt, "completion_tokens": completion,
+                         "total_tokens": prompt + completion}
+                parts.append(event([], usage=usage))
+            parts.append(b"data: [DONE]\n\n")
+        self._stream_parts("text/event-stream", parts, float(response.get("chunk_delay") or 0))
+
+    def _stream_parts(self, content_type: str, parts: list[bytes], chunk_delay: float) -> None:
+        self._start_stream(content_type)
+        for i, part in enumerate(parts):
+            if i and not self._wait(chunk_delay):
+                self.close_connection = True
+                return
+            self._write_chunk(part)
+        self._end_stream()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: ScriptedLLMServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that hang up (timeouts, closed keep-alive connections) are normal here."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
+
+
+class ScriptedLLMServer:
+    """Handle on a running server: script it, inspect what the clients sent, stop it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._responses: list[dict[str, Any]] = []
+        self._connections: set[socket.socket] = set()
+        self._stopping = threading.Event()
+        self.requests: list[dict[str, Any]] = []  # JSON bodies, in arrival order
+        self.paths: list[str] = []  # the path of each recorded request
+        self.headers: list[dict[str, str]] = []  # lower-cased names
+        self.model_info: dict[str, Any] | None = dict(DEFAULT_MODEL_INFO)
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        host, port = self._httpd.server_address[:2]
+        self.url = f"http://{host}:{port}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="scripted-llm-server", daemon=True)
+        self._thread.start()
+
+    def script(self, responses: list[dict[str, Any]]) -> ScriptedLLMServer:
+        """Queue responses (appended to what is left)."""
+        with self._lock:
+            self._responses.extend(dict(r) for r in responses)
+        return self
+
+    @property
+    def remaining(self) -> int:
+        with self._lock:
+            return len(self._responses)
+
+    def requests_to(self, path: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [body for p, body in zip(self.paths, self.requests, strict=True) if p == path]
+
+    def stop(self) -> None:
+        """Stop serving, wake sleeping handlers and cut open connections."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        self._httpd.shutdown()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedLLMServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- used by the handler ---------------------------------------------------------------
+
+    def _next_response(self) -> dict[str, Any]:
+        with self._lock:
+            if self._responses:
+                return self._responses.pop(0)
+        return {"status": 500, "body": "scripted server: no response left"}
+
+    def _record(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
+        with self._lock:
+            self.paths.append(path)
+            self.requests.append(body)
+            self.headers.append(headers)
+
+    def _track(self, conn: socket.socket, *, add: bool) -> None:
+        with self._lock:
+            if add:
+                self._connections.add(conn)
+            else:
+                self._connections.discard(conn)
+
+
+def start_scripted_server() -> ScriptedLLMServer:
+    """Start a server on 127.0.0.1 with a free port; call .stop() (or use it as a context manager)."""
+    return ScriptedLLMServer()
+
+
+def unused_port() -> int:
+    """A port nothing listens on (bound, then released), for connection-refused tests."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
