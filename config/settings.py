@@ -137,6 +137,7 @@ HELENA_TIER3_MODEL: str = env.str("HELENA_TIER3_MODEL", default="")
 OPENAI_BASE_URL: str = env.str("OPENAI_BASE_URL", default="")
 OPENAI_API_KEY: str = env.str("OPENAI_API_KEY", default="")
 HELENA_RATE_LIMIT_PER_HOUR: int = env.int("HELENA_RATE_LIMIT_PER_HOUR", default=60)
+HELENA_SEARCH_URL: str = env.str("HELENA_SEARCH_URL", default="")
 
 LOGGING = {
     "version": 1,

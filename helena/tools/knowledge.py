@@ -12,6 +12,7 @@ from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
 from helena.knowledge import selectors
+from helena.tools.base import Tool, ToolContext, ToolResult
 
 
 class SearchGesetzeParams(BaseModel):
@@ -57,3 +58,80 @@ async def search_urteile(params: SearchUrteileParams) -> dict[str, Any]:
 async def search_muster(params: SearchMusterParams) -> dict[str, Any]:
     """The firm's templates with their {{PLATZHALTER}}."""
     return await _run(query=params.query, kind="muster", limit=params.limit)
+
+
+# --- as agent tools ------------------------------------------------------------------------------
+# Thin wrappers: the functions above keep their dict results; the registry needs (params, ctx) -> ToolResult.
+
+_CORPUS = {"gesetz": "gesetze", "urteil": "urteile", "muster": "muster"}
+_NOUNS = {
+    "gesetz": ("Norm", "Normen"),
+    "urteil": ("Entscheidung", "Entscheidungen"),
+    "muster": ("Muster", "Muster"),
+}
+
+
+def _as_result(out: dict[str, Any], *, kind: str) -> ToolResult:
+    if "error" in out:
+        return ToolResult(
+            ok=False, error=out["error"], error_code="invalid_arguments", summary="Suche abgelehnt"
+        )
+    hits = out.get("results", [])
+    singular, plural = _NOUNS[kind]
+    summary = f"{len(hits)} {singular if len(hits) == 1 else plural} gefunden" if hits else "Keine Treffer"
+    return ToolResult(
+        ok=True,
+        data=out,
+        summary=summary,
+        sources=[{"corpus": _CORPUS[kind], "citation": hit.get("citation", "")} for hit in hits],
+    )
+
+
+async def _search_gesetze_tool(params: SearchGesetzeParams, ctx: ToolContext) -> ToolResult:
+    return _as_result(await search_gesetze(params), kind="gesetz")
+
+
+async def _search_urteile_tool(params: SearchUrteileParams, ctx: ToolContext) -> ToolResult:
+    return _as_result(await search_urteile(params), kind="urteil")
+
+
+async def _search_muster_tool(params: SearchMusterParams, ctx: ToolContext) -> ToolResult:
+    return _as_result(await search_muster(params), kind="muster")
+
+
+search_gesetze_tool = Tool(
+    name="search_gesetze",
+    description=(
+        "Search German statutes (BGB, ZPO, …) by citation (\"§ 517 ZPO\") or by a question in plain words. "
+        "Use it whenever an answer depends on the wording of a norm; cite what it returns, never from "
+        "memory. Optional gesetz restricts to one law (e.g. \"BGB\")."
+    ),
+    kind="read",
+    params=SearchGesetzeParams,
+    handler=_search_gesetze_tool,
+    label="Durchsuche Gesetze",
+)
+
+search_urteile_tool = Tool(
+    name="search_urteile",
+    description=(
+        "Search the court decisions the firm has loaded, optionally by court (gericht). Use it for case "
+        "law on a legal question; an empty result means none is loaded, not that none exists."
+    ),
+    kind="read",
+    params=SearchUrteileParams,
+    handler=_search_urteile_tool,
+    label="Durchsuche Urteile",
+)
+
+search_muster_tool = Tool(
+    name="search_muster",
+    description=(
+        "Search the firm's document templates (Muster) with their {{PLATZHALTER}}. Use it before drafting "
+        "a letter or pleading, so the draft follows the firm's template."
+    ),
+    kind="read",
+    params=SearchMusterParams,
+    handler=_search_muster_tool,
+    label="Durchsuche Muster",
+)

@@ -1,0 +1,301 @@
+"""Read tools over the Akten the user may see: list, one Akte in full, and a search across everything.
+
+All reads go through akten.selectors, so a foreign Akte is "nicht gefunden" exactly like a missing one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from asgiref.sync import sync_to_async
+from django.db.models import Q, Sum
+from django.utils import timezone
+from pydantic import BaseModel, ConfigDict, Field
+
+from akten.models import Akte, Beteiligter, Dokument, Notiz, User
+from akten.selectors import NotFound, akten_for, dokumente_for, fristen_for, get_akte, zeiterfassung_for
+from helena.tools.base import Tool, ToolContext, ToolResult
+
+_AKTE_TABLE = Akte._meta.db_table
+_SNIPPET = 80
+
+
+def akte_not_found(akte_id: str) -> ToolResult:
+    """The same answer for a missing, foreign or malformed id, so nothing leaks."""
+    return ToolResult(
+        ok=False,
+        error=(
+            f"Akte „{akte_id}“ nicht gefunden. Nutze read_akte oder search_alle_akten, um die Akte zu finden."
+        ),
+        error_code="not_found",
+        summary="Akte nicht gefunden",
+    )
+
+
+def anzahl(n: int, singular: str, plural: str, *, kein: str = "Keine") -> str:
+    """German count phrase: 'Keine Akte', '1 Akte', '3 Akten' (kein="Kein" for neuter nouns)."""
+    if n == 0:
+        return f"{kein} {singular}"
+    return f"{n} {singular if n == 1 else plural}"
+
+
+def person(user: User | None) -> str | None:
+    if user is None:
+        return None
+    return user.get_full_name() or user.username
+
+
+def snippet(text: str, needle: str | None, *, width: int = _SNIPPET) -> str:
+    """A short excerpt around the first match (or the start), on one line."""
+    flat = " ".join((text or "").split())
+    if not flat:
+        return ""
+    pos = flat.casefold().find(needle.casefold()) if needle else -1
+    if pos < 0:
+        return flat[: 2 * width] + ("…" if len(flat) > 2 * width else "")
+    start, end = max(0, pos - width), min(len(flat), pos + len(needle or "") + width)
+    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+
+
+def akte_kurz(akte: Akte) -> dict[str, Any]:
+    return {
+        "id": str(akte.pk),
+        "aktenzeichen": akte.aktenzeichen,
+        "kurzrubrum": akte.kurzrubrum,
+        "wegen": akte.wegen,
+        "rechtsgebiet": akte.get_rechtsgebiet_display(),
+        "status": akte.status,
+        "anwalt": person(akte.anwalt),
+    }
+
+
+def akte_source(akte_id: int | str) -> dict[str, str]:
+    return {"table": _AKTE_TABLE, "id": str(akte_id)}
+
+
+# --------------------------------------------------------------------------- read_akte
+
+
+class ReadAkteParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    query: str | None = Field(
+        None, description="Aktenzeichen, Name eines Beteiligten, Stichwort aus Rubrum/wegen oder Schlagwort"
+    )
+    status: Literal["offen", "ruhend", "archiviert", "geschlossen"] | None = Field(
+        None, description="nur Akten mit diesem Status"
+    )
+    limit: int = Field(20, ge=1, le=100)
+
+
+def _read_akte(params: ReadAkteParams, ctx: ToolContext) -> ToolResult:
+    qs = akten_for(user=ctx.user, query=params.query or None, status=params.status)
+    total = qs.count()
+    akten = list(qs[: params.limit])
+    data: dict[str, Any] = {"akten": [akte_kurz(a) for a in akten], "anzahl": total}
+    if total > len(akten):
+        data["hinweis"] = f"{total} Treffer, nur die ersten {len(akten)} gezeigt; Suche eingrenzen."
+    if not akten:
+        data["hinweis"] = "Keine Akte gefunden. Versuche search_alle_akten für eine Volltextsuche."
+    return ToolResult(
+        ok=True,
+        data=data,
+        summary=f"{anzahl(total, 'Akte', 'Akten')} gefunden",
+        sources=[akte_source(a.pk) for a in akten],
+    )
+
+
+read_akte = Tool(
+    name="read_akte",
+    description=(
+        "List the case files (Akten) the user may see, compactly (id, Aktenzeichen, Kurzrubrum, wegen, "
+        "status). Use it to find an Akte's id by Aktenzeichen, party name or keyword, or to get an "
+        "overview. For full details of one Akte use read_akte_detail; to search inside documents and "
+        "notes use search_alle_akten."
+    ),
+    kind="read",
+    params=ReadAkteParams,
+    handler=sync_to_async(_read_akte),
+    label="Durchsuche Akten",
+)
+
+
+# --------------------------------------------------------------------------- read_akte_detail
+
+
+class ReadAkteDetailParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    akte_id: str = Field(..., description="id der Akte (aus read_akte), nicht das Aktenzeichen")
+
+
+def _beteiligter(b: Beteiligter) -> dict[str, Any]:
+    out = {"rolle": b.get_rolle_display(), "name": b.name}
+    for key in ("anschrift", "telefon", "email", "aktenzeichen_extern", "notiz"):
+        if value := getattr(b, key):
+            out[key] = value
+    return out
+
+
+def _read_akte_detail(params: ReadAkteDetailParams, ctx: ToolContext) -> ToolResult:
+    try:
+        akte = get_akte(user=ctx.user, akte_id=params.akte_id)
+    except NotFound:
+        return akte_not_found(params.akte_id)
+    heute = timezone.localdate(ctx.now())
+    fristen = fristen_for(user=ctx.user, akte_id=akte.pk, status="active", heute=heute)
+    dokumente = dokumente_for(user=ctx.user, akte_id=akte.pk).order_by("-angelegt_am")
+    minuten = zeiterfassung_for(user=ctx.user, akte_id=akte.pk).aggregate(s=Sum("dauer_minuten"))["s"] or 0
+    data = {
+        **akte_kurz(akte),
+        "sachbearbeiter": person(akte.sachbearbeiter),
+        "gegenstandswert": None if akte.gegenstandswert is None else f"{akte.gegenstandswert:.2f}",
+        "bundesland": akte.bundesland,
+        "schlagworte": list(akte.tags),
+        "zusammenfassung": akte.summary,
+        "angelegt_am": akte.angelegt_am.date().isoformat(),
+        "beteiligte": [_beteiligter(b) for b in akte.beteiligte.all()],
+        "offene_fristen": [
+            {
+                "id": str(f.pk),
+                "typ": f.typ,
+                "bezeichnung": f.bezeichnung,
+                "datum": f.datum.isoformat(),
+                "uhrzeit": f.uhrzeit.isoformat(timespec="minutes") if f.uhrzeit else None,
+                "notfrist": f.ist_notfrist,
+                "ueberfaellig": f.datum < heute,
+            }
+            for f in fristen
+        ],
+        "dokumente": [
+            {
+                "id": str(d.pk),
+                "titel": d.titel,
+                "status": d.status,
+                "angelegt_am": d.angelegt_am.date().isoformat(),
+            }
+            for d in dokumente
+        ],
+        "zeit_summe_minuten": minuten,
+    }
+    return ToolResult(
+        ok=True, data=data, summary=f"Akte {akte.aktenzeichen} gelesen", sources=[akte_source(akte.pk)]
+    )
+
+
+read_akte_detail = Tool(
+    name="read_akte_detail",
+    description=(
+        "Read one Akte in full: parties (Beteiligte), open deadlines (Fristen), document titles, "
+        "Helena's summary, Gegenstandswert, Bundesland and the total recorded time. Use it before "
+        "answering questions about a specific case. Needs the Akte's id (find it with read_akte)."
+    ),
+    kind="read",
+    params=ReadAkteDetailParams,
+    handler=sync_to_async(_read_akte_detail),
+    label="Lese Akte",
+)
+
+
+# --------------------------------------------------------------------------- search_alle_akten
+
+
+class SearchAlleAktenParams(BaseModel):
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    query: str = Field(..., description="Suchbegriff, z. B. ein Name, ein Begriff aus einem Schriftsatz")
+    limit: int = Field(10, ge=1, le=50)
+
+
+_PER_AKTE = 5
+
+
+def _matches(visible: Any, term: str) -> Iterable[tuple[int, dict[str, Any]]]:
+    """(akte_id, treffer) for one term in every searchable place of the visible Akten."""
+    needle = term.casefold()
+    for akte in visible.filter(
+        Q(aktenzeichen__icontains=term)
+        | Q(kurzrubrum__icontains=term)
+        | Q(wegen__icontains=term)
+        | Q(summary__icontains=term)
+        | Q(tags__contains=[term])
+    ):
+        for feld in ("aktenzeichen", "kurzrubrum", "wegen"):
+            if needle in getattr(akte, feld).casefold():
+                yield akte.pk, {"fundstelle": feld, "text": getattr(akte, feld)}
+        if needle in akte.summary.casefold():
+            yield akte.pk, {"fundstelle": "zusammenfassung", "text": snippet(akte.summary, term)}
+        if term in akte.tags:
+            yield akte.pk, {"fundstelle": "schlagwort", "text": term}
+    for b in Beteiligter.objects.filter(akte__in=visible, name__icontains=term):
+        yield b.akte_id, {"fundstelle": "beteiligter", "text": f"{b.get_rolle_display()}: {b.name}"}
+    for d in Dokument.objects.filter(Q(titel__icontains=term) | Q(inhalt__icontains=term), akte__in=visible):
+        im_titel = term.casefold() in d.titel.casefold()
+        yield d.akte_id, {
+            "fundstelle": "dokument_titel" if im_titel else "dokument_text",
+            "dokument_id": str(d.pk),
+            "titel": d.titel,
+            **({} if im_titel else {"text": snippet(d.inhalt, term)}),
+        }
+    for n in Notiz.objects.filter(Q(titel__icontains=term) | Q(inhalt__icontains=term), akte__in=visible):
+        yield n.akte_id, {"fundstelle": "notiz", "titel": n.titel, "text": snippet(n.inhalt, term)}
+
+
+def _search_alle_akten(params: SearchAlleAktenParams, ctx: ToolContext) -> ToolResult:
+    query = " ".join(params.query.split())
+    if len(query) < 2:
+        return ToolResult(
+            ok=False,
+            error="Bitte einen Suchbegriff mit mindestens zwei Zeichen angeben.",
+            error_code="invalid_arguments",
+            summary="Suchbegriff zu kurz",
+        )
+    visible = akten_for(user=ctx.user)
+    terms = [query]
+    words = [w for w in query.split() if len(w) >= 3]
+    treffer: dict[int, list[dict[str, Any]]] = {}
+    begriffe: dict[int, set[str]] = {}
+    for akte_id, hit in _matches(visible, query):
+        treffer.setdefault(akte_id, []).append(hit)
+        begriffe.setdefault(akte_id, set()).add(query)
+    if not treffer and len(words) > 1:  # no exact phrase: rank by how many words match
+        terms = words
+        for word in words:
+            for akte_id, hit in _matches(visible, word):
+                treffer.setdefault(akte_id, []).append({**hit, "begriff": word})
+                begriffe.setdefault(akte_id, set()).add(word)
+    ranked = sorted(treffer, key=lambda pk: (-len(begriffe[pk]), -len(treffer[pk]), -pk))[: params.limit]
+    akten = {a.pk: a for a in visible.filter(pk__in=ranked)}
+    results = [
+        {
+            **{k: v for k, v in akte_kurz(akten[pk]).items() if k in ("id", "aktenzeichen", "kurzrubrum")},
+            "treffer": treffer[pk][:_PER_AKTE],
+            **({"weitere_treffer": len(treffer[pk]) - _PER_AKTE} if len(treffer[pk]) > _PER_AKTE else {}),
+        }
+        for pk in ranked
+        if pk in akten
+    ]
+    data: dict[str, Any] = {"ergebnisse": results, "anzahl": len(treffer)}
+    if terms != [query]:
+        data["hinweis"] = "Die genaue Wortfolge kam nicht vor; Treffer für einzelne Wörter."
+    if not results:
+        data["hinweis"] = "Keine Treffer in den Akten, die du sehen darfst."
+    return ToolResult(
+        ok=True,
+        data=data,
+        summary=f"{anzahl(len(treffer), 'Akte', 'Akten')} gefunden",
+        sources=[akte_source(r["id"]) for r in results],
+    )
+
+
+search_alle_akten = Tool(
+    name="search_alle_akten",
+    description=(
+        "Full-text search across all Akten the user may see: Aktenzeichen, Kurzrubrum, wegen, tags, "
+        "Helena's summary, parties, document titles and texts, and notes. Returns each matching Akte "
+        "with where it matched. Use it when you do not know which Akte is meant, or to find every case "
+        "mentioning a name or topic."
+    ),
+    kind="read",
+    params=SearchAlleAktenParams,
+    handler=sync_to_async(_search_alle_akten),
+    label="Durchsuche alle Akten",
+)

@@ -1,0 +1,91 @@
+"""Which tools exist and which a user is offered.
+
+Every module in this package (except the machinery: base, registry, executor) is imported and its
+module-level `Tool` objects (and lists named TOOLS) are collected, so adding a tool is adding a
+file. The role filter of PROTOCOL.md lives in `roles_for` and nowhere else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from helena.tools.base import ALL_ROLES, Tool, ToolKind
+
+_MACHINERY = frozenset({"base", "registry", "executor"})
+
+# PROTOCOL.md "Roles and tools": write tools below ADMIN/ANWALT.
+_FULL_ROLES = frozenset({"ADMIN", "ANWALT"})
+_SACHBEARBEITER_EXCLUDED = frozenset({"update_akte_rag"})
+_SEKRETARIAT_WRITE = frozenset({"create_notiz"})
+
+
+def roles_for(kind: ToolKind, name: str) -> frozenset[str]:
+    """The roles that may use a tool (PROTOCOL.md role filter); the single source of that rule."""
+    if kind in ("read", "meta"):
+        return ALL_ROLES
+    if kind != "write":
+        raise ValueError(f"unknown tool kind {kind!r} for {name!r}")
+    roles = set(_FULL_ROLES)
+    if name not in _SACHBEARBEITER_EXCLUDED:
+        roles.add("SACHBEARBEITER")
+    if name in _SEKRETARIAT_WRITE:
+        roles.add("SEKRETARIAT")
+    return frozenset(roles)
+
+
+def role_of(user: Any) -> str:
+    """The role the tool filter applies: superusers count as ADMIN (they see every Akte)."""
+    return "ADMIN" if getattr(user, "sees_all_akten", False) else str(getattr(user, "role", ""))
+
+
+def _tool_modules() -> list[ModuleType]:
+    package = importlib.import_module("helena.tools")
+    return [
+        importlib.import_module(f"{package.__name__}.{info.name}")
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)
+        if info.name not in _MACHINERY and not info.name.startswith("_")
+    ]
+
+
+def _tools_of(module: ModuleType) -> list[Tool]:
+    found: list[Tool] = [value for value in vars(module).values() if isinstance(value, Tool)]
+    found.extend(t for t in getattr(module, "TOOLS", ()) or () if isinstance(t, Tool))
+    return found
+
+
+@cache
+def all_tools() -> dict[str, Tool]:
+    """Every discovered tool by name, with `roles` narrowed to what PROTOCOL.md allows."""
+    tools: dict[str, Tool] = {}
+    originals: dict[str, Tool] = {}
+    for module in _tool_modules():
+        for tool in _tools_of(module):
+            known = originals.get(tool.name)
+            if known is tool:
+                continue  # the same object imported into a second module, or also listed in TOOLS
+            if known is not None:
+                raise RuntimeError(
+                    f"Two different tools are named {tool.name!r} (second in {module.__name__})"
+                )
+            originals[tool.name] = tool
+            # A tool may narrow its roles further, never widen them beyond the protocol.
+            tools[tool.name] = dataclasses.replace(tool, roles=tool.roles & roles_for(tool.kind, tool.name))
+    return dict(sorted(tools.items()))
+
+
+def tools_for(user: Any) -> list[Tool]:
+    """The tools offered to this user: allowed for the role and available in this installation."""
+    if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        return []
+    role = role_of(user)
+    return [tool for tool in all_tools().values() if role in tool.roles and tool.available()]
+
+
+def schemas_for(user: Any) -> list[dict[str, Any]]:
+    """OpenAI function schemas of the tools offered to this user."""
+    return [tool.schema() for tool in tools_for(user)]
