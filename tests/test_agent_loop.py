@@ -16,13 +16,16 @@ from asgiref.sync import async_to_sync
 from pydantic import BaseModel, ConfigDict
 
 from akten.models import Role, User
+from helena.agent.context import prepare_run
 from helena.agent.events import Emitter
+from helena.agent.guard import PARSE_ERROR_HINT
 from helena.agent.loop import CONTINUE_OFFER, Limits, run_agent
 from helena.agent.stall import STALL_MESSAGE
 from helena.llm.ollama import OllamaModel
 from helena.llm.openai_compat import OpenAICompatModel
 from helena.models import ToolCallLog
 from helena.tools.base import Tool, ToolContext, ToolResult
+from tests.conftest import Kanzlei  # noqa: F401  (fixture type)
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, unused_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -254,3 +257,44 @@ def test_refused_connection(user, provider) -> None:
     assert done["finish_reason"] == "error"
     (error,) = of_type(events, "error")
     assert error["code"] == "model_unavailable" and f"127.0.0.1:{port}" in error["message"]
+
+
+def test_ollama_tool_call_parse_error_is_retried_once_with_a_hint(server, user) -> None:
+    server.script([{"status": 500, "body": "error parsing tool call: raw='{\"query\": }'"},
+                   {"text": "Zweiter Versuch klappt."}])
+    _result, _events, done = run(make_model("ollama", server), user)
+    assert done["finish_reason"] == "stop" and done["text"] == "Zweiter Versuch klappt."
+    retry = server.requests_to("/api/chat")[-1]["messages"]
+    assert retry[-1]["content"] == PARSE_ERROR_HINT
+
+
+def test_rbac_through_the_tools_in_a_run(server, kanzlei) -> None:
+    """A Praktikant asks about an Akte he may not see: the prompt leaves it out, the tool says
+    'nicht gefunden', and nothing of it reaches the model."""
+    praktikant, geheim = kanzlei.users["praktikant"], kanzlei.akten["C"]
+    setup = prepare_run(user=praktikant, question="Was steht in der Akte?", akte_id=geheim.pk)
+    assert geheim.kurzrubrum not in setup.messages[0]["content"]
+    assert setup.ctx.akte_id is None
+    offered = {t.name for t in setup.tools}
+    assert "read_akte_detail" in offered and not offered & {"create_draft_dokument", "update_akte_rag"}
+    server.script([{"tool_calls": [{"name": "read_akte_detail", "arguments": {"akte_id": str(geheim.pk)}}]},
+                   {"text": "Diese Akte finde ich nicht."}])
+    emitter = Emitter(run_id="rbac")
+    result = async_to_sync(run_agent)(model=make_model("openai", server), messages=setup.messages,
+                                      tools=setup.tools, ctx=setup.ctx, emitter=emitter)
+    (res,) = [e.as_dict() for e in emitter.events if e.type == "tool_result"]
+    assert not res["ok"] and "nicht gefunden" in res["error"]
+    sent = str(server.requests_to("/v1/chat/completions")[-1]["messages"])
+    assert geheim.kurzrubrum not in sent and "Vertraulich" not in sent
+    assert result.finish_reason == "stop"
+    assert ToolCallLog.objects.get(tool="read_akte_detail").ok is False
+
+
+def test_prepare_run_includes_a_visible_akte_and_the_first_contact(kanzlei) -> None:
+    anwalt, akte = kanzlei.users["anwalt"], kanzlei.akten["A"]
+    setup = prepare_run(user=anwalt, question="Wie ist der Stand?", akte_id=str(akte.pk), first_contact=True)
+    prompt = setup.messages[0]["content"]
+    assert akte.aktenzeichen in prompt and "Frist A offen" in prompt
+    assert "Hi, ich bin Helena!" in prompt
+    assert setup.ctx.akte_id == akte.pk
+    assert setup.messages[-1] == {"role": "user", "content": "Wie ist der Stand?"}

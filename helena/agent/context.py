@@ -1,0 +1,72 @@
+"""Everything a run needs before the first model call: the offered tools, the system prompt with
+the Akte in focus (only if the user may see it) and the tool context."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import timezone
+
+from akten import selectors
+from akten.models import Akte, Beteiligter
+from helena.agent.prompts import system_prompt
+from helena.tools.base import Tool, ToolContext
+from helena.tools.registry import role_of, tools_for
+
+
+@dataclass
+class RunSetup:
+    messages: list[dict[str, Any]]
+    tools: list[Tool]
+    ctx: ToolContext
+
+
+def akte_facts(akte: Akte) -> dict[str, Any]:
+    """The key facts of an Akte for the prompt (already scoped by the caller)."""
+    parties = {b.rolle: b.name for b in akte.beteiligte.all()}
+    fristen = [
+        f"{f.datum:%d.%m.%Y} {f.bezeichnung}" + (" (Notfrist)" if f.ist_notfrist else "")
+        for f in akte.fristen.filter(erledigt=False).order_by("datum")[:5]
+    ]
+    return {
+        "id": akte.pk, "aktenzeichen": akte.aktenzeichen, "kurzrubrum": akte.kurzrubrum,
+        "wegen": akte.wegen, "rechtsgebiet": akte.get_rechtsgebiet_display(),
+        "status": akte.get_status_display(), "bundesland": akte.bundesland,
+        "gegenstandswert": f"{akte.gegenstandswert:.2f} EUR" if akte.gegenstandswert is not None else "",
+        "mandant": parties.get(Beteiligter.Rolle.MANDANT, ""),
+        "gegner": parties.get(Beteiligter.Rolle.GEGNER, ""),
+        "gericht": parties.get(Beteiligter.Rolle.GERICHT, ""),
+        "fristen": fristen,
+        "summary": akte.summary,
+    }
+
+
+def prepare_run(
+    *,
+    user: Any,
+    question: str,
+    history: Sequence[dict[str, Any]] = (),
+    akte_id: int | str | None = None,
+    first_contact: bool = False,
+    run_id: str | None = None,
+    extra_prompt: str = "",
+) -> RunSetup:
+    """Build the messages for a run; an Akte the user may not see is silently left out (and so
+    never reaches the model)."""
+    akte = None
+    if akte_id is not None:
+        try:
+            akte = selectors.get_akte(user=user, akte_id=akte_id)
+        except selectors.NotFound:
+            akte = None
+    tools = tools_for(user)
+    prompt = system_prompt(
+        tools=tools, today=timezone.localdate(), user_name=user.get_full_name() or user.username,
+        role=role_of(user), akte=akte_facts(akte) if akte else None, first_contact=first_contact,
+        extra=extra_prompt,
+    )
+    messages = [{"role": "system", "content": prompt}, *history, {"role": "user", "content": question}]
+    ctx = ToolContext(user=user, akte_id=akte.pk if akte else None, run_id=run_id)
+    return RunSetup(messages=messages, tools=tools, ctx=ctx)
