@@ -298,3 +298,10 @@ def test_prepare_run_includes_a_visible_akte_and_the_first_contact(kanzlei) -> N
     assert "Hi, ich bin Helena!" in prompt
     assert setup.ctx.akte_id == akte.pk
     assert setup.messages[-1] == {"role": "user", "content": "Wie ist der Stand?"}
+
+
+def test_thinking_of_reasoning_models_is_not_shown(server, user) -> None:
+    server.script([{"text": "<think>Der Nutzer fragt nach der Frist. Ich überlege …</think>\n\nEin Monat."}])
+    _result, events, done = run(make_model("ollama", server), user)
+    assert done["text"] == "Ein Monat."
+    assert "überlege" not in "".join(e["delta"] for e in of_type(events, "text"))

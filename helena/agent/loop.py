@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -38,7 +39,9 @@ TOOL_CAP_PROMPT = (
 )
 # Markers of a tool call written as text: hold such text back until the guard has looked at it.
 _TOOL_TEXT_MARKERS = ("<tool_call", '{"name"', "{'name'", '{"function"', "```json", "[TOOL_CALLS]",
-                      "<|tool_call|>", '[{"name"')
+                      "<|tool_call|>", '[{"name"', "<think>")
+# Reasoning models (qwen3, deepseek-r1) may put their thinking into the content: never shown.
+_THINK_RE = re.compile(r"<think>.*?(?:</think>|\Z)\s*", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,7 @@ class _Run:
         self.usage.completion_tokens += turn.usage.completion_tokens
         if self.use_guard:
             turn = guard_turn(turn, known_tools=set(self.offered) | _all_tool_names())
+            turn.text = _THINK_RE.sub("", turn.text)
         if held:
             # The guard removed the tool-call text; what is left after the part already shown is
             # prose for the user.
