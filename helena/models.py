@@ -1,6 +1,9 @@
-"""Helena's own records: the audit trail of every tool call the agent made or tried."""
+"""Helena's own records: conversations, runs and their events, usage, audit, admin settings."""
 
 from __future__ import annotations
+
+import uuid
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -47,3 +50,252 @@ class ToolCallLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%d.%m.%Y %H:%M} {self.tool} {'ok' if self.ok else self.error_code}"
+
+
+# --- conversations and runs -------------------------------------------------------------
+
+
+class Conversation(models.Model):
+    """A chat between one user and Helena, global or bound to one Akte."""
+
+    class ContextType(models.TextChoices):
+        GLOBAL = "global", "Allgemein"
+        AKTE = "akte", "Akte"
+        FRISTEN = "fristen", "Fristen"
+        RECHERCHE = "recherche", "Recherche"
+        ENTWURF = "entwurf", "Entwurf"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    akte = models.ForeignKey("akten.Akte", on_delete=models.CASCADE, null=True, blank=True,
+                             related_name="conversations")
+    context_type = models.CharField("Kontext", max_length=20, choices=ContextType.choices,
+                                    default=ContextType.GLOBAL)
+    title = models.CharField("Titel", max_length=200, blank=True)
+    created_at = models.DateTimeField("angelegt am", auto_now_add=True)
+    updated_at = models.DateTimeField("aktualisiert am", auto_now=True)
+
+    class Meta:
+        verbose_name = "Unterhaltung"
+        verbose_name_plural = "Unterhaltungen"
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or f"Unterhaltung {self.pk}"
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        USER = "user", "Benutzer"
+        ASSISTANT = "assistant", "Helena"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    text = models.TextField()
+    run = models.ForeignKey("AgentRun", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Nachricht"
+        verbose_name_plural = "Nachrichten"
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:60]}"
+
+
+class AgentRun(models.Model):
+    """One execution of the loop for one user message (or a continuation)."""
+
+    class Mode(models.TextChoices):
+        INLINE = "inline", "Inline"
+        BACKGROUND = "background", "Hintergrund"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "wartet"
+        RUNNING = "running", "läuft"
+        FINISHED = "finished", "beendet"
+        FAILED = "failed", "fehlgeschlagen"
+        CANCELLED = "cancelled", "abgebrochen"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_runs")
+    parent = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True,
+                               related_name="children")
+    mode = models.CharField(max_length=12, choices=Mode.choices)
+    tier = models.PositiveSmallIntegerField(default=1)
+    task_type = models.CharField("Aufgabentyp", max_length=40, blank=True)
+    classifier_reason = models.CharField("Begründung der Einstufung", max_length=300, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    provider = models.CharField(max_length=20, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    finish_reason = models.CharField(max_length=20, blank=True)
+    text = models.TextField(blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    cancel_requested = models.BooleanField(default=False)
+    celery_task_id = models.CharField(max_length=64, blank=True)
+    deadline = models.DateTimeField("spätestes Ende", null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "Agenten-Lauf"
+        verbose_name_plural = "Agenten-Läufe"
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "status"], name="run_user_status")]
+
+    def __str__(self) -> str:
+        return f"{self.id} {self.mode} {self.status}"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class RunEvent(models.Model):
+    """Every event of a run, in order: what the websocket streamed is what the API returns."""
+
+    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=30)
+    payload = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Lauf-Ereignis"
+        verbose_name_plural = "Lauf-Ereignisse"
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="runevent_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} #{self.seq} {self.type}"
+
+
+class LLMCall(models.Model):
+    """One model call with its tokens, latency and cost: the firm's usage ledger."""
+
+    run = models.ForeignKey(AgentRun, on_delete=models.SET_NULL, null=True, blank=True,
+                            related_name="llm_calls")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                             related_name="llm_calls")
+    provider = models.CharField(max_length=20)
+    model = models.CharField(max_length=200)
+    tier = models.PositiveSmallIntegerField(default=1)
+    operation = models.CharField("Vorgang", max_length=30, default="agent_step")
+    context_type = models.CharField(max_length=20, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = "Modellaufruf"
+        verbose_name_plural = "Modellaufrufe"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%d.%m.%Y %H:%M} {self.model} {self.operation}"
+
+
+# --- admin settings ------------------------------------------------------------------------
+
+
+class ModelTier(models.Model):
+    """Which model serves tier 1 (small, local), 2 (large, local) or 3 (cloud)."""
+
+    class Provider(models.TextChoices):
+        OLLAMA = "ollama", "Ollama (lokal)"
+        OPENAI = "openai", "OpenAI-kompatibel (Cloud)"
+
+    tier = models.PositiveSmallIntegerField("Stufe", unique=True, choices=[(1, "1 – klein"), (2, "2 – groß"),
+                                                                          (3, "3 – Cloud")])
+    provider = models.CharField(max_length=10, choices=Provider.choices)
+    model_name = models.CharField("Modell", max_length=200)
+    base_url = models.CharField("Adresse", max_length=300, blank=True,
+                                help_text="Leer: OLLAMA_HOST bzw. OPENAI_BASE_URL aus der Umgebung.")
+    context_window = models.PositiveIntegerField("Kontextfenster (überschreibt)", null=True, blank=True)
+    enabled = models.BooleanField("aktiv", default=True)
+    price_input_per_1k = models.DecimalField("Preis je 1.000 Eingabe-Tokens (EUR)", max_digits=10,
+                                             decimal_places=6, default=Decimal("0"))
+    price_output_per_1k = models.DecimalField("Preis je 1.000 Ausgabe-Tokens (EUR)", max_digits=10,
+                                              decimal_places=6, default=Decimal("0"))
+
+    class Meta:
+        verbose_name = "Modellstufe"
+        verbose_name_plural = "Modellstufen"
+        ordering = ["tier"]
+
+    def __str__(self) -> str:
+        return f"Stufe {self.tier}: {self.model_name} ({self.provider})"
+
+
+class TaskRoute(models.Model):
+    """A task type (e.g. schriftsatz) that should run on a given tier."""
+
+    task_type = models.CharField("Aufgabentyp", max_length=40, unique=True)
+    tier = models.PositiveSmallIntegerField("bevorzugte Stufe",
+                                            choices=[(1, "1"), (2, "2"), (3, "3 – Cloud")])
+
+    class Meta:
+        verbose_name = "Aufgaben-Routing"
+        verbose_name_plural = "Aufgaben-Routing"
+
+    def __str__(self) -> str:
+        return f"{self.task_type} → Stufe {self.tier}"
+
+
+class HelenaSettings(models.Model):
+    """Firm-wide switches (one row): cloud opt-in with its legal confirmation, loop limits."""
+
+    cloud_allowed = models.BooleanField("Cloud freigegeben", default=False)
+    cloud_confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                                           blank=True, related_name="+", verbose_name="bestätigt von")
+    cloud_confirmed_at = models.DateTimeField("bestätigt am", null=True, blank=True)
+    cloud_confirmation = models.TextField(
+        "Bestätigung", blank=True,
+        help_text="Wer bestätigt, dass die Verträge nach § 43e BRAO und Art. 28 DSGVO geschlossen sind.",
+    )
+    llm_classifier = models.BooleanField("LLM-Klassifikator (Stufe 1) verwenden", default=False)
+    inline_max_steps = models.PositiveSmallIntegerField(default=5)
+    background_max_steps = models.PositiveSmallIntegerField(default=20)
+    inline_timeout_s = models.PositiveIntegerField(default=30)
+    background_timeout_s = models.PositiveIntegerField(default=180)
+    max_tool_calls_per_turn = models.PositiveSmallIntegerField(default=8)
+    max_concurrent_runs_per_user = models.PositiveSmallIntegerField(default=3)
+
+    class Meta:
+        verbose_name = "Helena-Einstellungen"
+        verbose_name_plural = "Helena-Einstellungen"
+
+    def __str__(self) -> str:
+        return "Helena-Einstellungen"
+
+    @classmethod
+    def load(cls) -> HelenaSettings:
+        obj, _ = cls.objects.get_or_create(pk=1)
+        return obj
+
+
+class RateLimit(models.Model):
+    """Runs per hour: for a role, or for one user (the user row wins)."""
+
+    role = models.CharField("Rolle", max_length=20, blank=True)
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True,
+                                related_name="rate_limit")
+    runs_per_hour = models.PositiveIntegerField("Läufe je Stunde")
+
+    class Meta:
+        verbose_name = "Ratenlimit"
+        verbose_name_plural = "Ratenlimits"
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(role="") | models.Q(user__isnull=False),
+                                   name="ratelimit_role_or_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user or self.role}: {self.runs_per_hour}/h"
