@@ -142,7 +142,8 @@ def run(services: Services, *, host: str, port: int) -> int:
         port = free_port(host)
     services.spawn("daphne", [sys.executable, "-m", "daphne", "-b", host, "-p", str(port),
                               "config.asgi:application"])
-    services.spawn("celery", [sys.executable, "-m", "celery", "-A", "config", "worker",
+    services.spawn("celery", [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat",
+                              "--schedule", str(VAR_DIR / "celerybeat-schedule"),
                               "--loglevel", "INFO", "--concurrency", "2"])
     url = f"http://{host}:{port}/"
     log(f"Helena läuft: {url}  (Admin: {url}admin/, API: {url}api/v1/docs)")

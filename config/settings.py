@@ -97,6 +97,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "Europe/Berlin"
+# Runs whose worker died are failed once their deadline has passed (helena.execution).
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-runs": {"task": "helena.sweep_stale_runs", "schedule": 30.0},
+}
 
 AUTH_USER_MODEL = "akten.User"
 AUTH_PASSWORD_VALIDATORS = [

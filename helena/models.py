@@ -135,6 +135,8 @@ class AgentRun(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
     cost = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
     cancel_requested = models.BooleanField(default=False)
+    # The messages the loop ended with: a continuation in the background starts from here.
+    transcript = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
     celery_task_id = models.CharField(max_length=64, blank=True)
     deadline = models.DateTimeField("spätestes Ende", null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)

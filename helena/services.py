@@ -1,12 +1,15 @@
-"""Writes of Helena's own records (the tool-call audit trail)."""
+"""Writes of Helena's own records: the tool-call audit trail, conversations and runs."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
+from django.utils import timezone
+
 from akten.models import Akte, User
 from akten.selectors import NotFound, get_akte
-from helena.models import ToolCallLog
+from helena.models import AgentRun, Conversation, HelenaSettings, Message, TaskRoute, ToolCallLog
 
 _MAX_TEXT = 500
 
@@ -51,3 +54,119 @@ def record_tool_call(
         akte=akte,
         run_id=run_id or None,
     )
+
+
+# --- conversations and runs ------------------------------------------------------------------
+
+MAX_MESSAGE_CHARS = 20_000
+
+
+class RunRefused(Exception):
+    """A request we do not start a run for; `code` and German `message` for the client."""
+
+    def __init__(self, *, code: str, message: str, status: int = 422, retry_at: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.retry_at = retry_at
+
+
+def _refused_by_limit(exc: Any) -> RunRefused:
+    return RunRefused(code="rate_limited", message=exc.message, status=429, retry_at=exc.retry_at)
+
+
+def create_conversation(*, user: User, akte_id: Any = None, context_type: str | None = None) -> Conversation:
+    """A new conversation; bound to an Akte only if the user may see it (else NotFound)."""
+    akte = get_akte(user=user, akte_id=akte_id) if akte_id not in (None, "") else None
+    kind = context_type or (Conversation.ContextType.AKTE if akte else Conversation.ContextType.GLOBAL)
+    if kind not in Conversation.ContextType.values:
+        raise RunRefused(code="invalid_message", message=f"Unbekannter Kontext „{kind}“.")
+    title = f"{akte.aktenzeichen} {akte.kurzrubrum}" if akte else ""
+    return Conversation.objects.create(user=user, akte=akte, context_type=kind, title=title[:200])
+
+
+def start_run(*, user: User, conversation: Conversation, text: str, mode: str = "auto") -> AgentRun:
+    """The one entry point for every client: rate limit → classify → create → execute.
+
+    Everything is created in one transaction after the rate limit admitted the run, so a refused
+    request leaves nothing behind; execution starts once that transaction has committed.
+    """
+    from helena.agent.classifier import classify
+    from helena.execution import deadline_for, dispatch
+    from helena.limits import RateLimited, admit
+
+    text = (text or "").strip()
+    if not text:
+        raise RunRefused(code="invalid_message", message="Die Nachricht ist leer.")
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise RunRefused(code="invalid_message",
+                         message=f"Die Nachricht ist zu lang (höchstens {MAX_MESSAGE_CHARS} Zeichen).")
+    if mode not in ("auto", "inline", "background"):
+        raise RunRefused(code="invalid_message", message=f"Unbekannter Modus „{mode}“.")
+    settings_row = HelenaSettings.load()
+    routes = dict(TaskRoute.objects.values_list("task_type", "tier"))
+    decision = classify(text=text, mode=mode, routes=routes, cloud_allowed=settings_row.cloud_allowed)
+    try:
+        with transaction.atomic():
+            admit(user=user)
+            Message.objects.create(conversation=conversation, role=Message.Role.USER, text=text)
+            run = AgentRun.objects.create(
+                conversation=conversation, user=user, mode=decision.mode, tier=decision.tier,
+                task_type=decision.task_type, classifier_reason=decision.reason[:300],
+                deadline=deadline_for(decision.mode),
+            )
+            Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+            transaction.on_commit(lambda: dispatch(run))
+    except RateLimited as exc:
+        raise _refused_by_limit(exc) from None
+    return run
+
+
+def cancel_run(*, run: AgentRun) -> AgentRun:
+    """Ask a run to stop: the loop polls the flag; a run still waiting in the queue is revoked."""
+    from asgiref.sync import async_to_sync
+
+    from helena.execution import finish_without_loop
+
+    if not run.active:
+        raise RunRefused(code="conflict", message="Dieser Lauf ist bereits beendet.", status=409)
+    AgentRun.objects.filter(pk=run.pk).update(cancel_requested=True)
+    with transaction.atomic():
+        queued = AgentRun.objects.select_for_update().filter(pk=run.pk, status=AgentRun.Status.QUEUED).first()
+        if queued is not None:
+            queued.status = AgentRun.Status.CANCELLED
+            queued.save(update_fields=["status"])
+    if queued is not None:
+        if queued.celery_task_id:
+            from config.celery import app
+
+            app.control.revoke(queued.celery_task_id)
+        queued.refresh_from_db()
+        async_to_sync(finish_without_loop)(run=queued, reason="cancelled", code="cancelled",
+                                           message="Abgebrochen, bevor die Bearbeitung begann.")
+    run.refresh_from_db()
+    return run
+
+
+def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
+    """A background run that carries the inline run's messages with a fresh step budget."""
+    from helena.execution import deadline_for, dispatch
+    from helena.limits import RateLimited, admit
+
+    if run.mode != AgentRun.Mode.INLINE or run.active or run.finish_reason not in ("max_steps", "timeout"):
+        raise RunRefused(code="conflict", status=409,
+                         message="Nur ein abgeschlossener Inline-Lauf, der nicht fertig wurde, kann im "
+                                 "Hintergrund weitergeführt werden.")
+    try:
+        with transaction.atomic():
+            admit(user=user)
+            child = AgentRun.objects.create(
+                conversation=run.conversation, user=user, parent=run, mode=AgentRun.Mode.BACKGROUND,
+                tier=run.tier, task_type=run.task_type, classifier_reason="Fortsetzung im Hintergrund",
+                transcript=run.transcript, deadline=deadline_for(AgentRun.Mode.BACKGROUND),
+            )
+            transaction.on_commit(lambda: dispatch(child))
+    except RateLimited as exc:
+        raise _refused_by_limit(exc) from None
+    return child

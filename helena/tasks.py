@@ -1,11 +1,12 @@
-"""Celery tasks (thin): the agent's background runs arrive here in a later step."""
+"""Celery tasks (thin): background runs and the sweep call into helena.execution."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 
 from celery import shared_task
-from django.db import connection
+from django.db import close_old_connections, connection
 
 
 @shared_task(name="helena.healthcheck", ignore_result=False)
@@ -15,3 +16,21 @@ def healthcheck() -> dict[str, str]:
         cursor.execute("SELECT current_database()")
         (database,) = cursor.fetchone()
     return {"worker": socket.gethostname(), "database": database}
+
+
+@shared_task(name="helena.run_in_background", acks_late=False)
+def run_in_background(run_id: str) -> None:
+    """A background AgentRun; acks early, because a re-delivered half-run would run twice."""
+    from helena.execution import execute_run
+
+    try:
+        asyncio.run(execute_run(run_id))
+    finally:
+        close_old_connections()
+
+
+@shared_task(name="helena.sweep_stale_runs")
+def sweep_stale_runs() -> int:
+    from helena.execution import sweep_stale_runs as sweep
+
+    return sweep()

@@ -1,0 +1,195 @@
+"""JSON API for conversations and runs (thin: services and selectors do the work)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from django.http import HttpRequest
+from ninja import Query, Router, Schema
+
+from config.errors import ApiError
+from helena import selectors, services
+from helena.models import AgentRun
+
+router = Router(tags=["Helena"])
+
+
+class ConversationIn(Schema):
+    akte_id: str | None = None
+    context_type: str | None = None
+
+
+class IdOut(Schema):
+    id: str
+
+
+class MessageOut(Schema):
+    id: str
+    role: str
+    text: str
+    run_id: str | None
+    created_at: datetime
+
+
+class ConversationOut(Schema):
+    id: str
+    akte_id: str | None
+    context_type: str
+    title: str
+    messages: list[MessageOut]
+    active_runs: list[str]
+
+
+class MessageIn(Schema):
+    text: str
+    mode: Literal["auto", "inline", "background"] = "auto"
+
+
+class RunIdOut(Schema):
+    run_id: str
+
+
+class UsageOut(Schema):
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class RunOut(Schema):
+    id: str
+    conversation_id: str
+    parent_id: str | None
+    status: str
+    mode: str
+    tier: int
+    model: str
+    provider: str
+    finish_reason: str
+    text: str
+    usage: UsageOut
+    cost: str
+    created_at: datetime
+    ended_at: datetime | None
+
+
+def _refused(exc: services.RunRefused) -> ApiError:
+    extra = {"retry_at": exc.retry_at.isoformat()} if exc.retry_at else {}
+    return ApiError(exc.status, exc.code, exc.message, **extra)
+
+
+def _run_out(run: AgentRun) -> dict:
+    return {
+        "id": str(run.pk),
+        "conversation_id": str(run.conversation_id),
+        "parent_id": str(run.parent_id) if run.parent_id else None,
+        "status": run.status,
+        "mode": run.mode,
+        "tier": run.tier,
+        "model": run.model,
+        "provider": run.provider,
+        "finish_reason": run.finish_reason,
+        "text": run.text,
+        "usage": {"prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens},
+        "cost": f"{run.cost:.6f}",
+        "created_at": run.created_at,
+        "ended_at": run.ended_at,
+    }
+
+
+@router.post("/helena/conversations", response={201: IdOut}, summary="Neue Unterhaltung")
+def create_conversation(request: HttpRequest, payload: ConversationIn) -> tuple[int, dict]:
+    try:
+        conversation = services.create_conversation(
+            user=request.auth, akte_id=payload.akte_id, context_type=payload.context_type
+        )
+    except services.RunRefused as exc:
+        raise _refused(exc) from None
+    return 201, {"id": str(conversation.pk)}
+
+
+@router.get("/helena/conversations/{conversation_id}", response=ConversationOut, summary="Nachrichten")
+def get_conversation(request: HttpRequest, conversation_id: str) -> dict:
+    conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
+    return {
+        "id": str(conversation.pk),
+        "akte_id": str(conversation.akte_id) if conversation.akte_id else None,
+        "context_type": conversation.context_type,
+        "title": conversation.title,
+        "messages": [
+            {
+                "id": str(m.pk),
+                "role": m.role,
+                "text": m.text,
+                "run_id": str(m.run_id) if m.run_id else None,
+                "created_at": m.created_at,
+            }
+            for m in conversation.messages.all()
+        ],
+        "active_runs": [
+            str(pk)
+            for pk in conversation.runs.filter(
+                status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING]
+            ).values_list("pk", flat=True)
+        ],
+    }
+
+
+@router.post(
+    "/helena/conversations/{conversation_id}/messages",
+    response={202: RunIdOut},
+    summary="Nachricht an Helena (startet einen Lauf)",
+)
+def post_message(request: HttpRequest, conversation_id: str, payload: MessageIn) -> tuple[int, dict]:
+    conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
+    try:
+        run = services.start_run(
+            user=request.auth, conversation=conversation, text=payload.text, mode=payload.mode
+        )
+    except services.RunRefused as exc:
+        raise _refused(exc) from None
+    return 202, {"run_id": str(run.pk)}
+
+
+@router.get("/helena/runs/{run_id}", response=RunOut, summary="Status eines Laufs")
+def get_run(request: HttpRequest, run_id: str) -> dict:
+    return _run_out(selectors.get_run(user=request.auth, run_id=run_id))
+
+
+class EventsFilter(Schema):
+    after: int = 0
+
+
+@router.get("/helena/runs/{run_id}/events", response=list[dict], summary="Ereignisse eines Laufs")
+def get_events(request: HttpRequest, run_id: str, filters: Query[EventsFilter]) -> list[dict]:
+    run = selectors.get_run(user=request.auth, run_id=run_id)
+    return [
+        {
+            "type": e.type,
+            "run_id": str(run.pk),
+            "seq": e.seq,
+            "ts": e.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            **e.payload,
+        }
+        for e in selectors.events_of(run=run, after=max(filters.after, 0))
+    ]
+
+
+@router.post("/helena/runs/{run_id}/cancel", response=RunOut, summary="Lauf abbrechen")
+def cancel(request: HttpRequest, run_id: str) -> dict:
+    run = selectors.get_run(user=request.auth, run_id=run_id)
+    try:
+        return _run_out(services.cancel_run(run=run))
+    except services.RunRefused as exc:
+        raise _refused(exc) from None
+
+
+@router.post(
+    "/helena/runs/{run_id}/continue", response={202: RunIdOut}, summary="Im Hintergrund weitermachen"
+)
+def continue_run(request: HttpRequest, run_id: str) -> tuple[int, dict]:
+    run = selectors.get_run(user=request.auth, run_id=run_id)
+    try:
+        child = services.continue_in_background(user=request.auth, run=run)
+    except services.RunRefused as exc:
+        raise _refused(exc) from None
+    return 202, {"run_id": str(child.pk)}
