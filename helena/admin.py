@@ -1,15 +1,52 @@
-"""Admin for Helena's audit trail: read-only, because an audit log that can be edited is none."""
+"""Admin for Helena: settings the office manager changes, and read-only records (audit, runs, usage).
+
+Records are read-only because an audit log or a usage ledger that can be edited is none.
+"""
 
 from __future__ import annotations
 
-from django.contrib import admin
-from django.http import HttpRequest
+from decimal import Decimal
+from typing import Any
 
-from helena.models import ToolCallLog
+from django import forms
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils import timezone
+
+from akten.models import Role
+from helena.llm.accounting import usage_per_user_month
+from helena.models import (
+    AgentRun,
+    Conversation,
+    HelenaSettings,
+    LLMCall,
+    Message,
+    ModelTier,
+    RateLimit,
+    RunEvent,
+    TaskRoute,
+    ToolCallLog,
+)
+
+
+class ReadOnlyAdminMixin:
+    """View only: nobody adds, edits or deletes records."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(ToolCallLog)
-class ToolCallLogAdmin(admin.ModelAdmin):
+class ToolCallLogAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("created_at", "tool", "ok", "error_code", "user", "akte", "duration_ms", "summary")
     list_filter = ("tool", "ok", "error_code", "user")
     search_fields = ("tool", "summary", "error", "run_id", "user__username", "akte__aktenzeichen")
@@ -17,11 +54,208 @@ class ToolCallLogAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in ToolCallLog._meta.fields]
 
+
+# --- settings ------------------------------------------------------------------------------
+
+
+@admin.register(ModelTier)
+class ModelTierAdmin(admin.ModelAdmin):
+    list_display = ("tier", "provider", "model_name", "enabled", "price_input_per_1k", "price_output_per_1k")
+    list_filter = ("provider", "enabled")
+    ordering = ("tier",)
+
+
+@admin.register(TaskRoute)
+class TaskRouteAdmin(admin.ModelAdmin):
+    list_display = ("task_type", "tier")
+    list_filter = ("tier",)
+    search_fields = ("task_type",)
+
+
+class HelenaSettingsForm(forms.ModelForm):
+    class Meta:
+        model = HelenaSettings
+        # cloud_confirmed_by/_at are set in save_model, never typed in.
+        fields = ("cloud_allowed", "cloud_confirmation", "llm_classifier", "inline_max_steps",
+                  "background_max_steps", "inline_timeout_s", "background_timeout_s",
+                  "max_tool_calls_per_turn", "max_concurrent_runs_per_user")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("cloud_allowed") and not (data.get("cloud_confirmation") or "").strip():
+            self.add_error(
+                "cloud_confirmation",
+                "Die Cloud kann nur freigegeben werden, wenn hier bestätigt wird, dass die Verträge nach "
+                "§ 43e BRAO und Art. 28 DSGVO geschlossen sind (wer bestätigt, auf welcher Grundlage).",
+            )
+        return data
+
+
+@admin.register(HelenaSettings)
+class HelenaSettingsAdmin(admin.ModelAdmin):
+    """One row (pk 1, the one HelenaSettings.load() reads); the cloud switch records who confirmed it."""
+
+    form = HelenaSettingsForm
+    readonly_fields = ("cloud_confirmed_by", "cloud_confirmed_at")
+    fieldsets = (
+        ("Cloud (Stufe 3)", {"fields": ("cloud_allowed", "cloud_confirmation", "cloud_confirmed_by",
+                                        "cloud_confirmed_at")}),
+        ("Einstufung", {"fields": ("llm_classifier",)}),
+        ("Grenzen", {"fields": ("inline_max_steps", "background_max_steps", "inline_timeout_s",
+                                "background_timeout_s", "max_tool_calls_per_turn",
+                                "max_concurrent_runs_per_user")}),
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and not HelenaSettings.objects.exists()
+
+    def has_delete_permission(self, request: HttpRequest, obj: HelenaSettings | None = None) -> bool:
+        return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        """A list of one row is a detour: go straight to the row."""
+        only = HelenaSettings.objects.order_by("pk").first()
+        if only is not None and self.has_view_or_change_permission(request, only):
+            return HttpResponseRedirect(reverse("admin:helena_helenasettings_change", args=[only.pk]))
+        return super().changelist_view(request, extra_context)
+
+    def save_model(self, request: HttpRequest, obj: HelenaSettings, form: forms.ModelForm,
+                   change: bool) -> None:
+        if not change:
+            obj.pk = 1
+        confirmation_changed = {"cloud_allowed", "cloud_confirmation"} & set(form.changed_data)
+        if obj.cloud_allowed and (confirmation_changed or obj.cloud_confirmed_by_id is None):
+            obj.cloud_confirmed_by = request.user
+            obj.cloud_confirmed_at = timezone.now()
+        super().save_model(request, obj, form, change)
+
+
+class RateLimitForm(forms.ModelForm):
+    role = forms.ChoiceField(label="Rolle", choices=[("", "—"), *Role.choices], required=False)
+
+    class Meta:
+        model = RateLimit
+        fields = ("role", "user", "runs_per_hour")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        role, user = data.get("role"), data.get("user")
+        if not role and not user:
+            # On the field, so the model's check constraint is not reported a second time.
+            self.add_error("role", "Bitte eine Rolle oder einen Benutzer angeben.")
+        elif role and user:
+            self.add_error("role", "Bitte entweder eine Rolle oder einen Benutzer angeben, nicht beides.")
+        elif role and RateLimit.objects.filter(user__isnull=True, role=role).exclude(
+            pk=self.instance.pk
+        ).exists():
+            self.add_error("role", "Für diese Rolle gibt es bereits ein Limit.")
+        return data
+
+
+@admin.register(RateLimit)
+class RateLimitAdmin(admin.ModelAdmin):
+    form = RateLimitForm
+    list_display = ("__str__", "role", "user", "runs_per_hour")
+    list_filter = ("role",)
+    search_fields = ("role", "user__username")
+    list_select_related = ("user",)
+
+
+# --- conversations and runs ---------------------------------------------------------------------
+
+
+class MessageInline(admin.TabularInline):
+    model = Message
+    fields = ("created_at", "role", "text", "run")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Conversation)
+class ConversationAdmin(admin.ModelAdmin):
+    """View only; deleting stays possible (data protection requests)."""
+
+    list_display = ("__str__", "user", "context_type", "akte", "created_at", "updated_at")
+    list_filter = ("context_type", "user")
+    search_fields = ("title", "user__username", "akte__aktenzeichen")
+    list_select_related = ("user", "akte")
+    date_hierarchy = "updated_at"
+    readonly_fields = [f.name for f in Conversation._meta.fields]
+    inlines = [MessageInline]
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: ToolCallLog | None = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Conversation | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: ToolCallLog | None = None) -> bool:
-        return False
+
+class RunEventInline(ReadOnlyAdminMixin, admin.TabularInline):
+    model = RunEvent
+    fields = ("seq", "type", "payload", "created_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(AgentRun)
+class AgentRunAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("created_at", "user", "status", "mode", "tier", "model", "finish_reason",
+                    "prompt_tokens", "completion_tokens", "cost")
+    list_filter = ("status", "mode", "tier", "provider", "finish_reason", "task_type", "user")
+    search_fields = ("user__username", "model", "task_type", "text")
+    list_select_related = ("user",)
+    date_hierarchy = "created_at"
+    readonly_fields = [f.name for f in AgentRun._meta.fields]
+    inlines = [RunEventInline]
+
+
+# --- usage ledger ------------------------------------------------------------------------------------
+
+
+@admin.register(LLMCall)
+class LLMCallAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("created_at", "user", "provider", "model", "tier", "operation", "context_type",
+                    "prompt_tokens", "completion_tokens", "latency_ms", "cost", "error")
+    list_filter = ("provider", "model", "operation", "tier", "user")
+    search_fields = ("model", "operation", "user__username", "error")
+    list_select_related = ("user",)
+    date_hierarchy = "created_at"
+    readonly_fields = [f.name for f in LLMCall._meta.fields]
+
+    def get_urls(self) -> list[URLPattern]:
+        usage = path("usage/", self.admin_site.admin_view(self.usage_view), name="helena_llmcall_usage")
+        return [usage, *super().get_urls()]  # before the catch-all object URLs
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        extra_context = {**(extra_context or {}), "usage_url": reverse("admin:helena_llmcall_usage")}
+        return super().changelist_view(request, extra_context)
+
+    def usage_view(self, request: HttpRequest) -> HttpResponse:
+        """Calls, tokens and cost per user and month: what the firm spends, and on whom."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        rows = usage_per_user_month()
+        totals = {
+            "calls": sum(r.calls for r in rows),
+            "prompt_tokens": sum(r.prompt_tokens for r in rows),
+            "completion_tokens": sum(r.completion_tokens for r in rows),
+            "cost": sum((r.cost for r in rows), Decimal("0")),
+        }
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Nutzung je Benutzer und Monat",
+            "opts": self.opts,
+            "rows": rows,
+            "totals": totals,
+            "changelist_url": reverse("admin:helena_llmcall_changelist"),
+        }
+        return TemplateResponse(request, "admin/helena/llm_usage.html", context)

@@ -1,0 +1,151 @@
+"""Admission control for agent runs: runs per hour and concurrent runs per user, exact under concurrency.
+
+Exactness comes from a transaction-scoped advisory lock per user: two admissions of the same user
+never count at the same time, and the second one counts only after the first one's AgentRun is
+committed (the lock is released at commit). This relies on PostgreSQL's default READ COMMITTED
+isolation, where each statement sees everything committed before it started.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.transaction import TransactionManagementError
+from django.utils import timezone
+
+from helena.models import AgentRun, HelenaSettings, RateLimit
+
+WINDOW = timedelta(hours=1)
+# First key of pg_advisory_xact_lock(int, int): "HLRA" (Helena run admission), so the lock cannot
+# collide with advisory locks other code takes on the user id.
+LOCK_NAMESPACE = 0x484C5241
+BERLIN = ZoneInfo("Europe/Berlin")
+ACTIVE_STATUSES = (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING)
+
+
+class RateLimited(Exception):
+    """A new run is refused; `message` is for the user, `retry_at` says when it is worth trying again."""
+
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_at: datetime,
+                 kind: Literal["per_hour", "concurrent"] = "per_hour") -> None:
+        super().__init__(message)
+        self.message = message
+        self.retry_at = retry_at
+        self.kind = kind
+
+
+def runs_per_hour_for(user: Any) -> int:
+    """The user's own limit wins over the role's, which wins over the firm-wide default."""
+    own = RateLimit.objects.filter(user_id=user.pk).values_list("runs_per_hour", flat=True).first()
+    if own is not None:
+        return own
+    role = getattr(user, "role", "")
+    if role:
+        by_role = (
+            RateLimit.objects.filter(user__isnull=True, role=role)
+            .order_by("pk")
+            .values_list("runs_per_hour", flat=True)
+            .first()
+        )
+        if by_role is not None:
+            return by_role
+    return int(settings.HELENA_RATE_LIMIT_PER_HOUR)
+
+
+def _lock_key(pk: int) -> int:
+    """Fold the user id into the signed 32-bit range the two-int advisory lock takes.
+
+    A collision of two users only makes them wait for each other; it never miscounts.
+    """
+    return ((int(pk) + 2**31) % 2**32) - 2**31
+
+
+def _clock(moment: datetime) -> str:
+    """HH:MM in Berlin, rounded up: at the printed minute the request really is possible."""
+    local = timezone.localtime(moment, BERLIN)
+    if local.second or local.microsecond:
+        local = local.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    return f"{local:%H:%M}"
+
+
+def _anfragen(n: int) -> str:
+    return "Anfrage" if n == 1 else "Anfragen"
+
+
+def _hourly_refusal(*, user: Any, limit: int, count: int, now: datetime) -> RateLimited:
+    if limit <= 0:
+        return RateLimited("Für dich sind derzeit keine Anfragen an Helena freigegeben.",
+                           retry_at=now + WINDOW)
+    # With `count` runs in the window, count - limit + 1 of them must leave it before one more fits;
+    # normally (count == limit) that is the oldest one.
+    leaving = (
+        AgentRun.objects.filter(user_id=user.pk, created_at__gt=now - WINDOW)
+        .order_by("created_at")
+        .values_list("created_at", flat=True)[count - limit]
+    )
+    retry_at = leaving + WINDOW
+    return RateLimited(
+        f"Du hast das Limit von {limit} {_anfragen(limit)} pro Stunde erreicht. "
+        f"Wieder möglich ab {_clock(retry_at)} Uhr.",
+        retry_at=retry_at,
+    )
+
+
+def _concurrent_refusal(*, active: list[AgentRun], cap: int, helena: HelenaSettings,
+                        now: datetime) -> RateLimited:
+    """retry_at is an estimate: the earliest moment an active run must have ended (its deadline)."""
+    if cap <= 0:
+        return RateLimited("Für dich sind derzeit keine Anfragen an Helena freigegeben.",
+                           retry_at=now + WINDOW, kind="concurrent")
+    ends = []
+    for run in active:
+        if run.deadline is not None:
+            ends.append(run.deadline)
+        else:
+            inline = run.mode == AgentRun.Mode.INLINE
+            timeout = helena.inline_timeout_s if inline else helena.background_timeout_s
+            ends.append((run.started_at or run.created_at) + timedelta(seconds=timeout))
+    retry_at = max(min(ends), now) if ends else now
+    n = len(active)
+    if n == 1:
+        message = "Es läuft bereits eine Anfrage von dir. Bitte warte, bis sie fertig ist, oder brich sie ab."
+    else:
+        message = (f"Es laufen bereits {n} Anfragen von dir. "
+                   "Bitte warte, bis eine fertig ist, oder brich eine ab.")
+    return RateLimited(message, retry_at=retry_at, kind="concurrent")
+
+
+def admit(*, user: Any) -> None:
+    """Refuse a new run with RateLimited, or return so the caller creates it in the same transaction.
+
+    Must run inside transaction.atomic(), with the AgentRun created in that same transaction: the
+    advisory lock taken here is held until commit, so concurrent admissions of one user serialize
+    and each sees the runs admitted before it. Writes nothing.
+    """
+    connection = connections[DEFAULT_DB_ALIAS]
+    if not connection.in_atomic_block:
+        raise TransactionManagementError("admit() must be called inside transaction.atomic().")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, _lock_key(user.pk)])
+
+    now = timezone.now()
+    limit = runs_per_hour_for(user)
+    count = AgentRun.objects.filter(user_id=user.pk, created_at__gt=now - WINDOW).count()
+    if count >= limit:
+        raise _hourly_refusal(user=user, limit=limit, count=count, now=now)
+
+    helena = HelenaSettings.load()
+    cap = helena.max_concurrent_runs_per_user
+    active = list(
+        AgentRun.objects.filter(user_id=user.pk, status__in=ACTIVE_STATUSES).only(
+            "mode", "deadline", "started_at", "created_at"
+        )
+    )
+    if len(active) >= cap:
+        raise _concurrent_refusal(active=active, cap=cap, helena=helena, now=now)

@@ -1,0 +1,225 @@
+"""The usage ledger: every model call leaves one LLMCall row with tokens, latency and cost.
+
+RecordingModel wraps any ChatModel, so the agent loop and the providers stay unaware of accounting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from asgiref.sync import sync_to_async
+from django.db.models import Count, Sum
+from django.db.models.functions import TruncMonth
+
+from helena.llm.base import ChatModel, Chunk, LLMError, Usage
+from helena.models import LLMCall
+
+log = logging.getLogger(__name__)
+
+ZERO = Decimal("0")
+COST_QUANTUM = Decimal("0.000001")  # LLMCall.cost has 6 decimal places
+BERLIN = ZoneInfo("Europe/Berlin")
+ERROR_MAX = LLMCall._meta.get_field("error").max_length or 300
+ABANDONED = "abgebrochen: Antwort nicht zu Ende gelesen"
+CANCELLED = "abgebrochen: Zeitüberschreitung oder Abbruch"
+
+
+def cost_for(*, prompt_tokens: int, completion_tokens: int, price_in: Decimal | int | str,
+             price_out: Decimal | int | str) -> Decimal:
+    """Prices are per 1,000 tokens; exact Decimal arithmetic, rounded once, half up, to 6 places."""
+    total = (Decimal(prompt_tokens) * Decimal(str(price_in))
+             + Decimal(completion_tokens) * Decimal(str(price_out)))
+    return (total / 1000).quantize(COST_QUANTUM, rounding=ROUND_HALF_UP)
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, asyncio.CancelledError):
+        return CANCELLED
+    if isinstance(exc, LLMError):
+        text = f"{exc.code}: {exc}"
+        if exc.detail:
+            text += f" ({exc.detail})"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return text[:ERROR_MAX]
+
+
+class RecordingModel:
+    """A ChatModel that passes everything through and books each stream() call in the ledger.
+
+    The row is written when the end chunk arrives (before it is passed on, so a consumer that stops
+    right after it still gets booked), when the inner stream fails (then the error is re-raised), or
+    when the consumer abandons the stream half-way (tokens unknown, so booked with 0).
+    """
+
+    def __init__(
+        self,
+        inner: ChatModel,
+        *,
+        run_id: Any = None,
+        user_id: int | None = None,
+        tier: int,
+        operation: str = "agent_step",
+        context_type: str = "",
+        price_in: Decimal = ZERO,
+        price_out: Decimal = ZERO,
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.provider = inner.provider
+        self.run_id = run_id
+        self.user_id = user_id
+        self.tier = tier
+        self.operation = operation
+        self.context_type = context_type
+        self.price_in = Decimal(str(price_in))
+        self.price_out = Decimal(str(price_out))
+
+    def __repr__(self) -> str:
+        return f"RecordingModel({self.inner!r}, tier={self.tier}, operation={self.operation!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        # Anything else (e.g. ScriptedModel.calls in tests) is the inner model's.
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    async def context_window(self) -> int:
+        return await self.inner.context_window()
+
+    async def stream(
+        self,
+        *,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        temperature: float | None = None,
+    ) -> AsyncIterator[Chunk]:
+        """The inner stream, unchanged; exactly one LLMCall row per call."""
+        started = time.monotonic()
+        booked = False
+        chunks = self.inner.stream(messages=messages, tools=tools, temperature=temperature)
+        try:
+            async for chunk in chunks:
+                if chunk.kind == "end" and not booked:
+                    booked = True
+                    error = "Modell meldete finish_reason=error" if chunk.finish_reason == "error" else ""
+                    await self._book(started=started, usage=chunk.usage, error=error)
+                yield chunk
+        except GeneratorExit:
+            if not booked:
+                booked = True
+                await self._book(started=started, usage=None, error=ABANDONED)
+            raise
+        except BaseException as exc:  # LLMError, bugs, and cancellation (timeouts) alike
+            if not booked:
+                booked = True
+                await self._book(started=started, usage=None, error=_error_text(exc))
+            raise
+        finally:
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    async def _book(self, *, started: float, usage: Usage | None, error: str) -> None:
+        """A failed write is logged, not raised: the user's answer matters more than the ledger row."""
+        latency_ms = int((time.monotonic() - started) * 1000)
+        usage = usage or Usage()
+        try:
+            await sync_to_async(self._write, thread_sensitive=True)(
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                latency_ms=latency_ms,
+                error=error,
+            )
+        except Exception:
+            log.exception("LLMCall could not be written (model %s, run %s)", self.name, self.run_id)
+
+    def _write(self, *, prompt_tokens: int, completion_tokens: int, latency_ms: int, error: str) -> LLMCall:
+        return LLMCall.objects.create(
+            run_id=self.run_id,
+            user_id=self.user_id,
+            provider=str(self.provider)[:20],
+            model=str(self.name)[:200],
+            tier=self.tier,
+            operation=self.operation[:30],
+            context_type=self.context_type[:20],
+            prompt_tokens=max(0, prompt_tokens),
+            completion_tokens=max(0, completion_tokens),
+            latency_ms=max(0, latency_ms),
+            cost=cost_for(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                          price_in=self.price_in, price_out=self.price_out),
+            error=error[:ERROR_MAX],
+        )
+
+
+# --- reporting --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    user_id: int | None
+    username: str
+    month: date  # first day of the month (Europe/Berlin)
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost: Decimal
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def usage_per_user_month(
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    user_id: int | None = None,
+) -> list[UsageRow]:
+    """Calls, tokens and cost per user and calendar month (Berlin time), newest month first.
+
+    Calls of deleted users are kept in the ledger and reported under user_id None.
+    """
+    calls = LLMCall.objects.all()
+    if since is not None:
+        calls = calls.filter(created_at__gte=since)
+    if until is not None:
+        calls = calls.filter(created_at__lt=until)
+    if user_id is not None:
+        calls = calls.filter(user_id=user_id)
+    grouped = (
+        calls.annotate(month=TruncMonth("created_at", tzinfo=BERLIN))
+        .values("user_id", "user__username", "month")
+        .annotate(
+            n=Count("id"),
+            tokens_in=Sum("prompt_tokens"),
+            tokens_out=Sum("completion_tokens"),
+            total_cost=Sum("cost"),
+        )
+        .order_by("-month", "user__username", "user_id")
+    )
+    rows = []
+    for row in grouped:
+        month = row["month"]
+        if isinstance(month, datetime):
+            month = month.astimezone(BERLIN).date()
+        rows.append(
+            UsageRow(
+                user_id=row["user_id"],
+                username=row["user__username"] or "",
+                month=month,
+                calls=row["n"],
+                prompt_tokens=row["tokens_in"] or 0,
+                completion_tokens=row["tokens_out"] or 0,
+                cost=Decimal(row["total_cost"] or ZERO).quantize(COST_QUANTUM),
+            )
+        )
+    return rows
