@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Literal
 
 from django.http import HttpRequest
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 
 from config.errors import ApiError
 from helena import selectors, services
@@ -97,14 +97,14 @@ def _run_out(run: AgentRun) -> dict:
 
 
 @router.post("/helena/conversations", response={201: IdOut}, summary="Neue Unterhaltung")
-def create_conversation(request: HttpRequest, payload: ConversationIn) -> tuple[int, dict]:
+def create_conversation(request: HttpRequest, payload: ConversationIn) -> Status:
     try:
         conversation = services.create_conversation(
             user=request.auth, akte_id=payload.akte_id, context_type=payload.context_type
         )
     except services.RunRefused as exc:
         raise _refused(exc) from None
-    return 201, {"id": str(conversation.pk)}
+    return Status(201, {"id": str(conversation.pk)})
 
 
 @router.get("/helena/conversations/{conversation_id}", response=ConversationOut, summary="Nachrichten")
@@ -139,7 +139,7 @@ def get_conversation(request: HttpRequest, conversation_id: str) -> dict:
     response={202: RunIdOut},
     summary="Nachricht an Helena (startet einen Lauf)",
 )
-def post_message(request: HttpRequest, conversation_id: str, payload: MessageIn) -> tuple[int, dict]:
+def post_message(request: HttpRequest, conversation_id: str, payload: MessageIn) -> Status:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
     try:
         run = services.start_run(
@@ -147,7 +147,7 @@ def post_message(request: HttpRequest, conversation_id: str, payload: MessageIn)
         )
     except services.RunRefused as exc:
         raise _refused(exc) from None
-    return 202, {"run_id": str(run.pk)}
+    return Status(202, {"run_id": str(run.pk)})
 
 
 @router.get("/helena/runs/{run_id}", response=RunOut, summary="Status eines Laufs")
@@ -186,10 +186,10 @@ def cancel(request: HttpRequest, run_id: str) -> dict:
 @router.post(
     "/helena/runs/{run_id}/continue", response={202: RunIdOut}, summary="Im Hintergrund weitermachen"
 )
-def continue_run(request: HttpRequest, run_id: str) -> tuple[int, dict]:
+def continue_run(request: HttpRequest, run_id: str) -> Status:
     run = selectors.get_run(user=request.auth, run_id=run_id)
     try:
         child = services.continue_in_background(user=request.auth, run=run)
     except services.RunRefused as exc:
         raise _refused(exc) from None
-    return 202, {"run_id": str(child.pk)}
+    return Status(202, {"run_id": str(child.pk)})

@@ -143,6 +143,13 @@ def _history(run: AgentRun) -> tuple[list[dict[str, Any]], str]:
     return earlier, question
 
 
+def _redactor_for(run: AgentRun) -> Any:
+    from helena.agent.pii import Redactor
+
+    akte = run.conversation.akte if run.conversation.akte_id else None
+    return Redactor.for_akte(akte)
+
+
 def _first_contact(run: AgentRun) -> bool:
     return not AgentRun.objects.filter(user=run.user_id, created_at__lt=run.created_at).exists()
 
@@ -171,17 +178,17 @@ async def execute_run(run_id: Any) -> None:
     if run.cancel_requested:
         await finish_without_loop(run=run, reason="cancelled", code="cancelled", message="Abgebrochen.")
         return
-    settings_row = await sync_to_async(HelenaSettings.load)()
+    cloud_allowed = await sync_to_async(router.is_cloud_allowed)()
     try:
-        resolved = await router.resolve(tier=run.tier, cloud_allowed=settings_row.cloud_allowed)
+        resolved = await router.resolve(tier=run.tier, cloud_allowed=cloud_allowed)
     except LLMError as exc:
         await finish_without_loop(run=run, reason="error", code=exc.code, message=str(exc))
         return
-    await _run_loop(run=run, resolved=resolved, cloud_allowed=settings_row.cloud_allowed)
+    await _run_loop(run=run, resolved=resolved, cloud_allowed=cloud_allowed)
 
 
 async def _run_loop(*, run: AgentRun, resolved: Any, cloud_allowed: bool) -> None:
-    from helena.agent.pii import RedactingModel, Redactor
+    from helena.agent.pii import RedactingModel
     from helena.llm import router
     from helena.llm.accounting import RecordingModel
 
@@ -205,9 +212,10 @@ async def _run_loop(*, run: AgentRun, resolved: Any, cloud_allowed: bool) -> Non
     try:
         while True:
             model = resolved.model
+            if resolved.fallback_note:
+                await emitter.emit("warning", code="model_fallback", message=resolved.fallback_note)
             if resolved.provider == "openai":  # cloud: nothing identifying leaves the firm
-                akte = run.conversation.akte if run.conversation.akte_id else None
-                redactor = await sync_to_async(Redactor.for_akte)(akte)
+                redactor = await sync_to_async(_redactor_for)(run)
                 model = RedactingModel(model, redactor)
             model = RecordingModel(
                 model,
@@ -221,7 +229,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, cloud_allowed: bool) -> Non
             await AgentRun.objects.filter(pk=run.pk).aupdate(
                 model=resolved.name, provider=resolved.provider, tier=tier
             )
-            next_tier = router.escalate(tier, cloud_allowed=cloud_allowed)
+            next_tier = await sync_to_async(router.escalate)(tier, cloud_allowed=cloud_allowed)
             emitter.suppress = {"done"} if next_tier else set()
             result = await run_agent(
                 model=model,

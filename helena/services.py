@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from akten.models import Akte, User
 from akten.selectors import NotFound, get_akte
-from helena.models import AgentRun, Conversation, HelenaSettings, Message, TaskRoute, ToolCallLog
+from helena.models import AgentRun, Conversation, Message, ToolCallLog
 
 _MAX_TEXT = 500
 
@@ -104,9 +104,9 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
                          message=f"Die Nachricht ist zu lang (höchstens {MAX_MESSAGE_CHARS} Zeichen).")
     if mode not in ("auto", "inline", "background"):
         raise RunRefused(code="invalid_message", message=f"Unbekannter Modus „{mode}“.")
-    settings_row = HelenaSettings.load()
-    routes = dict(TaskRoute.objects.values_list("task_type", "tier"))
-    decision = classify(text=text, mode=mode, routes=routes, cloud_allowed=settings_row.cloud_allowed)
+    from helena.llm.router import is_cloud_allowed, task_routes
+
+    decision = classify(text=text, mode=mode, routes=task_routes(), cloud_allowed=is_cloud_allowed())
     try:
         with transaction.atomic():
             admit(user=user)
@@ -154,7 +154,8 @@ def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
     from helena.execution import deadline_for, dispatch
     from helena.limits import RateLimited, admit
 
-    if run.mode != AgentRun.Mode.INLINE or run.active or run.finish_reason not in ("max_steps", "timeout"):
+    if (run.mode != AgentRun.Mode.INLINE or run.active or run.finish_reason not in ("max_steps", "timeout")
+            or run.children.exists()):
         raise RunRefused(code="conflict", status=409,
                          message="Nur ein abgeschlossener Inline-Lauf, der nicht fertig wurde, kann im "
                                  "Hintergrund weitergeführt werden.")
