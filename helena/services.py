@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from akten.models import Akte, User
 from akten.selectors import NotFound, get_akte
-from helena.models import AgentRun, Conversation, Message, ToolCallLog
+from helena.models import AgentRun, Conversation, HelenaSettings, Message, ToolCallLog
 
 _MAX_TEXT = 500
 
@@ -106,7 +106,11 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
         raise RunRefused(code="invalid_message", message=f"Unbekannter Modus „{mode}“.")
     from helena.llm.router import is_cloud_allowed, task_routes
 
-    decision = classify(text=text, mode=mode, routes=task_routes(), cloud_allowed=is_cloud_allowed())
+    routes, cloud = task_routes(), is_cloud_allowed()
+    decision = classify(text=text, mode=mode, routes=routes, cloud_allowed=cloud)
+    if HelenaSettings.load().llm_classifier:
+        decision = _classify_with_tier1(user=user, text=text, mode=mode, routes=routes, cloud=cloud,
+                                        fallback=decision)
     try:
         with transaction.atomic():
             admit(user=user)
@@ -121,6 +125,24 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
     except RateLimited as exc:
         raise _refused_by_limit(exc) from None
     return run
+
+
+def _classify_with_tier1(*, user: User, text: str, mode: str, routes: dict[str, int], cloud: bool,
+                         fallback: Any) -> Any:
+    """The admin's optional LLM classifier on the tier-1 model (recorded as usage); the rules'
+    decision stands on any failure."""
+    from asgiref.sync import async_to_sync
+
+    from helena.agent.classifier import classify_with_model
+    from helena.llm.accounting import RecordingModel
+    from helena.llm.router import get_model_for_tier
+
+    model = get_model_for_tier(1)
+    if model is None:
+        return fallback
+    recorded = RecordingModel(model, user_id=user.pk, tier=1, operation="classifier")
+    return async_to_sync(classify_with_model)(model=recorded, text=text, fallback=fallback, mode=mode,
+                                              routes=routes, cloud_allowed=cloud, timeout=5.0)
 
 
 def cancel_run(*, run: AgentRun) -> AgentRun:

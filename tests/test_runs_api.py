@@ -301,3 +301,16 @@ def celery_worker() -> Iterator[subprocess.Popen]:
     if worker.poll() is None:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=30)
+
+
+def test_llm_classifier_when_switched_on(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    HelenaSettings.objects.update_or_create(pk=1, defaults={"llm_classifier": True})
+    verdict = {"mode": "background", "tier": 2, "task_type": "recherche", "reason": "viele Quellen"}
+    tiers.script([{"text": json.dumps(verdict)}, {"text": "Antwort."}])
+    client = kanzlei.client("anwalt")
+    _, conv = post(client, "/helena/conversations", {})
+    _, body = post(client, f"/helena/conversations/{conv['id']}/messages", {"text": "Was gilt?", "mode": "inline"})
+    run = AgentRun.objects.get(pk=body["run_id"])
+    assert run.mode == "inline" and run.tier == 2  # the client's mode wins, the tier is the model's
+    assert LLMCall.objects.filter(operation="classifier", user=kanzlei.users["anwalt"]).count() == 1
+    wait(client, body["run_id"])
