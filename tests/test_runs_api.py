@@ -309,7 +309,8 @@ def test_llm_classifier_when_switched_on(kanzlei: Kanzlei, tiers: ScriptedLLMSer
     tiers.script([{"text": json.dumps(verdict)}, {"text": "Antwort."}])
     client = kanzlei.client("anwalt")
     _, conv = post(client, "/helena/conversations", {})
-    _, body = post(client, f"/helena/conversations/{conv['id']}/messages", {"text": "Was gilt?", "mode": "inline"})
+    _, body = post(client, f"/helena/conversations/{conv['id']}/messages",
+                   {"text": "Was gilt?", "mode": "inline"})
     run = AgentRun.objects.get(pk=body["run_id"])
     assert run.mode == "inline" and run.tier == 2  # the client's mode wins, the tier is the model's
     assert LLMCall.objects.filter(operation="classifier", user=kanzlei.users["anwalt"]).count() == 1
