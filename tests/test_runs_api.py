@@ -315,3 +315,34 @@ def test_llm_classifier_when_switched_on(kanzlei: Kanzlei, tiers: ScriptedLLMSer
     assert run.mode == "inline" and run.tier == 2  # the client's mode wins, the tier is the model's
     assert LLMCall.objects.filter(operation="classifier", user=kanzlei.users["anwalt"]).count() == 1
     wait(client, body["run_id"])
+
+
+def test_events_are_broadcast_to_the_conversation_group_in_order(kanzlei: Kanzlei,
+                                                                  tiers: ScriptedLLMServer) -> None:
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from helena.execution import group_name
+
+    tiers.script([{"text": "Gesendet und gespeichert."}])
+    client = kanzlei.client("anwalt")
+    _, conv = post(client, "/helena/conversations", {})
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(group_name(int(conv["id"])), channel)
+    _, body = post(client, f"/helena/conversations/{conv['id']}/messages", {"text": "Wann endet die Frist?"})
+    wait(client, body["run_id"])
+
+    async def drain() -> list[dict]:
+        import asyncio
+
+        received = []
+        while True:
+            try:
+                message = await asyncio.wait_for(layer.receive(channel), timeout=2)
+            except TimeoutError:
+                return received
+            received.append(message["event"])
+
+    live = async_to_sync(drain)()
+    assert live == events(client, body["run_id"])  # the same events, in the same order
