@@ -346,3 +346,13 @@ def test_events_are_broadcast_to_the_conversation_group_in_order(kanzlei: Kanzle
 
     live = async_to_sync(drain)()
     assert live == events(client, body["run_id"])  # the same events, in the same order
+
+
+def test_cancel_a_background_run_still_in_the_queue(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    client = kanzlei.client("anwalt")  # no worker running: the task waits in the queue
+    _, run_id = ask(client, "Recherchiere alles zur Mietminderung.", mode="background")
+    assert AgentRun.objects.get(pk=run_id).status == "queued"
+    status, run = post(client, f"/helena/runs/{run_id}/cancel", {})
+    assert status == 200 and run["status"] == "cancelled"
+    done = assert_one_done(events(client, run_id))
+    assert done["finish_reason"] == "cancelled"
