@@ -14,6 +14,18 @@ from akten.models import Akte, Frist, Role, User
 from akten.services import create_api_token, grant_access
 
 
+def database_url(name: str | None = None) -> str:
+    """A DATABASE_URL for subprocesses (Celery workers, the launcher) that points at the test
+    database, or at another database on the same server."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    host, dbname = db["HOST"] or "127.0.0.1", name or db["NAME"]
+    if host.startswith("/"):  # the embedded server's unix socket
+        return f"postgres://{db['USER']}@/{host}/{dbname}"
+    return f"postgres://{db['USER']}@{host}:{db['PORT'] or 5432}/{dbname}"
+
+
 @dataclass
 class Kanzlei:
     users: dict[str, User]

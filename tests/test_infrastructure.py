@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection
 
 from helena.tasks import healthcheck
+from tests.conftest import database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -41,17 +42,9 @@ def test_channel_layer_roundtrip_over_redis() -> None:
     assert async_to_sync(roundtrip)()["text"] == "Fristablauf"
 
 
-def _database_url() -> str:
-    db = settings.DATABASES["default"]
-    host = db["HOST"] or "127.0.0.1"
-    if host.startswith("/"):
-        return f"postgres://{db['USER']}@/{host}/{db['NAME']}"
-    return f"postgres://{db['USER']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.mark.slow
 def test_celery_worker_runs_a_task_against_the_test_database(transactional_db) -> None:
-    env = {**os.environ, "DATABASE_URL": _database_url(), "REDIS_URL": settings.REDIS_URL}
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL}
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo",
          "--loglevel", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat"],

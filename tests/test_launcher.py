@@ -17,6 +17,8 @@ import pytest
 import redis
 from django.conf import settings
 
+from tests.conftest import database_url
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
 
@@ -48,14 +50,6 @@ def _admin_conninfo(dbname: str) -> dict:
     db = settings.DATABASES["default"]
     return {"host": db["HOST"] or "127.0.0.1", "port": db["PORT"] or 5432, "user": db["USER"],
             "dbname": dbname, "autocommit": True}
-
-
-def _url(dbname: str) -> str:
-    db = settings.DATABASES["default"]
-    host = db["HOST"] or "127.0.0.1"
-    if host.startswith("/"):
-        return f"postgres://{db['USER']}@/{host}/{dbname}"
-    return f"postgres://{db['USER']}@{host}:{db['PORT'] or 5432}/{dbname}"
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
@@ -103,7 +97,7 @@ def launcher_db() -> str:
 
 def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path: Path) -> None:
     port = _free_port()
-    env = _clean_env(DATABASE_URL=_url(launcher_db), HELENA_VAR_DIR=str(tmp_path / "var"),
+    env = _clean_env(DATABASE_URL=database_url(launcher_db), HELENA_VAR_DIR=str(tmp_path / "var"),
                      HELENA_DEMO_PASSWORD="pw-launcher", DEBUG="true")
     proc = subprocess.Popen(
         [sys.executable, "-m", "config.launcher", "run", "--port", str(port)], cwd=BASE_DIR, text=True,

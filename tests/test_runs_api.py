@@ -33,7 +33,7 @@ from helena.models import (
     RunEvent,
     TaskRoute,
 )
-from tests.conftest import Kanzlei
+from tests.conftest import Kanzlei, database_url
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, unused_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -287,11 +287,7 @@ def test_sweep_fails_a_run_whose_worker_died(kanzlei: Kanzlei, tiers: ScriptedLL
 
 @pytest.fixture
 def celery_worker() -> Iterator[subprocess.Popen]:
-    db = settings.DATABASES["default"]
-    host = db["HOST"] or "127.0.0.1"
-    url = (f"postgres://{db['USER']}@/{host}/{db['NAME']}" if host.startswith("/")
-           else f"postgres://{db['USER']}@{host}:{db['PORT'] or 5432}/{db['NAME']}")
-    env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": settings.REDIS_URL}
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL}
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "WARNING",
          "--without-gossip", "--without-mingle", "--without-heartbeat"],
