@@ -9,6 +9,7 @@ outcome. A run survives the client going away: nothing here depends on a request
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 from collections.abc import Coroutine
@@ -323,7 +324,9 @@ class InlineRunner:
             return self._loop
 
     def submit(self, coro: Coroutine[Any, Any, Any]) -> Any:
-        future = asyncio.run_coroutine_threadsafe(coro, self._ensure())
+        # A fresh context: the caller's (a request under daphne) points at an asgiref executor
+        # that is gone once the response is sent; the run must not inherit it.
+        future = contextvars.Context().run(asyncio.run_coroutine_threadsafe, coro, self._ensure())
         self.tasks.add(future)
         future.add_done_callback(self.tasks.discard)
         return future

@@ -18,6 +18,7 @@ import redis
 from django.conf import settings
 
 from tests.conftest import database_url
+from tests.scripted_llm_server import start_scripted_server
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
@@ -97,8 +98,10 @@ def launcher_db() -> str:
 
 def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path: Path) -> None:
     port = _free_port()
+    model_server = start_scripted_server()
+    model_server.script([{"text": "Hallo aus dem Inline-Lauf."}])
     env = _clean_env(DATABASE_URL=database_url(launcher_db), HELENA_VAR_DIR=str(tmp_path / "var"),
-                     HELENA_DEMO_PASSWORD="pw-launcher", DEBUG="true")
+                     HELENA_DEMO_PASSWORD="pw-launcher", DEBUG="true", OLLAMA_HOST=model_server.url)
     proc = subprocess.Popen(
         [sys.executable, "-m", "config.launcher", "run", "--port", str(port)], cwd=BASE_DIR, text=True,
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
@@ -133,9 +136,26 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
                                          headers={"Authorization": f"Bearer {token}"})
         hits = json.load(urllib.request.urlopen(request, timeout=30))
         assert hits[0]["citation"] == "§ 517 ZPO"  # the bundled statutes were loaded
+        # An inline run through daphne: it must start and finish after the request has ended.
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        conv = json.load(urllib.request.urlopen(urllib.request.Request(
+            f"{base}/api/v1/helena/conversations", data=b"{}", headers=headers, method="POST"), timeout=10))
+        message = json.dumps({"text": "Wann endet die Frist?", "mode": "inline"}).encode()
+        started = json.load(urllib.request.urlopen(urllib.request.Request(
+            f"{base}/api/v1/helena/conversations/{conv['id']}/messages", data=message, headers=headers,
+            method="POST"), timeout=10))
+        run: dict = {}
+        for _ in range(100):
+            run = json.load(urllib.request.urlopen(urllib.request.Request(
+                f"{base}/api/v1/helena/runs/{started['run_id']}", headers=headers), timeout=10))
+            if run["status"] not in ("queued", "running"):
+                break
+            time.sleep(0.1)
+        assert run["status"] == "finished" and run["text"] == "Hallo aus dem Inline-Lauf."
     finally:
         os.kill(proc.pid, signal.SIGINT)  # Ctrl-C; children must be stopped by the launcher itself
         proc.wait(timeout=90)
+        model_server.stop()
     assert proc.returncode == 0
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0, "daphne still listening after Ctrl-C"
