@@ -23,6 +23,7 @@ test: $(STAMP)
 # Benchmarks print their figures (bench/); they are not part of the test suite.
 bench: $(STAMP)
 	$(PY) -m config.launcher exec -- $(PY) bench/knowledge_search.py
+	$(PY) -m config.launcher exec -- $(PY) bench/agent_overhead.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -15,6 +15,11 @@ Each scripted response is a dict, consumed in order across both chat endpoints:
   done_reason  Ollama done_reason / OpenAI finish_reason override (e.g. "length")
   usage        (prompt_tokens, completion_tokens)
 /api/show answers from `.model_info` (None: 404) and consumes no scripted response.
+
+Instead of the FIFO script, `respond_with(fn)` answers every chat request with fn(request_json),
+a dict in the same format: concurrent conversations then each get the turn that fits their own
+history (e.g. the next tool call until enough tool results are in). `respond_with(None)` goes
+back to the script.
 """
 
 from __future__ import annotations
@@ -26,8 +31,11 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
 DEFAULT_MODEL_INFO: dict[str, Any] = {"general.architecture": "qwen3", "qwen3.context_length": 40960}
 
@@ -76,9 +84,9 @@ class _Handler(BaseHTTPRequestHandler):
             if path == "/api/show":
                 self._show()
             elif path == "/api/chat":
-                self._ollama_chat(owner._next_response(), body)
+                self._ollama_chat(owner._response_for(body), body)
             elif path in ("/v1/chat/completions", "/chat/completions"):
-                self._openai_chat(owner._next_response(), body)
+                self._openai_chat(owner._response_for(body), body)
             else:
                 self._send_json(404, {"error": f"unknown path {path}"})
         except (TimeoutError, BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
@@ -242,6 +250,9 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 drops connections when many clients connect at once
+    # (load benchmarks); a dropped SYN costs the client a 1 s retransmit, which is not the model.
+    request_queue_size = 128
     owner: ScriptedLLMServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -257,6 +268,7 @@ class ScriptedLLMServer:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._responses: list[dict[str, Any]] = []
+        self._responder: Responder | None = None
         self._connections: set[socket.socket] = set()
         self._stopping = threading.Event()
         self.requests: list[dict[str, Any]] = []  # JSON bodies, in arrival order
@@ -275,6 +287,15 @@ class ScriptedLLMServer:
         """Queue responses (appended to what is left)."""
         with self._lock:
             self._responses.extend(dict(r) for r in responses)
+        return self
+
+    def respond_with(self, fn: Responder | None) -> ScriptedLLMServer:
+        """Answer each chat request with fn(request_json) instead of the script (None: the script again).
+
+        fn runs on the request's handler thread, so it may be called concurrently.
+        """
+        with self._lock:
+            self._responder = fn
         return self
 
     @property
@@ -307,6 +328,17 @@ class ScriptedLLMServer:
         self.stop()
 
     # --- used by the handler ---------------------------------------------------------------
+
+    def _response_for(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The responder's answer if one is set (a failing responder becomes an HTTP 500), else the script."""
+        with self._lock:
+            responder = self._responder
+        if responder is None:
+            return self._next_response()
+        try:
+            return dict(responder(request))
+        except Exception as exc:  # a bug in the responder must show up in the client, not hang it
+            return {"status": 500, "body": f"scripted server: responder failed: {type(exc).__name__}: {exc}"}
 
     def _next_response(self) -> dict[str, Any]:
         with self._lock:
