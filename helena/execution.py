@@ -93,19 +93,33 @@ async def broadcast(*, conversation_id: int, event: dict[str, Any]) -> None:
         log.exception("broadcast failed")
 
 
+def _store_event(*, run_id: Any, seq: int, type: str, payload: dict[str, Any]) -> dict[str, Any]:
+    event = RunEvent.objects.create(run_id=run_id, seq=seq, type=type, payload=payload)
+    return {"type": type, "run_id": str(run_id), "seq": seq,
+            "ts": event.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"), **payload}
+
+
 class PersistentEmitter(Emitter):
-    """The loop's emitter for real runs: DB first (the source of truth), then the group."""
+    """The loop's emitter for real runs: DB first (the source of truth), then the group.
+
+    A run has one emitter while it executes, so it numbers the events itself (no lock or query
+    per event); the unique (run, seq) constraint still refuses any second writer.
+    """
 
     def __init__(self, *, run: AgentRun) -> None:
         super().__init__(run_id=str(run.pk))
         self.run_pk = run.pk
         self.conversation_id = run.conversation_id
         self.suppress: set[str] = set()
+        self._seq: int | None = None
 
     async def emit(self, type: str, **data: Any) -> Event:
         if type in self.suppress:
             return Event(type=type, run_id=self.run_id, seq=0, ts="", data=data)
-        stored = await sync_to_async(persist_event)(run_id=self.run_pk, type=type, payload=data)
+        if self._seq is None:
+            self._seq = await sync_to_async(_next_seq)(self.run_pk) - 1
+        self._seq += 1
+        stored = await sync_to_async(_store_event)(run_id=self.run_pk, seq=self._seq, type=type, payload=data)
         event = Event(type=type, run_id=self.run_id, seq=stored["seq"], ts=stored["ts"], data=data)
         self.events.append(event)
         await broadcast(conversation_id=self.conversation_id, event=stored)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import logging
+import ssl
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -68,6 +70,11 @@ def _arguments_dict(arguments: Any) -> dict[str, Any]:
             return parsed
     # The model produced something that is not an object; the history must still be valid.
     return {}
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    return ssl.create_default_context()
 
 
 def to_ollama_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -147,7 +154,9 @@ class OllamaModel:
         return f"OllamaModel({self.name!r}, host={self.host!r})"
 
     def _client(self) -> ollama.AsyncClient:
-        return ollama.AsyncClient(host=self.host, timeout=self.timeout)
+        # One SSL context for all clients: building a default one costs ~18 ms per client, which
+        # was most of the loop's overhead per model call (bench/agent_overhead.py).
+        return ollama.AsyncClient(host=self.host, timeout=self.timeout, verify=_ssl_context())
 
     def _fallback_window(self) -> int:
         return self.num_ctx or FALLBACK_CONTEXT_WINDOW
