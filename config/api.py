@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -55,6 +56,17 @@ def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResp
 def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     errors = json.loads(json.dumps(exc.errors, default=str))
     return _error(request, 422, "invalid_input", describe_validation_errors(errors), errors=errors)
+
+
+@api.exception_handler(OperationalError)
+def _database_unavailable(request: HttpRequest, exc: OperationalError) -> HttpResponse:
+    """Overload or a restarting database is not the client's fault and not a crash: 503, retry."""
+    response = _error(
+        request, 503, "unavailable",
+        "Die Datenbank ist gerade nicht erreichbar oder überlastet. Bitte versuche es gleich noch einmal.",
+    )
+    response["Retry-After"] = "5"
+    return response
 
 
 @api.exception_handler(HttpError)

@@ -153,3 +153,17 @@ def test_openapi_and_docs_are_served(kanzlei: Kanzlei) -> None:
                  "/api/v1/fristen/berechnen", "/api/v1/kosten/rvg", "/api/v1/kosten/gkg"]:
         assert path in paths
     assert Client().get("/api/v1/docs").status_code == 200
+
+
+def test_database_overload_is_a_503_not_a_500(kanzlei: Kanzlei, monkeypatch) -> None:
+    from django.db import OperationalError
+
+    from akten import selectors
+
+    def overloaded(**kwargs):
+        raise OperationalError("FATAL: sorry, too many clients already")
+
+    monkeypatch.setattr(selectors, "akten_for", overloaded)
+    response = kanzlei.client("anwalt").get("/api/v1/akten")
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert response.json()["code"] == "unavailable" and "Datenbank" in response.json()["detail"]
