@@ -162,22 +162,10 @@ class FristBerechnenOut(Schema):
 @router.post("/fristen/berechnen", response=FristBerechnenOut, summary="Frist berechnen (§§ 187 ff. BGB)")
 def frist_berechnen(request: HttpRequest, payload: FristBerechnenIn) -> dict:
     try:
-        if payload.preset is not None:
-            if payload.dauer is not None:
-                raise fristen.FristError("Bitte entweder „dauer“ oder „preset“ angeben, nicht beides.")
-            if payload.fristbeginn != "ereignis":
-                raise fristen.FristError("Vordefinierte Fristen beginnen immer mit einem Ereignis.")
-            result = fristen.berechne_preset(
-                preset=payload.preset, start=payload.start, bundesland=payload.bundesland,
-                vorfrist_tage=payload.vorfrist_tage,
-            )
-        else:
-            if payload.dauer is None:
-                raise fristen.FristError("Bitte „dauer“ (z. B. {\"monate\": 1}) oder „preset“ angeben.")
-            result = fristen.berechne_frist(
-                start=payload.start, dauer=payload.dauer, bundesland=payload.bundesland,
-                fristbeginn=payload.fristbeginn, vorfrist_tage=payload.vorfrist_tage,
-            )
+        result = fristen.berechne(
+            start=payload.start, dauer=payload.dauer, preset=payload.preset, bundesland=payload.bundesland,
+            fristbeginn=payload.fristbeginn, vorfrist_tage=payload.vorfrist_tage,
+        )
     except fristen.FristError as exc:
         raise invalid(str(exc)) from None
     return result.as_dict()

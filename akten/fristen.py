@@ -991,3 +991,25 @@ def berechne_preset(
         vorfrist_tage=vorfrist_tage,
         preset=chosen,
     )
+
+
+def berechne(
+    *,
+    start: date | str,
+    dauer: Mapping[str, object] | None = None,
+    preset: str | None = None,
+    bundesland: str | None = None,
+    fristbeginn: Fristbeginn = "ereignis",
+    vorfrist_tage: int | None = None,
+) -> FristErgebnis:
+    """One entry for callers that accept either a named preset or an explicit Dauer (API, tools)."""
+    if preset is not None:
+        if dauer is not None:
+            raise FristError("Bitte entweder „dauer“ oder „preset“ angeben, nicht beides.")
+        if fristbeginn != "ereignis":
+            raise FristError("Vordefinierte Fristen beginnen immer mit einem Ereignis.")
+        return berechne_preset(preset=preset, start=start, bundesland=bundesland, vorfrist_tage=vorfrist_tage)
+    if dauer is None:
+        raise FristError("Bitte „dauer“ (z. B. {\"monate\": 1}) oder „preset“ angeben.")
+    return berechne_frist(start=start, dauer=dauer, bundesland=bundesland, fristbeginn=fristbeginn,
+                          vorfrist_tage=vorfrist_tage)
