@@ -1,10 +1,16 @@
-"""API authentication: a bearer token (hashed in the database) or the Django session."""
+"""Authentication for the API and the websockets: a bearer token (hashed in the database) or the
+Django session."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlparse
 
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest
+from django.http.request import validate_host
 from ninja.security import HttpBearer, SessionAuth
 
 from akten.services import user_for_token
@@ -27,3 +33,40 @@ class ActiveSessionAuth(SessionAuth):
 
 
 api_auth = [BearerTokenAuth(), ActiveSessionAuth()]
+
+
+def _header(scope: dict[str, Any], name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+class WebsocketTokenOrSessionAuth:
+    """Websocket auth after channels' AuthMiddlewareStack resolved the session user.
+
+    A Bearer token wins (and an invalid one means anonymous, never the session). A session is
+    only trusted when the browser's Origin is one of ALLOWED_HOSTS: a foreign page must not
+    open a socket with the user's cookie (cross-site websocket hijacking). Clients that send
+    no Origin are not browsers and cannot be tricked into sending the cookie.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        authorization = _header(scope, b"authorization")
+        if authorization is not None:
+            scheme, _, token = authorization.partition(" ")
+            user = None
+            if scheme.lower() == "bearer" and token.strip():
+                user = await database_sync_to_async(user_for_token)(raw=token.strip())
+            scope = {**scope, "user": user or AnonymousUser()}
+        else:
+            origin = _header(scope, b"origin")
+            if origin is not None:
+                host = urlparse(origin).hostname or ""
+                allowed = settings.ALLOWED_HOSTS
+                if not validate_host(host, allowed) and not validate_host(f"[{host}]", allowed):
+                    scope = {**scope, "user": AnonymousUser()}
+        return await self.inner(scope, receive, send)

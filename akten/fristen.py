@@ -83,6 +83,7 @@ __all__ = [
     "berechne_preset",
     "berechne_vorfrist",
     "format_datum",
+    "kein_werktag",
     "normalisiere_bundesland",
     "parse_datum",
     "parse_dauer",
@@ -830,6 +831,15 @@ def _parse_vorfrist_dauer(tage: int | None, wochen: int | None) -> Dauer:
 # --------------------------------------------------------------------------- #
 # Public API
 # --------------------------------------------------------------------------- #
+
+
+def kein_werktag(day: date | str, bundesland: str | None = None) -> str | None:
+    """Why ``day`` is no Werktag in ``bundesland`` (Sa/So, gesetzlicher Feiertag), else None.
+
+    For checking a date someone typed in: a Frist never ends on such a day (§ 193 BGB,
+    § 222 Abs. 2 ZPO), so a proposed Fristende there is almost certainly miscounted.
+    """
+    return _non_working_reason(parse_datum(day), normalisiere_bundesland(bundesland))
 
 
 def berechne_frist(

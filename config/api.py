@@ -13,6 +13,7 @@ from akten.api import router as akten_router
 from akten.auth import api_auth
 from akten.selectors import NotFound
 from config.errors import ApiError, describe_validation_errors
+from drafts.api import router as drafts_router
 from helena.api import router as helena_router
 from helena.knowledge.api import router as knowledge_router
 
@@ -83,3 +84,4 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 api.add_router("/", akten_router)
 api.add_router("/", knowledge_router)
 api.add_router("/", helena_router)
+api.add_router("/", drafts_router)

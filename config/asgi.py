@@ -8,6 +8,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 django_asgi_app = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter  # noqa: E402  (needs the app registry)
+from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app registry)
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-application = ProtocolTypeRouter({"http": django_asgi_app})
+from akten.auth import WebsocketTokenOrSessionAuth  # noqa: E402
+from helena.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter({
+    "http": django_asgi_app,
+    # Session first (cookie), then a Bearer token or an Origin check may override the user.
+    "websocket": AuthMiddlewareStack(WebsocketTokenOrSessionAuth(URLRouter(websocket_urlpatterns))),
+})

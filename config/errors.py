@@ -53,7 +53,19 @@ _PYDANTIC_DE = {
     "too_long": "hat zu viele Einträge",
     "too_short": "hat zu wenige Einträge",
     "json_invalid": "ist kein gültiges JSON",
+    "time_parsing": "ist keine gültige Uhrzeit (HH:MM)",
+    "time_type": "ist keine gültige Uhrzeit (HH:MM)",
+    "datetime_parsing": "ist kein gültiger Zeitpunkt",
+    "datetime_type": "ist kein gültiger Zeitpunkt",
 }
+
+
+def error_text(err: dict[str, Any]) -> str:
+    """The German problem of one pydantic error, without the field name ("ist zu lang")."""
+    text = _PYDANTIC_DE.get(err.get("type", ""))
+    if text is None:
+        text = str(err.get("msg", "ungültig")).removeprefix("Value error, ")
+    return text
 
 
 def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
@@ -61,10 +73,7 @@ def describe_validation_errors(errors: list[dict[str, Any]]) -> str:
     parts = []
     for err in errors:
         loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "payload")]
-        field = ".".join(loc) or "Anfrage"
-        text = _PYDANTIC_DE.get(err.get("type", ""))
-        if text is None:
-            msg = str(err.get("msg", "ungültig"))
-            text = msg.removeprefix("Value error, ")
-        parts.append(f"{field} {text}")
+        text = error_text(err).rstrip(".")
+        # A rule about the whole object ("Die Vorfrist muss vor dem Fristende liegen") stands alone.
+        parts.append(f"{'.'.join(loc)} {text}" if loc else text)
     return "Ungültige Eingabe: " + "; ".join(parts) + "."

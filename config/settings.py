@@ -65,6 +65,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "drafts.context_processors.pending_drafts",
             ],
         },
     },
@@ -109,7 +110,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/konto/anmelden/"
+LOGIN_REDIRECT_URL = "/akten/"
+LOGOUT_REDIRECT_URL = "/konto/anmelden/"
 
 LANGUAGE_CODE = "de"
 LANGUAGES = [("de", "Deutsch")]

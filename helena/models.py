@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -174,6 +175,11 @@ class RunEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id} #{self.seq} {self.type}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The event as the websocket sends it (PROTOCOL.md): type, run_id, seq, ts and its fields."""
+        ts = self.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return {"type": self.type, "run_id": str(self.run_id), "seq": self.seq, "ts": ts, **self.payload}
 
 
 class LLMCall(models.Model):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from akten.models import User
 from akten.selectors import NotFound
@@ -31,3 +32,46 @@ def get_run(*, user: User, run_id: str | uuid.UUID) -> AgentRun:
 
 def events_of(*, run: AgentRun, after: int = 0) -> QuerySet[RunEvent]:
     return run.events.filter(seq__gt=after).order_by("seq")
+
+
+def conversation_access(*, user: Any, conversation_id: Any) -> Conversation | str:
+    """The conversation if it is the user's; else "not_found" (no such id) or "forbidden".
+
+    Only the websocket distinguishes the two (close codes 4404/4403, PROTOCOL.md); the API
+    answers 404 for both.
+    """
+    try:
+        conversation = Conversation.objects.select_related("akte").get(pk=int(conversation_id))
+    except (TypeError, ValueError, Conversation.DoesNotExist):
+        return "not_found"
+    if user is None or not user.is_authenticated or not user.is_active or conversation.user_id != user.pk:
+        return "forbidden"
+    return conversation
+
+
+def run_events(*, run_id: Any, after: int = 0, before: int | None = None) -> list[dict[str, Any]]:
+    """Stored events of one run with after < seq < before, as sent to clients."""
+    qs = RunEvent.objects.filter(run_id=run_id, seq__gt=after)
+    if before is not None:
+        qs = qs.filter(seq__lt=before)
+    return [e.as_dict() for e in qs.order_by("seq")]
+
+
+def missing_events(
+    *, conversation: Conversation, after: dict[str, int], run_ids: list[str]
+) -> list[dict[str, Any]]:
+    """What a (re)connecting client lacks: for the named runs of this conversation and all its
+    runs in progress, the stored events after the seq the client has."""
+    valid: list[uuid.UUID] = []
+    for run_id in run_ids:
+        try:
+            valid.append(uuid.UUID(run_id))
+        except ValueError:
+            continue
+    runs = AgentRun.objects.filter(conversation=conversation).filter(
+        Q(pk__in=valid) | Q(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING])
+    ).order_by("created_at")
+    events: list[dict[str, Any]] = []
+    for run in runs:
+        events.extend(run_events(run_id=run.pk, after=after.get(str(run.pk), 0)))
+    return events

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -12,6 +20,9 @@ from django.utils import timezone
 
 from akten.models import Akte, Frist, Role, User
 from akten.services import create_api_token, grant_access
+from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server
+
+BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def database_url(name: str | None = None) -> str:
@@ -119,3 +130,66 @@ def knowledge_corpus(django_db_setup, django_db_blocker) -> None:
     yield
     with django_db_blocker.unblock():
         Gesetz.objects.all().delete()
+
+
+@pytest.fixture(scope="module")
+def asgi_server(django_db_setup) -> Iterator[str]:
+    """daphne serving config.asgi (HTTP and websockets) on the test database: "127.0.0.1:<port>".
+
+    Inline runs execute in this process, as in production. Tests using it must commit their data
+    (django_db(transaction=True)), since daphne has its own connections.
+    """
+    from django.conf import settings
+
+    from tests.scripted_llm_server import unused_port
+
+    port = unused_port()
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL, "DEBUG": "1"}
+    artifacts = BASE_DIR / "tests" / "artifacts"
+    artifacts.mkdir(exist_ok=True)
+    with open(artifacts / "daphne.log", "w+b") as log:  # kept for a look after a failure
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            cwd=BASE_DIR, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                with socket.socket() as s:
+                    if s.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    output = log.read().decode(errors="replace")[-3000:]
+                    raise RuntimeError("daphne did not start:\n" + output)
+                time.sleep(0.1)
+            yield f"127.0.0.1:{port}"
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedLLMServer]:
+    """The scripted Ollama/OpenAI server; the router's health cache is fresh before and after."""
+    from helena.llm import router
+
+    router.clear_health_cache()
+    with start_scripted_server() as srv:
+        yield srv
+    router.clear_health_cache()
+
+
+@pytest.fixture
+def tiers(server: ScriptedLLMServer) -> ScriptedLLMServer:
+    """Model tiers 1 (klein) and 2 (gross) on the scripted server."""
+    from helena.models import ModelTier
+
+    ModelTier.objects.create(tier=1, provider="ollama", model_name="klein", base_url=server.url,
+                             price_input_per_1k=Decimal("0"), price_output_per_1k=Decimal("0"))
+    ModelTier.objects.create(tier=2, provider="ollama", model_name="gross", base_url=server.url)
+    return server

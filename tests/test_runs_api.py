@@ -12,7 +12,6 @@ import sys
 import time
 from collections.abc import Iterator
 from datetime import timedelta
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -34,26 +33,10 @@ from helena.models import (
     TaskRoute,
 )
 from tests.conftest import Kanzlei, database_url
-from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, unused_port
+from tests.scripted_llm_server import ScriptedLLMServer, unused_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedLLMServer]:
-    router.clear_health_cache()
-    with start_scripted_server() as srv:
-        yield srv
-    router.clear_health_cache()
-
-
-@pytest.fixture
-def tiers(server: ScriptedLLMServer) -> ScriptedLLMServer:
-    ModelTier.objects.create(tier=1, provider="ollama", model_name="klein", base_url=server.url,
-                             price_input_per_1k=Decimal("0"), price_output_per_1k=Decimal("0"))
-    ModelTier.objects.create(tier=2, provider="ollama", model_name="gross", base_url=server.url)
-    return server
 
 
 def post(client: Client, path: str, body: dict) -> tuple[int, dict]:

@@ -170,23 +170,33 @@ class _Run:
                                     arguments=call.arguments, step=self.steps)
             self.stall.record_call(call.name, call.arguments)
 
-        async def one(call: ToolCall) -> ToolResult:
-            key = (call.name, canonical(call.arguments))
-            if key in self.cache:
-                return self.cache[key]
+        async def execute(call: ToolCall) -> ToolResult:
             try:
-                result = await self.execute(name=call.name, arguments=call.arguments, ctx=self.ctx,
-                                            offered=self.offered)
+                return await self.execute(name=call.name, arguments=call.arguments, ctx=self.ctx,
+                                          offered=self.offered)
             except Exception as exc:  # the executor reports failures itself; this is the last net
                 log.exception("tool %s crashed", call.name)
-                result = ToolResult(ok=False, error=f"Werkzeugfehler: {type(exc).__name__}",
-                                    error_code="tool_failed")
-            if result.ok:
-                self.cache[key] = result
-            return result
+                return ToolResult(ok=False, error=f"Werkzeugfehler: {type(exc).__name__}",
+                                  error_code="tool_failed")
 
-        results = await asyncio.gather(*(one(c) for c in calls))
-        for call, result in zip(calls, results, strict=True):
+        # Identical calls (in this turn or earlier in the run) execute once: a repeated
+        # create_draft_* must not propose the same record twice.
+        tasks: dict[tuple[str, str], asyncio.Task[ToolResult]] = {}
+        fresh: set[tuple[str, str]] = set()
+        for call in calls:
+            key = (call.name, canonical(call.arguments))
+            if key not in tasks and key not in self.cache:
+                tasks[key] = asyncio.ensure_future(execute(call))
+                fresh.add(key)
+        if tasks:
+            await asyncio.gather(*tasks.values())
+        for key, task in tasks.items():
+            if task.result().ok:
+                self.cache[key] = task.result()
+
+        for call in calls:
+            key = (call.name, canonical(call.arguments))
+            result = tasks[key].result() if key in tasks else self.cache[key]
             observation = result.observation()
             payload = {"call_id": call.id, "tool": call.name, "ok": result.ok,
                        "summary": result.summary or ("ok" if result.ok else (result.error or "Fehler"))}
@@ -195,6 +205,10 @@ class _Run:
             if not result.ok:
                 payload["error"] = result.error
             await self.emitter.emit("tool_result", **payload)
+            if key in fresh:  # extra events (a draft's card) once, not for the repeats
+                fresh.discard(key)
+                for event_type, data in result.events:
+                    await self.emitter.emit(event_type, **data)
             content = budget.clip_tool_result(json.dumps(observation, ensure_ascii=False, default=str),
                                               context_window=self.context_window)
             self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,

@@ -42,7 +42,7 @@ TOOL_GUIDANCE: dict[str, str] = {
     "calculate_frist": "Fristende nach §§ 187 ff. BGB, § 222 ZPO mit Feiertagen des Bundeslands.",
     "search_web": "Aktuelle Informationen aus dem Netz, wenn die eigenen Quellen nicht reichen.",
     "create_draft_dokument": "Einen Schriftsatz- oder Brief-Entwurf zur Freigabe vorschlagen.",
-    "create_draft_frist": "Eine Frist, einen Termin oder eine Wiedervorlage zur Freigabe vorschlagen.",
+    "create_draft_frist": "Eine Frist, einen Termin oder eine Wiedervorlage zur Freigabe vorschlagen; bei Fristen start + dauer/preset angeben, dann rechnet der Fristenrechner.",
     "create_notiz": "Eine Notiz vorschlagen (mit oder ohne Akte).",
     "create_alert": "Einen Hinweis mit Dringlichkeit vorschlagen.",
     "update_akte_rag": "Zusammenfassung, Status, Schlagworte oder Rechtsgebiet einer Akte ändern (Entwurf).",

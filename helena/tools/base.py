@@ -46,6 +46,8 @@ class ToolResult:
     error_code: str | None = None  # invalid_arguments, not_found, forbidden, timeout, unknown_tool, …
     summary: str = ""  # German one-liner for the chat step ("3 Fristen gefunden")
     sources: list[dict[str, Any]] = field(default_factory=list)  # {"table","id"} or {"corpus","citation"}
+    # Extra events for the chat after the tool_result, e.g. ("draft_created", {draft_id, kind, html}).
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def observation(self) -> dict[str, Any]:
         """What the model sees."""

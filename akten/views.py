@@ -1,0 +1,75 @@
+"""HTML pages of the Akten: the user's list and a compact read view of one Akte.
+
+Read-only and scoped through akten.selectors; the Akte page also shows the drafts still waiting
+for a decision, as the same cards the chat shows.
+"""
+
+from __future__ import annotations
+
+from datetime import time
+
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q, Sum
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from akten.selectors import (
+    NotFound,
+    akten_for,
+    alerts_for,
+    dokumente_for,
+    fristen_for,
+    get_akte,
+    notizen_for,
+    zeiterfassung_for,
+)
+from drafts.cards import render_card
+from drafts.models import Draft
+from drafts.selectors import drafts_for
+
+
+@login_required
+@require_GET
+def akten_list(request: HttpRequest) -> HttpResponse:
+    """The Akten this user may see, with a search over Aktenzeichen, Rubrum, Beteiligte, Tags."""
+    q = request.GET.get("q", "").strip()
+    akten = (
+        akten_for(user=request.user, query=q or None)
+        .annotate(offene_fristen=Count("fristen", filter=Q(fristen__erledigt=False), distinct=True))
+        .order_by("aktenzeichen")
+    )
+    return render(request, "akten/list.html", {"akten": akten[:200], "q": q})
+
+
+@login_required
+@require_GET
+def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
+    """One Akte at a glance; 404 for an Akte the user may not see (indistinguishable from none)."""
+    try:
+        akte = get_akte(user=request.user, akte_id=akte_id)
+    except NotFound:
+        raise Http404("Akte nicht gefunden.") from None
+    user = request.user
+    heute = timezone.localdate()
+    fristen = sorted(fristen_for(user=user, akte_id=akte.pk, status="all"),
+                     key=lambda f: (f.erledigt, f.datum, f.uhrzeit or time.min))
+    zeiten = zeiterfassung_for(user=user, akte_id=akte.pk)
+    summen = zeiten.aggregate(gesamt=Sum("dauer_minuten"),
+                              abrechenbar=Sum("dauer_minuten", filter=Q(abrechenbar=True)))
+    pending = drafts_for(user=user, akte_id=akte.pk, status=Draft.Status.PENDING)
+    context = {
+        "akte": akte,
+        "heute": heute,
+        "beteiligte": akte.beteiligte.all(),
+        "fristen": fristen,
+        "dokumente": dokumente_for(user=user, akte_id=akte.pk).select_related("erstellt_von"),
+        "notizen": notizen_for(user=user, akte_id=akte.pk).select_related("verfasst_von"),
+        "hinweise": alerts_for(user=user).filter(akte=akte),
+        "zeiten": zeiten,
+        "summe_minuten": summen["gesamt"] or 0,
+        "summe_abrechenbar": summen["abrechenbar"] or 0,
+        "cards": [render_card(draft=d, user=user, request=request) for d in pending],
+    }
+    return render(request, "akten/detail.html", context)

@@ -1,0 +1,205 @@
+"""JSON API for drafts: list, one draft, approve (optionally with edited fields), reject.
+
+Thin: drafts.selectors for reads, drafts.services for decisions. A draft the user may not see is
+404; one they see but may not decide is 403; a second decision is 409; refused fields are 422.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any, Literal
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Query, Router, Schema
+from ninja.errors import HttpError
+
+from akten.models import User
+from akten.selectors import get_akte
+from config.errors import ApiError, invalid
+from drafts import selectors, services
+from drafts.fields import FieldsInvalid
+from drafts.models import Draft, DraftEvent
+
+router = Router(tags=["Entwürfe"])
+
+DraftKind = Literal["dokument", "frist", "notiz", "alert", "akte_update", "zeiterfassung"]
+DraftStatus = Literal["pending", "approved", "rejected"]
+
+
+class PersonOut(Schema):
+    username: str
+    name: str
+
+
+class RecordOut(Schema):
+    type: str
+    id: str
+    url: str | None = None
+
+
+class DraftEventOut(Schema):
+    action: str
+    user: PersonOut | None
+    at: datetime
+    details: dict[str, Any]
+
+
+class DraftOut(Schema):
+    id: str
+    kind: DraftKind
+    kind_label: str
+    status: DraftStatus
+    title: str
+    akte_id: str | None
+    aktenzeichen: str | None
+    fields: dict[str, Any]
+    warnings: list[str]
+    berechnung: dict[str, Any] | None
+    requested_by: PersonOut
+    run_id: str | None
+    conversation_id: str | None
+    created_at: datetime
+    decided_by: PersonOut | None
+    decided_at: datetime | None
+    record: RecordOut | None
+    rejection_reason: str
+    feedback: str
+    may_decide: bool
+
+
+class DraftDetailOut(DraftOut):
+    history: list[DraftEventOut]
+
+
+class DraftFilter(Schema):
+    status: DraftStatus | None = None
+    akte_id: str | None = None
+    kind: DraftKind | None = None
+    limit: int = 100
+    offset: int = 0
+
+
+class RejectIn(Schema):
+    reason: str | None = None
+    feedback: str | None = None
+
+
+def _person(user: User | None) -> dict[str, str] | None:
+    if user is None:
+        return None
+    return {"username": user.username, "name": user.get_full_name() or user.username}
+
+
+def record_url(draft: Draft) -> str | None:
+    """Where a person finds the created record: the Akte page, anchored at the record."""
+    if not draft.record_id or draft.akte_id is None:
+        return None
+    if draft.record_type == "akte":
+        return f"/akten/{draft.akte_id}/"
+    return f"/akten/{draft.akte_id}/#{draft.record_type}-{draft.record_id}"
+
+
+def _out(draft: Draft, user: User, *, history: bool = False) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": str(draft.pk),
+        "kind": draft.kind,
+        "kind_label": draft.get_kind_display(),
+        "status": draft.status,
+        "title": draft.title,
+        "akte_id": str(draft.akte_id) if draft.akte_id else None,
+        "aktenzeichen": draft.akte.aktenzeichen if draft.akte_id else None,
+        "fields": draft.fields,
+        "warnings": draft.warnings or [],
+        "berechnung": (draft.context or {}).get("berechnung"),
+        "requested_by": _person(draft.requested_by),
+        "run_id": str(draft.run_id) if draft.run_id else None,
+        "conversation_id": str(draft.conversation_id) if draft.conversation_id else None,
+        "created_at": draft.created_at,
+        "decided_by": _person(draft.decided_by),
+        "decided_at": draft.decided_at,
+        "record": {"type": draft.record_type, "id": draft.record_id, "url": record_url(draft)}
+        if draft.record_id else None,
+        "rejection_reason": draft.rejection_reason,
+        "feedback": draft.feedback,
+        "may_decide": draft.is_pending and selectors.may_decide(user=user, draft=draft),
+    }
+    if history:
+        events = DraftEvent.objects.filter(draft=draft).select_related("user")
+        data["history"] = [
+            {"action": e.action, "user": _person(e.user), "at": e.at, "details": e.details} for e in events
+        ]
+    return data
+
+
+def _json_body(request: HttpRequest) -> dict[str, Any] | None:
+    if not request.body or not request.body.strip():
+        return None
+    try:
+        body = json.loads(request.body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise HttpError(400, "Die Anfrage ist kein gültiges JSON.") from None
+    if body is None:
+        return None
+    if not isinstance(body, dict):
+        raise invalid("Der Inhalt muss ein JSON-Objekt sein.")
+    return body
+
+
+def _decision_errors(exc: Exception) -> ApiError:
+    if isinstance(exc, services.DecisionForbidden):
+        return ApiError(403, "forbidden", exc.message)
+    if isinstance(exc, services.AlreadyDecided):
+        return ApiError(409, "already_decided", exc.message, draft_status=exc.draft.status)
+    if isinstance(exc, FieldsInvalid):
+        return ApiError(422, "invalid_input", exc.message, fields=exc.errors)
+    raise exc
+
+
+@router.get("/drafts", response=list[DraftOut], summary="Entwürfe, die ich sehen darf")
+def drafts_list(request: HttpRequest, response: HttpResponse, filters: Query[DraftFilter]) -> list[dict]:
+    if not 1 <= filters.limit <= 500 or filters.offset < 0:
+        raise invalid("limit muss zwischen 1 und 500 liegen, offset darf nicht negativ sein.")
+    if filters.akte_id not in (None, ""):
+        get_akte(user=request.auth, akte_id=filters.akte_id)  # a foreign Akte is 404, like everywhere
+    qs = selectors.drafts_for(user=request.auth, status=filters.status, akte_id=filters.akte_id,
+                              kind=filters.kind)
+    response["X-Total-Count"] = str(qs.count())
+    return [_out(d, request.auth) for d in qs[filters.offset : filters.offset + filters.limit]]
+
+
+@router.get("/drafts/{draft_id}", response=DraftDetailOut, summary="Ein Entwurf mit Verlauf")
+def draft_detail(request: HttpRequest, draft_id: str) -> dict:
+    return _out(selectors.get_draft(user=request.auth, draft_id=draft_id), request.auth, history=True)
+
+
+@router.post(
+    "/drafts/{draft_id}/approve",
+    response=DraftDetailOut,
+    summary="Entwurf freigeben (legt den Datensatz an)",
+    description=(
+        "Optionaler Body: geänderte Felder, entweder als {\"fields\": {...}} oder direkt als Objekt "
+        "(z. B. {\"datum\": \"2026-12-01\"}). 200 beim ersten Entscheid, 409 wenn bereits entschieden."
+    ),
+    openapi_extra={"requestBody": {"required": False, "content": {"application/json": {
+        "schema": {"type": "object", "additionalProperties": True}}}}},
+)
+def draft_approve(request: HttpRequest, draft_id: str) -> dict:
+    body = _json_body(request)
+    edited = body.get("fields", body) if body is not None and set(body) == {"fields"} else body
+    try:
+        draft = services.approve_draft(user=request.auth, draft=draft_id, edited_fields=edited)
+    except (services.DecisionForbidden, services.AlreadyDecided, FieldsInvalid) as exc:
+        raise _decision_errors(exc) from None
+    return _out(draft, request.auth, history=True)
+
+
+@router.post("/drafts/{draft_id}/reject", response=DraftDetailOut, summary="Entwurf ablehnen")
+def draft_reject(request: HttpRequest, draft_id: str, payload: RejectIn | None = None) -> dict:
+    payload = payload or RejectIn()
+    try:
+        draft = services.reject_draft(user=request.auth, draft=draft_id, reason=payload.reason or "",
+                                      feedback=payload.feedback or "")
+    except (services.DecisionForbidden, services.AlreadyDecided, FieldsInvalid) as exc:
+        raise _decision_errors(exc) from None
+    return _out(draft, request.auth, history=True)

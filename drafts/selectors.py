@@ -1,0 +1,73 @@
+"""Reads of drafts, scoped: a draft is visible with its Akte; a draft without Akte only to the
+person it was proposed for (like a Notiz without Akte)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db.models import Q, QuerySet
+
+from akten.models import User
+from akten.selectors import NotFound, akten_for
+from drafts.fields import TOOL_FOR_KIND
+from drafts.models import Draft
+from helena.tools.registry import role_of, roles_for
+
+
+def drafts_for(
+    *, user: User, status: str | None = None, akte_id: int | str | None = None, kind: str | None = None
+) -> QuerySet[Draft]:
+    """Drafts the user may see, newest first; filters as the API and the inbox offer them."""
+    if not user.is_authenticated or not user.is_active:
+        return Draft.objects.none()
+    if user.sees_all_akten:
+        visible = Q(akte__isnull=False) | Q(requested_by=user)
+    else:
+        visible = Q(akte__in=akten_for(user=user).values("pk")) | Q(akte__isnull=True, requested_by=user)
+    qs = Draft.objects.filter(visible)
+    if status:
+        qs = qs.filter(status=status)
+    if akte_id not in (None, ""):
+        try:
+            qs = qs.filter(akte_id=int(akte_id))
+        except (TypeError, ValueError):
+            return Draft.objects.none()
+    if kind:
+        qs = qs.filter(kind=kind)
+    return qs.select_related("akte", "requested_by", "decided_by")
+
+
+def get_draft(*, user: User, draft_id: str | uuid.UUID) -> Draft:
+    """One visible draft or NotFound (also for ids that are no UUID)."""
+    try:
+        pk = uuid.UUID(str(draft_id))
+    except ValueError:
+        raise NotFound from None
+    try:
+        return drafts_for(user=user).get(pk=pk)
+    except Draft.DoesNotExist:
+        raise NotFound from None
+
+
+def kinds_decidable_by(user: User) -> list[str]:
+    """The kinds whose making tool the user's role may use (PROTOCOL.md role filter)."""
+    role = role_of(user)
+    return [kind for kind, tool in TOOL_FOR_KIND.items() if role in roles_for("write", tool)]
+
+
+def may_decide(*, user: User, draft: Draft) -> bool:
+    """May this user approve or reject this (visible) draft? Role of the making tool + visibility."""
+    if not user.is_authenticated or not user.is_active or draft.kind not in kinds_decidable_by(user):
+        return False
+    if draft.akte_id is None:
+        return draft.requested_by_id == user.pk
+    return user.sees_all_akten or akten_for(user=user).filter(pk=draft.akte_id).exists()
+
+
+def decidable_drafts_for(
+    *, user: User, akte_id: int | str | None = None, kind: str | None = None
+) -> QuerySet[Draft]:
+    """The inbox: pending drafts this user may decide."""
+    kinds = kinds_decidable_by(user)
+    qs = drafts_for(user=user, status=Draft.Status.PENDING, akte_id=akte_id, kind=kind)
+    return qs.filter(kind__in=kinds)

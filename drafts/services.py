@@ -1,0 +1,337 @@
+"""Writes of drafts: propose, approve (creating the real record exactly once), reject.
+
+This is the only place where something Helena proposed becomes a record of the firm, and only
+on a human's decision. A decision takes a row lock on the draft, so concurrent approvals create
+one record and the others are refused as already decided (HTTP 409).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from akten.fristen import FristError, berechne, berechne_vorfrist, format_datum, kein_werktag
+from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
+from akten.selectors import get_akte
+from drafts.fields import KINDS_WITH_AKTE, LABELS, TOOL_FOR_KIND, FieldsInvalid, validate_fields
+from drafts.models import Draft, DraftEvent
+from drafts.selectors import get_draft, kinds_decidable_by, may_decide
+from helena.tools.registry import role_of, roles_for
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "AlreadyDecided",
+    "DecisionForbidden",
+    "FieldsInvalid",
+    "approve_draft",
+    "create_draft",
+    "frist_aus_berechnung",
+    "reject_draft",
+    "vorfrist_for",
+]
+
+
+class DecisionForbidden(PermissionDenied):
+    """The user sees the draft but may not decide it (role) – HTTP 403."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class AlreadyDecided(Exception):
+    """The draft was approved or rejected before – HTTP 409."""
+
+    def __init__(self, draft: Draft) -> None:
+        verb = "freigegeben" if draft.status == Draft.Status.APPROVED else "abgelehnt"
+        person = draft.decided_by
+        who = (person.get_full_name() or person.username) if person else "jemandem"
+        when = timezone.localtime(draft.decided_at).strftime("%d.%m.%Y %H:%M") if draft.decided_at else ""
+        self.message = f"Dieser Entwurf wurde bereits {verb} (von {who}, {when} Uhr)."
+        super().__init__(self.message)
+        self.draft = draft
+
+
+# --------------------------------------------------------------------------- Fristen
+
+
+def frist_aus_berechnung(
+    *, akte: Akte, start: str, dauer: dict[str, Any] | None = None, preset: str | None = None,
+    vorfrist_tage: int | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Fristende (and Vorfrist) from a start event and a Dauer/preset, with the firm's calculator.
+
+    Returns the fields it determines and the Berechnung to keep on the draft (so the approval can
+    check an edited date against it). Raises FieldsInvalid with the calculator's German message.
+    """
+    try:
+        ergebnis = berechne(start=start, dauer=dauer, preset=preset, bundesland=akte.bundesland,
+                            vorfrist_tage=7 if vorfrist_tage is None else vorfrist_tage)
+    except FristError as exc:
+        raise FieldsInvalid(str(exc)) from None
+    fields: dict[str, Any] = {"datum": ergebnis.ende.isoformat(), "ist_notfrist": ergebnis.notfrist}
+    if ergebnis.vorfrist is not None:
+        fields["vorfrist"] = ergebnis.vorfrist.datum.isoformat()
+    berechnung = {
+        "start": ergebnis.start.isoformat(),
+        "dauer": dauer,
+        "preset": preset,
+        "bundesland": akte.bundesland,
+        "ende": ergebnis.ende.isoformat(),
+        "begruendung": ergebnis.begruendung,
+        "hinweise": list(ergebnis.hinweise),
+    }
+    return fields, berechnung
+
+
+def _frist_warnings(*, fields: dict[str, Any], akte: Akte, context: dict[str, Any]) -> list[str]:
+    """What a careful colleague would point out about a proposed Frist before it is entered."""
+    warnings: list[str] = []
+    datum = date.fromisoformat(fields["datum"])
+    berechnung = context.get("berechnung")
+    if berechnung:
+        try:
+            ende = berechne(start=berechnung["start"], dauer=berechnung.get("dauer"),
+                            preset=berechnung.get("preset"), bundesland=akte.bundesland).ende
+        except (FristError, KeyError):
+            ende = None
+        if ende is not None and ende != datum:
+            warnings.append(
+                f"Das Datum {format_datum(datum)} weicht von der Fristberechnung ab: "
+                f"berechnet ist {format_datum(ende)}."
+            )
+    if fields.get("typ", "frist") == "frist":
+        grund = kein_werktag(datum, akte.bundesland)
+        if grund:
+            warnings.append(
+                f"{format_datum(datum)} ist kein Werktag ({grund}); eine Frist endet dann erst am "
+                f"nächsten Werktag (§ 193 BGB, § 222 Abs. 2 ZPO). Bitte das Datum prüfen."
+            )
+    if datum < timezone.localdate():
+        warnings.append(f"Das Datum {format_datum(datum)} liegt in der Vergangenheit.")
+    return warnings
+
+
+def _warnings_for(
+    *, kind: str, fields: dict[str, Any], akte: Akte | None, context: dict[str, Any]
+) -> list[str]:
+    if kind == Draft.Kind.FRIST and akte is not None:
+        return _frist_warnings(fields=fields, akte=akte, context=context)
+    return []
+
+
+# --------------------------------------------------------------------------- propose
+
+
+def create_draft(
+    *,
+    user: User,
+    kind: str,
+    fields: dict[str, Any],
+    akte_id: int | str | None = None,
+    run_id: str | None = None,
+    conversation_id: int | str | None = None,
+    tool: str = "",
+    context: dict[str, Any] | None = None,
+) -> Draft:
+    """A pending draft proposed for `user`; nothing else is written.
+
+    NotFound if the Akte is not visible to the user, PermissionDenied if their role may not use
+    the tool that makes this kind, FieldsInvalid for fields the record would refuse.
+    """
+    if kind not in TOOL_FOR_KIND:
+        raise FieldsInvalid(f"Unbekannte Entwurfsart „{kind}“.")
+    if role_of(user) not in roles_for("write", TOOL_FOR_KIND[kind]):
+        raise PermissionDenied("Deine Rolle darf solche Entwürfe nicht anlegen.")
+    akte = None
+    if akte_id not in (None, ""):
+        akte = get_akte(user=user, akte_id=akte_id)
+    elif kind in KINDS_WITH_AKTE:
+        raise FieldsInvalid("Für diesen Entwurf muss eine Akte angegeben werden (akte_id).")
+    clean = validate_fields(kind, fields)
+    context = dict(context or {})
+    draft = Draft(
+        kind=kind, fields=clean, context=context, akte=akte, requested_by=user, run_id=run_id,
+        conversation_id=conversation_id, tool=tool or TOOL_FOR_KIND[kind],
+        warnings=_warnings_for(kind=kind, fields=clean, akte=akte, context=context),
+    )
+    with transaction.atomic():
+        draft.save()
+        DraftEvent.objects.create(draft=draft, action=DraftEvent.Action.CREATED, user=user,
+                                  details={"fields": clean, "run_id": run_id})
+    return draft
+
+
+# --------------------------------------------------------------------------- decide
+
+
+def _refuse(draft: Draft, user: User, grund: str) -> None:
+    DraftEvent.objects.create(draft=draft, action=DraftEvent.Action.REFUSED, user=user,
+                              details={"grund": grund})
+
+
+def _check_may_decide(*, user: User, draft: Draft) -> None:
+    if may_decide(user=user, draft=draft):
+        return
+    if draft.kind not in kinds_decidable_by(user):
+        message = (f"Deine Rolle darf Entwürfe der Art „{draft.get_kind_display()}“ nicht freigeben "
+                   f"oder ablehnen.")
+    else:
+        message = "Diesen Entwurf kann nur die Person entscheiden, für die er vorgeschlagen wurde."
+    _refuse(draft, user, message)
+    raise DecisionForbidden(message)
+
+
+def _locked(*, user: User, draft: Draft | str) -> Draft:
+    """The draft, visible to the user, locked for this transaction; refused attempts are audited."""
+    visible = get_draft(user=user, draft_id=draft.pk if isinstance(draft, Draft) else draft)
+    locked = Draft.objects.select_for_update(of=("self",)).select_related("akte", "decided_by").get(pk=visible.pk)
+    return locked
+
+
+def _changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        key: {"alt": old.get(key), "neu": value}
+        for key, value in new.items()
+        if old.get(key) != value
+    }
+
+
+def _create_record(*, draft: Draft, fields: dict[str, Any], user: User) -> tuple[str, str]:
+    """The real record for an approved draft; returns (record_type, record_id)."""
+    now = timezone.now()
+    kind = draft.kind
+    if kind == Draft.Kind.DOKUMENT:
+        record = Dokument.objects.create(
+            akte=draft.akte, titel=fields["titel"], inhalt=fields["inhalt"], status=Dokument.Status.ENTWURF,
+            erstellt_durch=Dokument.ErstelltDurch.HELENA, erstellt_von=draft.requested_by,
+            freigegeben_von=user, freigegeben_am=now,
+        )
+    elif kind == Draft.Kind.FRIST:
+        berechnung = (draft.context or {}).get("berechnung") or {}
+        notiz = f"Von Helena vorgeschlagen, freigegeben von {user.get_full_name() or user.username}."
+        if berechnung.get("begruendung"):
+            notiz += "\n" + berechnung["begruendung"]
+        record = Frist.objects.create(
+            akte=draft.akte, typ=fields["typ"], bezeichnung=fields["bezeichnung"], datum=fields["datum"],
+            uhrzeit=fields.get("uhrzeit"), vorfrist=fields.get("vorfrist"),
+            ist_notfrist=fields["ist_notfrist"],
+            verantwortlich=draft.requested_by, notiz=notiz,
+        )
+    elif kind == Draft.Kind.NOTIZ:
+        record = Notiz.objects.create(akte=draft.akte, titel=fields["titel"], inhalt=fields["inhalt"],
+                                      verfasst_von=draft.requested_by)
+    elif kind == Draft.Kind.ALERT:
+        record = Alert.objects.create(akte=draft.akte, message=fields["message"], severity=fields["severity"],
+                                      empfaenger=None if draft.akte_id else draft.requested_by)
+    elif kind == Draft.Kind.AKTE_UPDATE:
+        record = Akte.objects.select_for_update().get(pk=draft.akte_id)
+        changed: list[str] = []
+        for name in ("summary", "status", "tags", "rechtsgebiet"):
+            if fields.get(name) is not None:
+                setattr(record, name, fields[name])
+                changed.append(name)
+        if "summary" in changed:
+            record.summary_aktualisiert_am = now
+            changed.append("summary_aktualisiert_am")
+        record.save(update_fields=[*changed, "aktualisiert_am"])
+    elif kind == Draft.Kind.ZEITERFASSUNG:
+        record = Zeiterfassung.objects.create(
+            akte=draft.akte, user=draft.requested_by, datum=fields["datum"],
+            dauer_minuten=fields["dauer_minuten"], taetigkeit=fields["taetigkeit"],
+            abrechenbar=fields["abrechenbar"],
+        )
+    else:  # pragma: no cover - kinds are a closed set
+        raise FieldsInvalid(f"Unbekannte Entwurfsart „{kind}“.")
+    return type(record).__name__.lower(), str(record.pk)
+
+
+def approve_draft(*, user: User, draft: Draft | str, edited_fields: dict[str, Any] | None = None) -> Draft:
+    """Create the draft's record once, with the (optionally edited) fields, and mark it approved.
+
+    NotFound (cannot see it), DecisionForbidden (may not decide), AlreadyDecided (decided
+    before), FieldsInvalid (edited fields refused); in each case nothing changes.
+    """
+    if edited_fields is not None and not isinstance(edited_fields, dict):
+        raise FieldsInvalid("Die geänderten Angaben müssen ein JSON-Objekt sein.")
+    refused: DecisionForbidden | AlreadyDecided | None = None
+    with transaction.atomic():
+        locked = _locked(user=user, draft=draft)
+        try:
+            _check_may_decide(user=user, draft=locked)
+        except DecisionForbidden as exc:
+            refused = exc
+        else:
+            if not locked.is_pending:
+                _refuse(locked, user, "bereits entschieden")
+                refused = AlreadyDecided(locked)
+        if refused is None:
+            fields = validate_fields(locked.kind, {**locked.fields, **(edited_fields or {})})
+            changes = _changes(locked.fields, fields)
+            if changes:
+                DraftEvent.objects.create(draft=locked, action=DraftEvent.Action.EDITED, user=user,
+                                          details={"changes": changes,
+                                                   "felder": [LABELS.get(k, k) for k in changes]})
+            locked.warnings = _warnings_for(kind=locked.kind, fields=fields, akte=locked.akte,
+                                            context=locked.context or {})
+            record_type, record_id = _create_record(draft=locked, fields=fields, user=user)
+            locked.fields = fields
+            locked.status = Draft.Status.APPROVED
+            locked.decided_by = user
+            locked.decided_at = timezone.now()
+            locked.record_type, locked.record_id = record_type, record_id
+            locked.save(update_fields=["fields", "status", "decided_by", "decided_at", "record_type",
+                                       "record_id", "warnings"])
+            DraftEvent.objects.create(draft=locked, action=DraftEvent.Action.APPROVED, user=user,
+                                      details={"record": {"type": record_type, "id": record_id},
+                                               "warnings": locked.warnings})
+    if refused is not None:  # the refusal is audited (committed above); the caller gets 403/409
+        raise refused
+    logger.info("draft %s (%s) approved by %s → %s %s", locked.pk, locked.kind, user, record_type, record_id)
+    return locked
+
+
+def reject_draft(*, user: User, draft: Draft | str, reason: str = "", feedback: str = "") -> Draft:
+    """Mark the draft rejected with the reason (shown to Helena and the team); nothing else changes."""
+    reason = (reason or "").strip()
+    feedback = (feedback or "").strip()
+    if len(reason) > 2000 or len(feedback) > 2000:
+        raise FieldsInvalid("Ablehnungsgrund und Rückmeldung dürfen höchstens 2000 Zeichen lang sein.")
+    refused: DecisionForbidden | AlreadyDecided | None = None
+    with transaction.atomic():
+        locked = _locked(user=user, draft=draft)
+        try:
+            _check_may_decide(user=user, draft=locked)
+        except DecisionForbidden as exc:
+            refused = exc
+        else:
+            if not locked.is_pending:
+                _refuse(locked, user, "bereits entschieden")
+                refused = AlreadyDecided(locked)
+        if refused is None:
+            locked.status = Draft.Status.REJECTED
+            locked.decided_by = user
+            locked.decided_at = timezone.now()
+            locked.rejection_reason = reason
+            locked.feedback = feedback
+            locked.save(update_fields=["status", "decided_by", "decided_at", "rejection_reason", "feedback"])
+            DraftEvent.objects.create(draft=locked, action=DraftEvent.Action.REJECTED, user=user,
+                                      details={"grund": reason, "rueckmeldung": feedback})
+    if refused is not None:
+        raise refused
+    return locked
+
+
+def vorfrist_for(*, datum: str, akte: Akte, tage: int | None) -> str | None:
+    """A Vorfrist `tage` before the Fristende, moved back to a Werktag; None if not computable."""
+    try:
+        return berechne_vorfrist(ende=datum, tage=tage, bundesland=akte.bundesland).datum.isoformat()
+    except FristError:
+        return None
+

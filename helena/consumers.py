@@ -1,0 +1,178 @@
+"""The chat websocket (PROTOCOL.md "Websocket"): thin, every decision is in services/selectors.
+
+One socket per conversation. It joins the conversation's Channels group, where execution.py
+broadcasts every persisted event, and relays them. Per run it remembers the last seq it sent:
+a live event that would leave a gap is preceded by the missing ones from the database, and one
+already sent is dropped, so a reload or a second tab sees each run's events exactly once and in
+order. Clients may ask for what they missed with {"type": "sync", "after": {run_id: seq}}.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import deque
+from datetime import UTC, datetime
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from akten.selectors import NotFound
+from helena import selectors, services
+from helena.execution import group_name
+from helena.services import MAX_MESSAGE_CHARS, RunRefused
+
+logger = logging.getLogger(__name__)
+
+MAX_FRAME_CHARS = MAX_MESSAGE_CHARS + 2_000  # the text plus a little JSON around it
+MAX_FRAMES_PER_SECOND = 10
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class ConversationConsumer(AsyncWebsocketConsumer):
+    """`/ws/helena/conversations/<conversation_id>/`."""
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.conversation = None
+        self.sent: dict[str, int] = {}  # run_id → last seq sent to this client
+        self.frames: deque[float] = deque(maxlen=MAX_FRAMES_PER_SECOND)
+        conversation_id = self.scope["url_route"]["kwargs"]["conversation_id"]
+        found = await database_sync_to_async(selectors.conversation_access)(
+            user=self.user, conversation_id=conversation_id)
+        if isinstance(found, str):
+            # Accept first: a close before the handshake completes is a bare HTTP 403 without
+            # the close code PROTOCOL.md promises.
+            await self.accept()
+            await self.close(code=CLOSE_NOT_FOUND if found == "not_found" else CLOSE_FORBIDDEN)
+            return
+        self.conversation = found
+        self.group = group_name(found.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        if self.conversation is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    # ------------------------------------------------------------------ client → server
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        now = time.monotonic()
+        if len(self.frames) == MAX_FRAMES_PER_SECOND and now - self.frames[0] < 1.0:
+            self.frames.append(now)
+            await self._error("rate_limited", f"Zu viele Nachrichten: höchstens {MAX_FRAMES_PER_SECOND} pro "
+                                              "Sekunde. Bitte einen Moment warten.")
+            return
+        self.frames.append(now)
+        if text_data is None:
+            await self._error("invalid_message", "Bitte Textnachrichten im JSON-Format senden.")
+            return
+        if len(text_data) > MAX_FRAME_CHARS:
+            await self._error("invalid_message",
+                              f"Die Nachricht ist zu lang (höchstens {MAX_MESSAGE_CHARS} Zeichen).")
+            return
+        try:
+            frame = json.loads(text_data)
+        except json.JSONDecodeError:
+            await self._error("invalid_message", "Die Nachricht ist kein gültiges JSON.")
+            return
+        if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+            await self._error("invalid_message", "Jede Nachricht braucht ein Feld „type“.")
+            return
+        handler = {
+            "user_message": self._user_message,
+            "cancel": self._cancel,
+            "continue_in_background": self._continue,
+            "sync": self._catch_up,
+        }.get(frame["type"])
+        if handler is None:
+            await self._error("invalid_message", f"Unbekannter Nachrichtentyp „{frame['type'][:40]}“. "
+                              "Erlaubt: user_message, cancel, continue_in_background, sync.")
+            return
+        try:
+            await handler(frame)
+        except RunRefused as exc:
+            await self._error(exc.code, exc.message, retry_at=exc.retry_at)
+        except NotFound:
+            await self._error("not_found", "Dieser Lauf wurde nicht gefunden.")
+        except Exception:  # the socket stays open whatever one frame does
+            logger.exception("websocket frame %s failed", frame.get("type"))
+            await self._error("error", "Das hat nicht geklappt. Bitte versuche es noch einmal.")
+
+    async def _user_message(self, frame: dict[str, Any]) -> None:
+        text, mode = frame.get("text"), frame.get("mode", "auto")
+        if not isinstance(text, str) or not text.strip():
+            await self._error("invalid_message", "Das Feld „text“ fehlt oder ist leer.")
+            return
+        if not isinstance(mode, str):
+            await self._error("invalid_message", "„mode“ muss auto, inline oder background sein.")
+            return
+        await database_sync_to_async(services.start_run)(
+            user=self.user, conversation=self.conversation, text=text, mode=mode)
+
+    async def _run_of(self, frame: dict[str, Any]) -> Any:
+        run_id = frame.get("run_id")
+        if not isinstance(run_id, str) or not run_id:
+            raise RunRefused(code="invalid_message", message="Das Feld „run_id“ fehlt.")
+        run = await database_sync_to_async(selectors.get_run)(user=self.user, run_id=run_id)
+        if run.conversation_id != self.conversation.pk:
+            raise NotFound
+        return run
+
+    async def _cancel(self, frame: dict[str, Any]) -> None:
+        run = await self._run_of(frame)
+        await database_sync_to_async(services.cancel_run)(run=run)
+
+    async def _continue(self, frame: dict[str, Any]) -> None:
+        run = await self._run_of(frame)
+        await database_sync_to_async(services.continue_in_background)(user=self.user, run=run)
+
+    async def _catch_up(self, frame: dict[str, Any]) -> None:
+        """Send what the client missed: events after `after[run_id]` for the given runs, and all
+        events of runs still in progress that the client does not know yet."""
+        after = frame.get("after", {})
+        if not isinstance(after, dict) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for k, v in after.items()
+        ):
+            await self._error("invalid_message", "„after“ muss ein Objekt {run_id: seq} sein.")
+            return
+        for run_id, seq in after.items():
+            self.sent[run_id] = max(self.sent.get(run_id, 0), seq)
+        missing = await database_sync_to_async(selectors.missing_events)(
+            conversation=self.conversation, after=dict(self.sent), run_ids=list(after))
+        for event in missing:
+            await self._relay(event, fill_gaps=False)
+
+    # ------------------------------------------------------------------ server → client
+
+    async def helena_event(self, message: dict[str, Any]) -> None:
+        """A run's event from the group (execution.broadcast)."""
+        await self._relay(message["event"], fill_gaps=True)
+
+    async def _relay(self, event: dict[str, Any], *, fill_gaps: bool) -> None:
+        run_id, seq = str(event.get("run_id")), int(event.get("seq", 0))
+        last = self.sent.get(run_id, 0)
+        if seq <= last:
+            return  # already sent (stored and live overlap after a sync)
+        if fill_gaps and seq > last + 1:
+            gap = await database_sync_to_async(selectors.run_events)(run_id=run_id, after=last, before=seq)
+            for missed in gap:
+                await self.send(text_data=json.dumps(missed, ensure_ascii=False, default=str))
+                last = int(missed["seq"])
+        self.sent[run_id] = seq
+        await self.send(text_data=json.dumps(event, ensure_ascii=False, default=str))
+
+    async def _error(self, code: str, message: str, **extra: Any) -> None:
+        """An `error` event about a frame: not part of any run (run_id null, seq 0)."""
+        payload = {"type": "error", "run_id": None, "seq": 0, "ts": _now(), "code": code, "message": message}
+        payload.update({k: v for k, v in extra.items() if v is not None})
+        await self.send(text_data=json.dumps(payload, ensure_ascii=False, default=str))
