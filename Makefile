@@ -24,6 +24,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m config.launcher exec -- $(PY) bench/knowledge_search.py
 	$(PY) -m config.launcher exec -- $(PY) bench/agent_overhead.py
+	$(PY) -m config.launcher exec -- $(PY) bench/stream_latency.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -49,6 +49,9 @@ def _split_text(text: str | list[str]) -> list[str]:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = 10  # idle keep-alive connections end instead of holding a thread forever
+    # As Ollama's (Go) server does: without it, a reused keep-alive connection waits ~40 ms per
+    # answer for the client's delayed ACK (Nagle), which would count as the machinery's overhead.
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -244,6 +247,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             self._write_chunk(part)
+            if self.server.owner.chunk_log is not None:
+                self.server.owner.chunk_log.append((time.time(), part))
         self._end_stream()
 
 
@@ -275,6 +280,9 @@ class ScriptedLLMServer:
         self.paths: list[str] = []  # the path of each recorded request
         self.headers: list[dict[str, str]] = []  # lower-cased names
         self.model_info: dict[str, Any] | None = dict(DEFAULT_MODEL_INFO)
+        # Set to a list to record (epoch seconds after the write, raw chunk) of every streamed chunk:
+        # bench/stream_latency.py measures from here to the websocket client.
+        self.chunk_log: list[tuple[float, bytes]] | None = None
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         host, port = self._httpd.server_address[:2]

@@ -1,0 +1,213 @@
+"""Stream latency: from the model server writing a token to a websocket client receiving it.
+
+The scripted Ollama server (in this process) streams every answer token by token (one unique token
+every 50 ms) and notes when it wrote each chunk; one websocket client per conversation (same
+process, same clock) notes when the matching `text` event arrives. In between is everything Helena
+does per token: the ollama client, the agent loop, the event's INSERT, the Redis channel layer,
+the consumer in daphne and the socket. Goal: p95 ≤ 15 ms, with 1 and with 50 conversations
+streaming at once; inline runs execute in daphne, background runs on a real Celery worker.
+
+Run with `make bench` (the launcher starts embedded PostgreSQL/Redis when DATABASE_URL/REDIS_URL are
+unset). It uses the bench user and admin-settings handling of bench/agent_overhead.py: settings are
+restored and the bench user is deleted with everything it produced at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(BASE_DIR))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("DEBUG", "true")
+
+import django  # noqa: E402
+
+django.setup()
+
+import httpx  # noqa: E402
+from websockets.asyncio.client import connect  # noqa: E402
+
+from bench.agent_overhead import (  # noqa: E402
+    Child,
+    Snapshot,
+    prepare,
+    restore,
+    start_children,
+    take_snapshot,
+    wait_ready,
+)
+from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server  # noqa: E402
+
+GOAL_MS = 15.0
+TOKENS = 40  # per answer
+TOKEN_INTERVAL = 0.05  # s between tokens, about what a local 8B model on a GPU streams
+API = "/api/v1"
+
+
+def log(msg: str) -> None:
+    print(f"stream_latency: {msg}", flush=True)
+
+
+def answer(request: dict[str, Any]) -> dict[str, Any]:
+    """Each conversation's answer carries its own tag, so every token is unique across all runs."""
+    users = [m.get("content", "") for m in request.get("messages", []) if m.get("role") == "user"]
+    question = users[-1] if users else ""
+    tag = question.rsplit(" ", 1)[-1]
+    return {"text": [f"{tag}-{i:03d} " for i in range(TOKENS)], "chunk_delay": TOKEN_INTERVAL}
+
+
+def written_tokens(server: ScriptedLLMServer) -> dict[str, float]:
+    """Token → epoch seconds at which the server had written it."""
+    times: dict[str, float] = {}
+    for at, chunk in server.chunk_log or []:
+        try:
+            content = json.loads(chunk).get("message", {}).get("content", "")
+        except (ValueError, AttributeError):
+            continue
+        if content:
+            times.setdefault(content, at)
+    return times
+
+
+@dataclass
+class Conversation:
+    id: str
+    tag: str
+    received: dict[str, float] = field(default_factory=dict)  # token → epoch seconds of receipt
+    finish_reason: str | None = None
+
+
+async def _listen(ws: Any, conversation: Conversation, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = json.loads(await asyncio.wait_for(ws.recv(), deadline - time.monotonic()))
+        now = time.time()
+        if event["type"] == "text":
+            conversation.received.setdefault(event["delta"], now)
+        elif event["type"] == "done":
+            conversation.finish_reason = event["finish_reason"]
+            return
+        elif event["type"] == "error" and event.get("seq") == 0:
+            raise SystemExit(f"Websocket-Fehler: {event}")
+
+
+async def _one(base_url: str, token: str, conversation: Conversation, mode: str, start: asyncio.Event,
+               timeout: float) -> None:
+    ws_url = base_url.replace("http://", "ws://") + f"/ws/helena/conversations/{conversation.id}/"
+    async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+        await start.wait()
+        await ws.send(json.dumps({"type": "user_message", "mode": mode,
+                                  "text": f"Bitte antworte ausführlich {conversation.tag}"}))
+        await _listen(ws, conversation, timeout)
+
+
+async def round_(
+    base_url: str, token: str, *, mode: str, conversations: int, timeout: float
+) -> list[Conversation]:
+    """`conversations` sockets, all asking at once; what each received and when."""
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=30) as client:
+        created = []
+        for i in range(conversations):
+            response = await client.post(f"{API}/helena/conversations", json={})
+            response.raise_for_status()
+            created.append(Conversation(id=str(response.json()["id"]), tag=f"k{i}x{time.monotonic_ns()}"))
+    start = asyncio.Event()
+    tasks = [asyncio.create_task(_one(base_url, token, c, mode, start, timeout)) for c in created]
+    await asyncio.sleep(0.5)  # all sockets connected and subscribed
+    start.set()
+    await asyncio.gather(*tasks)
+    return created
+
+
+def latencies(server: ScriptedLLMServer, conversations: list[Conversation]) -> tuple[list[float], int]:
+    written = written_tokens(server)
+    values: list[float] = []
+    missing = 0
+    for conversation in conversations:
+        for i in range(TOKENS):
+            token = f"{conversation.tag}-{i:03d} "
+            if token in conversation.received and token in written:
+                values.append((conversation.received[token] - written[token]) * 1000)
+            else:
+                missing += 1
+    return values, missing
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conversations", type=int, nargs="+", default=[1, 50])
+    parser.add_argument("--modes", nargs="+", choices=["inline", "background"],
+                        default=["inline", "background"])
+    parser.add_argument("--timeout", type=int, default=120)
+    args = parser.parse_args()
+
+    def on_signal(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    logdir = Path(tempfile.mkdtemp(prefix="helena-stream-latency-"))
+    children: list[Child] = []
+    snapshot: Snapshot | None = None
+    server = start_scripted_server()
+    server.respond_with(answer)
+    rows: list[str] = []
+    try:
+        snapshot = take_snapshot()
+        token = prepare(server.url, inline_timeout=args.timeout, background_timeout=args.timeout)
+        daphne, worker, base_url = start_children(logdir, worker_concurrency=max(args.conversations))
+        children += [daphne, worker]
+        wait_ready(daphne, worker, base_url, token)
+        log(f"daphne auf {base_url}, Celery-Worker bereit; Logs in {logdir}")
+        for mode in args.modes:  # warm-up: imports, connections
+            asyncio.run(round_(base_url, token, mode=mode, conversations=1, timeout=args.timeout))
+        for mode in args.modes:
+            for count in args.conversations:
+                server.chunk_log = []
+                conversations = asyncio.run(round_(base_url, token, mode=mode, conversations=count,
+                                                   timeout=args.timeout))
+                values, missing = latencies(server, conversations)
+                server.chunk_log = None
+                if not values:
+                    raise SystemExit(f"{mode} × {count}: kein Token gemessen")
+                verdict = "erreicht" if p95(values) <= GOAL_MS else "verfehlt"
+                rows.append(f"| {mode:10} | {count:>4} | {len(values):>6} | {statistics.median(values):7.1f} "
+                            f"| {p95(values):7.1f} | {max(values):7.1f} | {missing:>5} | {verdict:8} |")
+                log(f"{mode} × {count}: {len(values)} Tokens gemessen")
+        print()
+        print(f"Stream-Latenz Modellserver → Websocket-Client in ms ({TOKENS} Tokens pro Antwort, "
+              f"alle {TOKEN_INTERVAL * 1000:.0f} ms); Ziel p95 ≤ {GOAL_MS:.0f} ms")
+        print("| Modus      | Ges. | Tokens |  Median |     p95 |     max | fehlt | Ziel     |")
+        print("|------------|-----:|-------:|--------:|--------:|--------:|------:|----------|")
+        for line in rows:
+            print(line)
+    except KeyboardInterrupt:
+        log("abgebrochen")
+    finally:
+        for child in reversed(children):
+            child.stop()
+        server.stop()
+        if snapshot is not None:
+            restore(snapshot)
+
+
+if __name__ == "__main__":
+    main()
