@@ -18,7 +18,8 @@ class DraftEventInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(Draft)
 class DraftAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("created_at", "kind", "title", "status", "akte", "requested_by", "decided_by", "decided_at")
+    list_display = ("created_at", "kind", "title", "status", "akte", "requested_by", "decided_by",
+                    "decided_at")
     list_filter = ("status", "kind", "akte", "created_at", "decided_at", "requested_by", "decided_by")
     search_fields = ("akte__aktenzeichen", "akte__kurzrubrum", "requested_by__username", "rejection_reason",
                      "id")

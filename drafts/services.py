@@ -156,6 +156,10 @@ def create_draft(
         raise FieldsInvalid("Für diesen Entwurf muss eine Akte angegeben werden (akte_id).")
     clean = validate_fields(kind, fields)
     context = dict(context or {})
+    if run_id and not conversation_id:  # the card belongs to the chat the run streams to
+        from helena.models import AgentRun
+
+        conversation_id = AgentRun.objects.filter(pk=run_id).values_list("conversation_id", flat=True).first()
     draft = Draft(
         kind=kind, fields=clean, context=context, akte=akte, requested_by=user, run_id=run_id,
         conversation_id=conversation_id, tool=tool or TOOL_FOR_KIND[kind],
@@ -191,8 +195,9 @@ def _check_may_decide(*, user: User, draft: Draft) -> None:
 def _locked(*, user: User, draft: Draft | str) -> Draft:
     """The draft, visible to the user, locked for this transaction; refused attempts are audited."""
     visible = get_draft(user=user, draft_id=draft.pk if isinstance(draft, Draft) else draft)
-    locked = Draft.objects.select_for_update(of=("self",)).select_related("akte", "decided_by").get(pk=visible.pk)
-    return locked
+    # of=self: the nullable joins (Akte, decider) cannot be locked and need not be.
+    locking = Draft.objects.select_for_update(of=("self",)).select_related("akte", "decided_by")
+    return locking.get(pk=visible.pk)
 
 
 def _changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any]]:
