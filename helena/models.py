@@ -126,6 +126,8 @@ class AgentRun(models.Model):
     mode = models.CharField(max_length=12, choices=Mode.choices)
     tier = models.PositiveSmallIntegerField(default=1)
     task_type = models.CharField("Aufgabentyp", max_length=40, blank=True)
+    # The conversation's context when the run started (for analytics; the conversation may change).
+    context_type = models.CharField("Kontext", max_length=20, blank=True, db_index=True)
     classifier_reason = models.CharField("Begründung der Einstufung", max_length=300, blank=True)
     model = models.CharField(max_length=200, blank=True)
     provider = models.CharField(max_length=20, blank=True)

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from akten.models import Akte, User
 from akten.selectors import NotFound, get_akte
+from helena.agent.prompts import CONTEXT_MIN_TIER
 from helena.models import AgentRun, Conversation, HelenaSettings, Message, ToolCallLog
 
 _MAX_TEXT = 500
@@ -111,13 +112,15 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
     if HelenaSettings.load().llm_classifier:
         decision = _classify_with_tier1(user=user, text=text, mode=mode, routes=routes, cloud=cloud,
                                         fallback=decision)
+    tier = max(decision.tier, CONTEXT_MIN_TIER.get(conversation.context_type, 1))
     try:
         with transaction.atomic():
             admit(user=user)
             Message.objects.create(conversation=conversation, role=Message.Role.USER, text=text)
             run = AgentRun.objects.create(
-                conversation=conversation, user=user, mode=decision.mode, tier=decision.tier,
+                conversation=conversation, user=user, mode=decision.mode, tier=tier,
                 task_type=decision.task_type, classifier_reason=decision.reason[:300],
+                context_type=conversation.context_type,
                 deadline=deadline_for(decision.mode),
             )
             Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
@@ -187,6 +190,7 @@ def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
             child = AgentRun.objects.create(
                 conversation=run.conversation, user=user, parent=run, mode=AgentRun.Mode.BACKGROUND,
                 tier=run.tier, task_type=run.task_type, classifier_reason="Fortsetzung im Hintergrund",
+                context_type=run.context_type,
                 transcript=run.transcript, deadline=deadline_for(AgentRun.Mode.BACKGROUND),
             )
             transaction.on_commit(lambda: dispatch(child))

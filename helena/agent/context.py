@@ -52,6 +52,8 @@ def prepare_run(
     first_contact: bool = False,
     run_id: str | None = None,
     extra_prompt: str = "",
+    context_type: str = "global",
+    conversation_id: int | str | None = None,
 ) -> RunSetup:
     """Build the messages for a run; an Akte the user may not see is silently left out (and so
     never reaches the model)."""
@@ -65,8 +67,9 @@ def prepare_run(
     prompt = system_prompt(
         tools=tools, today=timezone.localdate(), user_name=user.get_full_name() or user.username,
         role=role_of(user), akte=akte_facts(akte) if akte else None, first_contact=first_contact,
-        extra=extra_prompt,
+        extra=extra_prompt, context_type=context_type,
     )
     messages = [{"role": "system", "content": prompt}, *history, {"role": "user", "content": question}]
-    ctx = ToolContext(user=user, akte_id=akte.pk if akte else None, run_id=run_id)
+    ctx = ToolContext(user=user, akte_id=akte.pk if akte else None, run_id=run_id,
+                      conversation_id=str(conversation_id) if conversation_id is not None else None)
     return RunSetup(messages=messages, tools=tools, ctx=ctx)

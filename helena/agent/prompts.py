@@ -72,6 +72,38 @@ def akte_block(facts: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# What each kind of conversation is for (seed 003 §4.1): guidance merged into the system prompt.
+CONTEXT_GUIDANCE: dict[str, str] = {
+    "global": (
+        "Kontext: allgemeine Unterstützung. Nutze die Lesewerkzeuge; erstelle einen Plan "
+        "(agent_create_plan) nur, wenn die Aufgabe wirklich mehrere Schritte braucht."
+    ),
+    "akte": (
+        "Kontext: Arbeit in einer Akte. Standardumfang ist diese Akte; frage nach, bevor du etwas "
+        "vorschlägst, das Daten entfernt oder ersetzt (Akte schließen oder archivieren, Schlagworte "
+        "ersetzen, Zusammenfassung überschreiben)."
+    ),
+    "fristen": (
+        "Kontext: Fristen. Rechne nie selbst, sondern immer mit calculate_frist bzw. create_draft_frist "
+        "mit start und dauer; nenne Fristbeginn, Fristende mit Wochentag, Vorfrist und ob es eine "
+        "Notfrist ist. Weise auf Feiertage im maßgeblichen Bundesland hin."
+    ),
+    "recherche": (
+        "Kontext: Recherche. Suche zuerst in Gesetzen und Urteilen (search_gesetze, search_urteile), "
+        "zitiere jede Aussage mit Norm (§ … Gesetz) oder Aktenzeichen und Datum der Entscheidung und "
+        "kennzeichne, was du nicht belegen kannst."
+    ),
+    "entwurf": (
+        "Kontext: Entwurf von Schriftsätzen und Schreiben. Suche zuerst passende Muster der Kanzlei "
+        "(search_muster), übernimm Platzhalter sorgfältig und lege das Ergebnis mit "
+        "create_draft_dokument als Entwurf vor; markiere offene Angaben deutlich."
+    ),
+}
+
+# The model profile per context (seed 003 §4.2): quality work starts at least on tier 2.
+CONTEXT_MIN_TIER: dict[str, int] = {"recherche": 2, "entwurf": 2}
+
+
 def system_prompt(
     *,
     tools: Sequence[Tool],
@@ -81,8 +113,11 @@ def system_prompt(
     akte: dict[str, Any] | None = None,
     first_contact: bool = False,
     extra: str = "",
+    context_type: str = "global",
 ) -> str:
     parts = [PERSONA, f"Heute ist {format_datum(today)}. Du sprichst mit {user_name} (Rolle: {role})."]
+    if context_type in CONTEXT_GUIDANCE:
+        parts.append(CONTEXT_GUIDANCE[context_type])
     if akte:
         parts.append("Diese Unterhaltung gehört zur Akte:\n" + akte_block(akte)
                      + "\nBeziehe Fragen ohne andere Angabe auf diese Akte.")
