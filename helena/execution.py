@@ -216,6 +216,8 @@ async def _run_loop(*, run: AgentRun, resolved: Any, cloud_allowed: bool) -> Non
         akte_id=run.conversation.akte_id,
         first_contact=await sync_to_async(_first_contact)(run),
         run_id=str(run.pk),
+        context_type=run.conversation.context_type,
+        conversation_id=run.conversation_id,
     )
     messages = tools_setup.messages
     if run.transcript:  # a continuation: carry on from where the inline run stopped
