@@ -71,3 +71,24 @@ def decidable_drafts_for(
     kinds = kinds_decidable_by(user)
     qs = drafts_for(user=user, status=Draft.Status.PENDING, akte_id=akte_id, kind=kind)
     return qs.filter(kind__in=kinds)
+
+
+def outcome_notes(*, conversation_id: int | str, limit: int = 10) -> list[str]:
+    """One German line per recent draft of a conversation, for the next run's prompt: Helena must
+    know what was approved, changed or rejected (with the reason) before she proposes again."""
+    drafts = (Draft.objects.filter(conversation_id=conversation_id)
+              .select_related("decided_by").order_by("-created_at")[:limit])
+    lines: list[str] = []
+    for draft in reversed(list(drafts)):
+        label = f"{draft.get_kind_display()} „{draft.title}“"
+        who = (draft.decided_by.get_full_name() or draft.decided_by.username) if draft.decided_by else ""
+        if draft.status == Draft.Status.PENDING:
+            lines.append(f"- {label}: wartet noch auf Freigabe.")
+        elif draft.status == Draft.Status.APPROVED:
+            edited = draft.events.filter(action="edited").exists()
+            lines.append(f"- {label}: freigegeben von {who}" + (" (mit Änderungen)." if edited else "."))
+        else:
+            reason = f" Grund: {draft.rejection_reason}" if draft.rejection_reason else ""
+            feedback = f" Rückmeldung: {draft.feedback}" if draft.feedback else ""
+            lines.append(f"- {label}: abgelehnt von {who}.{reason}{feedback}")
+    return lines

@@ -444,3 +444,26 @@ def test_a_run_proposes_one_draft_and_streams_its_card(kanzlei: Kanzlei) -> None
     assert Frist.objects.filter(bezeichnung="Klageerwiderung").count() == 0
     tool_messages = [m["content"] for m in sent if m["role"] == "tool"]
     assert tool_messages and all("wartet auf die Freigabe" in m for m in tool_messages)
+
+
+def test_the_next_run_knows_what_became_of_its_drafts(kanzlei: Kanzlei) -> None:
+    from helena.agent.context import prepare_run
+    from helena.services import create_conversation
+
+    anwalt = kanzlei.users["anwalt"]
+    conversation = create_conversation(user=anwalt, akte_id=kanzlei.akten["A"].pk)
+    made = {
+        name: create_draft(user=anwalt, kind="notiz", akte_id=kanzlei.akten["A"].pk,
+                           conversation_id=conversation.pk, fields={"inhalt": name})
+        for name in ("Rückruf", "Mahnung", "Offen")
+    }
+    edited = {"inhalt": "Rückruf morgen"}
+    assert _approve(kanzlei, "anwalt", str(made["Rückruf"].pk), edited).status_code == 200
+    assert _reject(kanzlei, "anwalt", str(made["Mahnung"].pk), {"reason": "zu früh"}).status_code == 200
+    setup = prepare_run(user=anwalt, question="Weiter?", conversation_id=conversation.pk)
+    prompt = setup.messages[0]["content"]
+    assert "„Rückruf morgen“: freigegeben von anwalt (mit Änderungen)." in prompt
+    assert "„Mahnung“: abgelehnt von anwalt. Grund: zu früh" in prompt
+    assert "„Offen“: wartet noch auf Freigabe." in prompt
+    other = prepare_run(user=anwalt, question="Neu", conversation_id=create_conversation(user=anwalt).pk)
+    assert "Deine Entwürfe" not in other.messages[0]["content"]

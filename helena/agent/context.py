@@ -64,6 +64,14 @@ def prepare_run(
         except selectors.NotFound:
             akte = None
     tools = tools_for(user)
+    if conversation_id is not None:
+        from drafts.selectors import outcome_notes
+
+        notes = outcome_notes(conversation_id=conversation_id)
+        if notes:
+            extra_prompt = "\n\n".join(filter(None, [extra_prompt, (
+                "Deine Entwürfe in diesem Gespräch (schlage Abgelehntes nicht unverändert erneut vor):\n"
+                + "\n".join(notes))]))
     prompt = system_prompt(
         tools=tools, today=timezone.localdate(), user_name=user.get_full_name() or user.username,
         role=role_of(user), akte=akte_facts(akte) if akte else None, first_contact=first_contact,
