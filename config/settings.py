@@ -86,7 +86,9 @@ REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL]},
+        # channels_redis blocks 5 s per receive; redis-py's default read timeout is as long, so an
+        # idle websocket consumer would die now and then with "Timeout reading". Give reads slack.
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
     }
 }
 
@@ -111,7 +113,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "/konto/anmelden/"
-LOGIN_REDIRECT_URL = "/akten/"
+LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/konto/anmelden/"
 
 LANGUAGE_CODE = "de"

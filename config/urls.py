@@ -1,9 +1,8 @@
-"""URL map: admin, JSON API (/api/v1/), and the chat pages (later)."""
+"""URL map: admin, JSON API (/api/v1/), Akten, drafts and the chat pages."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from django.views.generic import RedirectView
 
 from config.api import api
 
@@ -18,6 +17,6 @@ urlpatterns = [
     path("konto/abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("akten/", include("akten.urls")),
     path("entwuerfe/", include("drafts.urls")),
-    # Until the chat pages exist, the start page is the list of Akten.
-    path("", RedirectView.as_view(url="/akten/", permanent=False)),
+    # The chat: `/` and `/helena/` are its start page; also POST /akten/<id>/gespraech/.
+    path("", include("helena.urls")),
 ]

@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
@@ -171,6 +172,20 @@ def asgi_server(django_db_setup) -> Iterator[str]:
                     proc.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def celery_worker() -> Iterator[subprocess.Popen]:
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "WARNING",
+         "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=BASE_DIR, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    yield worker
+    if worker.poll() is None:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=30)
 
 
 @pytest.fixture

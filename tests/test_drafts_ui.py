@@ -478,8 +478,8 @@ def test_login_and_logout_pages(kanzlei: Kanzlei) -> None:
     wrong = client.post("/konto/anmelden/", {"username": "anwalt", "password": "falsch"})
     assert wrong.status_code == 200 and find(card_of(wrong), "div", role="alert")
     response = client.post("/konto/anmelden/", {"username": "anwalt", "password": "pw-anwalt"})
-    assert response.status_code == 302 and response["Location"] == "/akten/"
-    assert Client().get("/").headers["Location"] == "/akten/"
+    assert response.status_code == 302 and response["Location"] == "/"  # the chat home
+    assert Client().get("/").headers["Location"] == "/konto/anmelden/?next=/"
     html = card_of(client.get("/akten/"))
     assert find(html, "form", action="/konto/abmelden/", method="post")
     assert "Verwaltung" not in html  # not staff

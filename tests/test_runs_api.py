@@ -8,14 +8,10 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
@@ -32,11 +28,10 @@ from helena.models import (
     RunEvent,
     TaskRoute,
 )
-from tests.conftest import Kanzlei, database_url
+from tests.conftest import Kanzlei
 from tests.scripted_llm_server import ScriptedLLMServer, unused_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def post(client: Client, path: str, body: dict) -> tuple[int, dict]:
@@ -266,20 +261,6 @@ def test_sweep_fails_a_run_whose_worker_died(kanzlei: Kanzlei, tiers: ScriptedLL
     assert next(e for e in evs if e["type"] == "error")["code"] == "run_lost"
     assert_one_done(evs)
     assert RunEvent.objects.filter(run_id=run_id, type="done").count() == 1
-
-
-@pytest.fixture
-def celery_worker() -> Iterator[subprocess.Popen]:
-    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL}
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "WARNING",
-         "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=BASE_DIR, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    yield worker
-    if worker.poll() is None:
-        os.killpg(worker.pid, signal.SIGTERM)
-        worker.wait(timeout=30)
 
 
 def test_llm_classifier_when_switched_on(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from helena.models import AgentRun, Conversation, Message
 from tests.conftest import Kanzlei
-from tests.test_runs_api import events
+from tests.test_runs_api import events, wait
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -208,7 +208,8 @@ def test_cancel_over_the_socket(kanzlei: Kanzlei, asgi_server: str, tiers) -> No
 
     seen = _run(go())
     assert seen[-1]["finish_reason"] == "cancelled"
-    assert AgentRun.objects.get(pk=seen[0]["run_id"]).status == "cancelled"
+    # `done` is streamed as the loop ends; the run row is closed a moment later.
+    assert wait(kanzlei.client("anwalt"), seen[0]["run_id"])["status"] == "cancelled"
 
 
 def test_bad_frames_get_errors_and_change_nothing(kanzlei: Kanzlei, asgi_server: str, tiers) -> None:

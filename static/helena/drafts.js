@@ -113,6 +113,9 @@ document.addEventListener("submit", (event) => {
   if (card.dataset.busy) return;
   // FormData must be read before the controls are disabled (disabled fields are not sent).
   const body = new FormData(form, event.submitter || undefined);
+  // Cards that arrived over the websocket were rendered without a request and carry no CSRF
+  // field; a multipart body without any part is also refused by the server.
+  if (!body.has("csrfmiddlewaretoken")) body.append("csrfmiddlewaretoken", csrfToken());
   exchange(card, form.action, { method: "POST", body }, event.submitter);
 });
 

@@ -1,0 +1,16 @@
+"""The chat pages (included at the site root by config.urls): start page, conversations, answers."""
+
+from django.urls import path
+
+from helena import views
+
+app_name = "helena"
+
+urlpatterns = [
+    path("", views.home, name="start"),
+    path("helena/", views.home, name="home"),
+    path("helena/gespraech/neu/", views.new_conversation, name="new"),
+    path("helena/gespraech/<int:conversation_id>/", views.chat, name="chat"),
+    path("helena/laeufe/<str:run_id>/antwort/", views.run_answer, name="answer"),
+    path("akten/<int:akte_id>/gespraech/", views.akte_conversation, name="akte_conversation"),
+]

@@ -1,0 +1,662 @@
+// The chat with Helena: one websocket per conversation (PROTOCOL.md "Websocket").
+//
+// The server renders the finished history; this module streams what happens from now on. Every
+// event carries run_id and seq (1, 2, 3 … per run): we remember the last seq per run and drop
+// anything at or below it, and after a (re)connect we ask for what we missed with
+// {"type": "sync", "after": {run_id: last_seq}}, so a reload or a dropped connection neither
+// loses nor duplicates a step. Model text is only ever inserted as text nodes; HTML comes only
+// from the server (sanitised Markdown of a finished answer, draft cards).
+
+const config = JSON.parse(document.getElementById("chat-config").textContent);
+const LABELS = config.tool_labels || {};
+const MODE_BADGES = { inline: "⚡ Inline", background: "🔄 Hintergrund" };
+const STATES = {
+  thinking: "Helena denkt nach …",
+  executing_tool: "Führt Werkzeug aus …",
+  executing_plan: "Arbeitet den Plan ab …",
+  waiting_on_user: "Wartet auf dich",
+};
+// Same texts as helena/views.py FINISH_NOTES.
+const FINISH_NOTES = {
+  cancelled: "Abgebrochen.",
+  max_steps: "Helena hat die Höchstzahl an Schritten erreicht.",
+  tool_cap: "Zu viele Werkzeugaufrufe in einem Schritt – die Antwort beruht nur auf den ersten.",
+  timeout: "Die Zeit für diese Anfrage ist abgelaufen.",
+  stall: "Helena kam nicht weiter.",
+  waiting_on_user: "Helena wartet auf deine Antwort.",
+};
+// Same order as helena/views.py _MAIN_ARGUMENTS.
+const MAIN_ARGUMENTS = ["query", "question", "objective", "bezeichnung", "titel", "taetigkeit", "message",
+  "inhalt", "start", "akte_id", "dokument_id", "gegenstandswert", "status"];
+const ARGUMENT_CHARS = 80;
+const CLOSE_FORBIDDEN = 4403;
+const CLOSE_NOT_FOUND = 4404;
+const MAX_BACKOFF_MS = 30000;
+
+const log = document.getElementById("chat-log");
+const empty = document.getElementById("chat-empty");
+const form = document.getElementById("chat-composer");
+const fields = document.getElementById("chat-composer-fields");
+const input = document.getElementById("chat-input");
+const modeSelect = document.getElementById("chat-mode");
+const sendButton = form.querySelector(".chat-composer__send");
+const connection = document.getElementById("chat-connection");
+const pageNotice = document.getElementById("chat-page-notice");
+const questionHint = document.getElementById("chat-question-hint");
+const announcer = document.getElementById("chat-announce");
+
+const lastSeq = new Map(); // run_id → last seq shown
+const finished = new Set(); // run_ids whose `done` we have
+const pending = []; // user bubbles sent but not yet confirmed by a run_started: {el, at}
+let socket = null;
+let opened = false;
+let backoff = 1000;
+let reconnectTimer = null;
+let gone = false; // 4403/4404: no point in reconnecting
+
+// ------------------------------------------------------------------ small DOM helpers
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function show(node, visible) {
+  node.hidden = !visible;
+}
+
+function nearBottom() {
+  const doc = document.scrollingElement || document.documentElement;
+  return doc.scrollHeight - (doc.scrollTop + window.innerHeight) < 160;
+}
+
+function keepInView(wasNearBottom, node) {
+  if (wasNearBottom && node) node.scrollIntoView({ block: "end" });
+}
+
+function announce(text) {
+  announcer.textContent = "";
+  window.setTimeout(() => { announcer.textContent = text; }, 50);
+}
+
+function shown(value) {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function mainArgument(args) {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return "";
+  const keys = [...MAIN_ARGUMENTS, ...Object.keys(args)];
+  for (const key of keys) {
+    const value = args[key];
+    if ((typeof value === "string" || typeof value === "number") && String(value).trim()) {
+      const text = String(value).split(/\s+/).filter(Boolean).join(" ");
+      return text.length <= ARGUMENT_CHARS ? text : text.slice(0, ARGUMENT_CHARS - 1) + "…";
+    }
+  }
+  return "";
+}
+
+function sourceText(source) {
+  if (!source || typeof source !== "object") return shown(source);
+  for (const key of ["citation", "title", "url"]) if (source[key]) return String(source[key]);
+  return ["corpus", "table", "id"].filter((k) => source[k]).map((k) => String(source[k])).join(" ");
+}
+
+function tooltip(event) {
+  let text = `Stufe ${event.tier}`;
+  if (event.model) {
+    text += ` · ${event.model}`;
+    if (event.provider) text += ` (${event.provider})`;
+  }
+  return text;
+}
+
+function itemsText(items) {
+  if (!Array.isArray(items)) return [];
+  return items.map((item) => {
+    if (item && typeof item === "object") {
+      for (const key of ["title", "titel", "text", "beschreibung", "description", "step", "name"]) {
+        if (item[key]) return String(item[key]);
+      }
+    }
+    return shown(item);
+  });
+}
+
+// Same as helena/views.py extra_lines.
+function extraLines(event) {
+  switch (event.type) {
+    case "ask_user":
+      return [`Helena fragt: ${event.question || ""}`, []];
+    case "plan_created":
+      return ["Plan erstellt", itemsText(event.items)];
+    case "plan_ready_for_review":
+      return ["Der Plan wartet auf Prüfung.", itemsText(event.items)];
+    case "plan_review": {
+      const notes = Array.isArray(event.notes) ? event.notes : event.notes ? [event.notes] : [];
+      return [event.verdict ? `Planprüfung: ${event.verdict}` : "Planprüfung", itemsText(notes)];
+    }
+    case "plan_step": {
+      const parts = ["step", "title", "titel", "summary", "status"].filter((k) => event[k]).map((k) => String(event[k]));
+      return [parts.length ? `Planschritt: ${parts.join(" · ")}` : "Planschritt", itemsText(event.items)];
+    }
+    default:
+      return ["", []];
+  }
+}
+
+// ------------------------------------------------------------------ bubbles
+
+function part(bubble, selector) {
+  return bubble.querySelector(`:scope > ${selector}`);
+}
+
+function newAnswerBubble(runId, mode) {
+  const bubble = el("article", "chat-msg chat-msg--assistant chat-msg--active");
+  bubble.id = `lauf-${runId}`;
+  bubble.dataset.runId = runId;
+  bubble.dataset.seq = "0";
+  bubble.dataset.mode = mode || "inline";
+  bubble.dataset.active = "true";
+  bubble.setAttribute("aria-label", "Antwort von Helena");
+  const head = el("header", "chat-msg__head");
+  head.append(el("span", "chat-msg__who", "Helena"));
+  const badge = el("span", `badge chat-badge chat-badge--${bubble.dataset.mode}`, MODE_BADGES[mode] || mode || "");
+  head.append(badge);
+  const cancel = el("button", "button button--quiet chat-cancel", "Abbrechen");
+  cancel.type = "button";
+  cancel.dataset.chatCancel = "";
+  head.append(cancel);
+  bubble.append(head);
+  const status = el("p", "chat-status");
+  status.setAttribute("role", "status");
+  status.hidden = true;
+  bubble.append(status);
+  const progress = el("div", "chat-progress");
+  progress.hidden = true;
+  progress.append(el("span", "chat-progress__text"));
+  const bar = el("progress", "chat-progress__bar");
+  bar.max = 1;
+  bar.value = 0;
+  progress.append(bar);
+  bubble.append(progress);
+  const steps = el("ol", "chat-steps");
+  steps.setAttribute("aria-label", "Arbeitsschritte");
+  steps.hidden = true;
+  bubble.append(steps);
+  const extras = el("div", "chat-extras");
+  extras.hidden = true;
+  bubble.append(extras);
+  const text = el("div", "chat-text markdown");
+  text.hidden = true;
+  bubble.append(text);
+  const drafts = el("div", "chat-drafts");
+  drafts.hidden = true;
+  bubble.append(drafts);
+  const notices = el("ul", "chat-notices");
+  notices.hidden = true;
+  bubble.append(notices);
+  const actions = el("div", "chat-actions");
+  actions.hidden = true;
+  bubble.append(actions);
+  return bubble;
+}
+
+function bubbleFor(runId, event) {
+  let bubble = log.querySelector(`article[data-run-id="${CSS.escape(runId)}"]`);
+  if (bubble) return bubble;
+  const atBottom = nearBottom();
+  bubble = newAnswerBubble(runId, event.type === "run_started" ? event.mode : "");
+  log.append(bubble);
+  show(empty, false);
+  keepInView(atBottom, bubble);
+  return bubble;
+}
+
+function setBadge(bubble, event) {
+  const badge = bubble.querySelector(".chat-badge");
+  const title = tooltip(event);
+  bubble.dataset.mode = event.mode;
+  badge.className = `badge chat-badge chat-badge--${event.mode}`;
+  badge.title = title;
+  badge.textContent = MODE_BADGES[event.mode] || event.mode;
+  badge.append(el("span", "visually-hidden", ` (${title})`));
+}
+
+function setStatus(bubble, event) {
+  const status = part(bubble, ".chat-status");
+  const label = STATES[event.state];
+  if (!label) {
+    status.textContent = "";
+    status.hidden = true;
+    return;
+  }
+  let details = event.details || "";
+  if (event.state === "executing_tool" && details) {
+    details = details.split(",").map((name) => LABELS[name.trim()] || name.trim()).join(", ");
+  }
+  status.textContent = "";
+  status.append(el("span", "chat-status__label", label));
+  if (details) status.append(" ", el("span", "chat-status__details", details));
+  status.hidden = false;
+}
+
+function addNotice(bubble, kind, text) {
+  const list = part(bubble, ".chat-notices");
+  const item = el("li", `chat-notice chat-notice--${kind}`, text);
+  if (kind === "error") item.setAttribute("role", "alert");
+  list.append(item);
+  list.hidden = false;
+  return item;
+}
+
+function addStep(bubble, event) {
+  const steps = part(bubble, ".chat-steps");
+  const tool = String(event.tool || "");
+  const item = el("li", "chat-step chat-step--pending");
+  item.dataset.callId = String(event.call_id || "");
+  item.dataset.tool = tool;
+  const details = el("details");
+  const summary = el("summary");
+  const arg = mainArgument(event.arguments);
+  summary.append(el("span", "chat-step__title", (LABELS[tool] || tool) + (arg ? `: ${arg}` : "")));
+  summary.append(" ", el("span", "chat-step__result", "läuft …"));
+  details.append(summary);
+  const body = el("div", "chat-step__body");
+  const args = event.arguments;
+  if (args && typeof args === "object" && !Array.isArray(args) && Object.keys(args).length) {
+    const dl = el("dl", "chat-step__args");
+    for (const [key, value] of Object.entries(args)) {
+      const row = el("div");
+      row.append(el("dt", "", key), el("dd", "", shown(value)));
+      dl.append(row);
+    }
+    body.append(dl);
+  }
+  details.append(body);
+  item.append(details);
+  steps.append(item);
+  steps.hidden = false;
+}
+
+function finishStep(bubble, event) {
+  const steps = part(bubble, ".chat-steps");
+  const callId = String(event.call_id || "");
+  let item = [...steps.querySelectorAll(":scope > li.chat-step:not([data-done])")]
+    .find((li) => li.dataset.callId === callId);
+  if (!item) {
+    addStep(bubble, { call_id: callId, tool: event.tool, arguments: {} });
+    item = steps.lastElementChild;
+  }
+  item.dataset.done = "true";
+  item.classList.remove("chat-step--pending");
+  if (!event.ok) item.classList.add("chat-step--error");
+  item.querySelector(".chat-step__result").textContent = event.summary || (event.ok ? "erledigt" : "Fehler");
+  const body = item.querySelector(".chat-step__body");
+  if (event.error) body.append(el("p", "chat-step__error", event.error));
+  const sources = Array.isArray(event.source) ? event.source : event.source ? [event.source] : [];
+  if (sources.length) {
+    body.append(el("p", "chat-step__sources-head", "Quellen"));
+    const list = el("ul", "chat-step__sources");
+    for (const source of sources) list.append(el("li", "", sourceText(source)));
+    body.append(list);
+  }
+}
+
+function showProgress(bubble, event) {
+  if (bubble.dataset.mode !== "background") return;
+  const progress = part(bubble, ".chat-progress");
+  const max = Number(event.max_steps) || 1;
+  const step = Math.min(Number(event.step) || 0, max);
+  progress.querySelector(".chat-progress__text").textContent = event.summary || `Schritt ${step}/${max}`;
+  const bar = progress.querySelector("progress");
+  bar.max = max;
+  bar.value = step;
+  bar.setAttribute("aria-label", `Schritt ${step} von ${max}`);
+  progress.hidden = false;
+}
+
+function appendText(bubble, delta) {
+  const text = part(bubble, ".chat-text");
+  if (!text.classList.contains("chat-text--live")) {
+    text.classList.add("chat-text--live");
+  }
+  text.append(document.createTextNode(delta)); // never HTML: the model's text is untrusted
+  text.hidden = false;
+}
+
+function addDraft(bubble, event) {
+  if (event.draft_id && document.getElementById(`draft-${event.draft_id}`)) return;
+  const template = document.createElement("template");
+  template.innerHTML = String(event.html || "").trim(); // server-rendered, sanitised card
+  const card = template.content.querySelector(".draft-card");
+  if (!card) return;
+  // Its buttons are handled by drafts.js (which also supplies the CSRF token such cards lack).
+  const drafts = part(bubble, ".chat-drafts");
+  drafts.append(card);
+  drafts.hidden = false;
+}
+
+function addExtra(bubble, event) {
+  const [head, lines] = extraLines(event);
+  const extras = part(bubble, ".chat-extras");
+  const box = el("div", "chat-extra");
+  box.append(el("p", "chat-extra__head", head));
+  if (lines.length) {
+    const list = el("ul");
+    for (const line of lines) list.append(el("li", "", line));
+    box.append(list);
+  }
+  extras.append(box);
+  extras.hidden = false;
+  if (event.type === "ask_user") {
+    setStatus(bubble, { state: "waiting_on_user" });
+    questionHint.hidden = false;
+  }
+}
+
+async function replaceWithRendered(bubble, runId) {
+  const text = part(bubble, ".chat-text");
+  const url = config.answer_url.replace("00000000-0000-0000-0000-000000000000", encodeURIComponent(runId));
+  for (let attempt = 0; attempt < 6; attempt += 1) {
+    try {
+      const response = await fetch(url, { credentials: "same-origin", headers: { "X-Requested-With": "fetch" } });
+      if (response.status === 409) { // the `done` is not stored yet: wait a moment
+        await new Promise((resolve) => window.setTimeout(resolve, 300 * (attempt + 1)));
+        continue;
+      }
+      if (!response.ok) return;
+      const html = (await response.text()).trim();
+      if (html) {
+        text.innerHTML = html; // render_markdown output: sanitised on the server
+        text.hidden = false;
+      } else if (!text.textContent.trim()) {
+        text.hidden = true;
+      }
+      text.classList.remove("chat-text--live");
+      return;
+    } catch (error) {
+      return; // keep the streamed plain text
+    }
+  }
+}
+
+const pageTitle = document.title;
+let stopFlashing = null;
+
+function flashTitle(text) {
+  // Draws the eye to a tab in the background; stops once the user looks (or after a while).
+  if (stopFlashing) stopFlashing();
+  let on = false;
+  let count = 0;
+  const timer = window.setInterval(() => {
+    on = !on;
+    document.title = on ? `✔ ${text}` : pageTitle;
+    count += 1;
+    if (count >= 20 && document.hasFocus()) stop();
+  }, 1000);
+  function stop() {
+    window.clearInterval(timer);
+    document.title = pageTitle;
+    window.removeEventListener("focus", stop);
+    stopFlashing = null;
+  }
+  stopFlashing = stop;
+  if (!document.hasFocus()) window.addEventListener("focus", stop);
+}
+
+function finish(bubble, event) {
+  const runId = bubble.dataset.runId;
+  finished.add(runId);
+  bubble.dataset.active = "false";
+  bubble.classList.remove("chat-msg--active");
+  const cancel = bubble.querySelector("[data-chat-cancel]");
+  if (cancel) cancel.hidden = true;
+  setStatus(bubble, { state: event.finish_reason === "waiting_on_user" ? "waiting_on_user" : "idle" });
+  part(bubble, ".chat-progress").hidden = true;
+  const note = FINISH_NOTES[event.finish_reason];
+  if (note) addNotice(bubble, event.finish_reason === "cancelled" ? "cancelled" : "info", note);
+  if (bubble.dataset.mode === "background" && !["cancelled", "error"].includes(event.finish_reason)) {
+    addNotice(bubble, "done", "Hintergrundaufgabe abgeschlossen.");
+    announce("Hintergrundaufgabe abgeschlossen.");
+    flashTitle("Hintergrundaufgabe abgeschlossen");
+  } else {
+    announce(event.finish_reason === "cancelled" ? "Antwort abgebrochen." : "Helena hat geantwortet.");
+  }
+  if (event.continue_offered) {
+    const actions = part(bubble, ".chat-actions");
+    const button = el("button", "button chat-continue", "Im Hintergrund weitermachen");
+    button.type = "button";
+    button.dataset.chatContinue = "";
+    actions.append(button);
+    actions.hidden = false;
+  }
+  replaceWithRendered(bubble, runId);
+}
+
+// ------------------------------------------------------------------ events
+
+function handle(event) {
+  if (!event || typeof event !== "object") return;
+  if (event.type === "error" && !event.run_id) {
+    frameRefused(event);
+    return;
+  }
+  const runId = String(event.run_id || "");
+  const seq = Number(event.seq) || 0;
+  if (!runId || seq <= (lastSeq.get(runId) || 0)) return; // already shown
+  lastSeq.set(runId, seq);
+  const atBottom = nearBottom();
+  const bubble = bubbleFor(runId, event);
+  bubble.dataset.seq = String(seq);
+  switch (event.type) {
+    case "run_started":
+      setBadge(bubble, event);
+      confirmPending();
+      break;
+    case "agent_state":
+      setStatus(bubble, event);
+      break;
+    case "text":
+      appendText(bubble, String(event.delta || ""));
+      break;
+    case "tool_call":
+      addStep(bubble, event);
+      break;
+    case "tool_result":
+      finishStep(bubble, event);
+      break;
+    case "step":
+      showProgress(bubble, event);
+      break;
+    case "draft_created":
+      addDraft(bubble, event);
+      break;
+    case "warning":
+      addNotice(bubble, "warning", event.message || "");
+      break;
+    case "error":
+      addNotice(bubble, "error", event.message || "Es ist ein Fehler aufgetreten.");
+      break;
+    case "done":
+      finish(bubble, event);
+      break;
+    case "ask_user":
+    case "plan_created":
+    case "plan_ready_for_review":
+    case "plan_review":
+    case "plan_step":
+      addExtra(bubble, event);
+      break;
+    default:
+      break; // an event type this page does not know yet
+  }
+  keepInView(atBottom, bubble);
+}
+
+function confirmPending() {
+  const first = pending.shift();
+  if (first) first.el.removeAttribute("data-pending");
+}
+
+function frameRefused(event) {
+  // A refused frame (rate limit, invalid message …) is not part of a run. If we just sent a
+  // message, that message did not start a run: mark it.
+  const recent = pending.length && Date.now() - pending[pending.length - 1].at < 15000;
+  if (recent) {
+    const failed = pending.pop().el;
+    failed.removeAttribute("data-pending");
+    failed.classList.add("chat-msg--failed");
+    failed.querySelector(".chat-msg__head").append(el("span", "badge chat-badge--failed", "nicht gesendet"));
+  }
+  pageNotice.textContent = event.message || "Das hat nicht geklappt.";
+  pageNotice.hidden = false;
+}
+
+// ------------------------------------------------------------------ the socket
+
+function send(frame) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+  socket.send(JSON.stringify(frame));
+  return true;
+}
+
+function setConnected(connected, message) {
+  // Before the first connection the whole composer waits; after that, a dropped connection only
+  // disables sending, so whatever the user is typing meanwhile is not lost.
+  if (connected || !opened) fields.disabled = !connected;
+  sendButton.disabled = !connected;
+  modeSelect.disabled = !connected;
+  connection.textContent = connected ? "" : message || "Verbindung wird hergestellt …";
+  connection.hidden = connected;
+}
+
+function syncFrame() {
+  const after = {};
+  for (const bubble of log.querySelectorAll("article[data-run-id]")) {
+    const runId = bubble.dataset.runId;
+    if (bubble.dataset.active === "true" && !finished.has(runId)) after[runId] = lastSeq.get(runId) || 0;
+  }
+  return { type: "sync", after };
+}
+
+function connect() {
+  const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${scheme}//${window.location.host}${config.ws_path}`);
+  socket = ws;
+  ws.addEventListener("open", () => {
+    backoff = 1000;
+    const first = !opened;
+    opened = true;
+    setConnected(true);
+    ws.send(JSON.stringify(syncFrame())); // what we missed, and every run still in progress
+    if (first && (document.activeElement === document.body || document.activeElement?.id === "inhalt")) {
+      input.focus();
+    } else if (!first && document.activeElement === document.body) {
+      input.focus();
+    }
+  });
+  ws.addEventListener("message", (message) => {
+    let event;
+    try {
+      event = JSON.parse(message.data);
+    } catch (error) {
+      return;
+    }
+    handle(event);
+  });
+  ws.addEventListener("close", (closed) => {
+    if (socket !== ws) return;
+    socket = null;
+    if (closed.code === CLOSE_FORBIDDEN || closed.code === CLOSE_NOT_FOUND) {
+      gone = true;
+      setConnected(false, closed.code === CLOSE_NOT_FOUND
+        ? "Dieses Gespräch gibt es nicht (mehr)."
+        : "Keine Verbindung: Du bist nicht (mehr) angemeldet oder hast keinen Zugriff auf dieses Gespräch. Bitte lade die Seite neu.");
+      return;
+    }
+    setConnected(false, "Verbindung unterbrochen – wird wiederhergestellt …");
+    scheduleReconnect();
+  });
+}
+
+function scheduleReconnect() {
+  if (gone || reconnectTimer) return;
+  const wait = Math.min(backoff, MAX_BACKOFF_MS) * (0.8 + Math.random() * 0.4);
+  backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+  reconnectTimer = window.setTimeout(() => {
+    reconnectTimer = null;
+    connect();
+  }, wait);
+}
+
+// ------------------------------------------------------------------ composer and buttons
+
+function userBubble(text) {
+  const bubble = el("article", "chat-msg chat-msg--user");
+  bubble.setAttribute("aria-label", "Deine Nachricht");
+  bubble.dataset.pending = "true";
+  const head = el("header", "chat-msg__head");
+  head.append(el("span", "chat-msg__who", "Du"));
+  bubble.append(head, el("div", "chat-text chat-text--plain", text));
+  return bubble;
+}
+
+function submit() {
+  const text = input.value.trim();
+  if (!text) {
+    input.focus();
+    return;
+  }
+  if (!send({ type: "user_message", text, mode: modeSelect.value })) {
+    connection.textContent = "Keine Verbindung – Deine Nachricht wurde noch nicht gesendet. Sie bleibt im Eingabefeld.";
+    connection.hidden = false;
+    return;
+  }
+  const bubble = userBubble(text);
+  log.append(bubble);
+  show(empty, false);
+  pending.push({ el: bubble, at: Date.now() });
+  pageNotice.hidden = true;
+  questionHint.hidden = true;
+  input.value = "";
+  bubble.scrollIntoView({ block: "end" });
+  input.focus();
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  submit();
+});
+
+input.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing && !event.altKey && !event.ctrlKey && !event.metaKey) {
+    event.preventDefault();
+    submit(); // says so if there is no connection, and keeps the text
+  }
+});
+
+log.addEventListener("click", (event) => {
+  const target = event.target instanceof Element ? event.target : null;
+  const cancel = target?.closest("[data-chat-cancel]");
+  const again = target?.closest("[data-chat-continue]");
+  const button = cancel || again;
+  if (!button) return;
+  const bubble = button.closest("article[data-run-id]");
+  if (!bubble) return;
+  const frame = { type: cancel ? "cancel" : "continue_in_background", run_id: bubble.dataset.runId };
+  if (!send(frame)) return;
+  button.disabled = true;
+  button.textContent = cancel ? "Wird abgebrochen …" : "Wird im Hintergrund fortgesetzt …";
+});
+
+// ------------------------------------------------------------------ start
+
+for (const bubble of log.querySelectorAll("article[data-run-id]")) {
+  lastSeq.set(bubble.dataset.runId, Number(bubble.dataset.seq) || 0);
+  if (bubble.dataset.active !== "true") finished.add(bubble.dataset.runId);
+}
+setConnected(false);
+connect();
