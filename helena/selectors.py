@@ -60,17 +60,20 @@ def run_events(*, run_id: Any, after: int = 0, before: int | None = None) -> lis
 def missing_events(
     *, conversation: Conversation, after: dict[str, int], run_ids: list[str]
 ) -> list[dict[str, Any]]:
-    """What a (re)connecting client lacks: for the named runs of this conversation and all its
-    runs in progress, the stored events after the seq the client has."""
+    """What a (re)connecting client lacks: the stored events after the seq the client has, for the
+    runs it names, all runs in progress, and every run started after the newest one it names."""
     valid: list[uuid.UUID] = []
     for run_id in run_ids:
         try:
             valid.append(uuid.UUID(run_id))
         except ValueError:
             continue
-    runs = AgentRun.objects.filter(conversation=conversation).filter(
-        Q(pk__in=valid) | Q(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING])
-    ).order_by("created_at")
+    wanted = Q(pk__in=valid) | Q(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING])
+    newest_known = (AgentRun.objects.filter(conversation=conversation, pk__in=valid)
+                    .order_by("-created_at").values_list("created_at", flat=True).first())
+    if newest_known is not None:  # runs that started and ended while the client was away
+        wanted |= Q(created_at__gt=newest_known)
+    runs = AgentRun.objects.filter(conversation=conversation).filter(wanted).order_by("created_at")
     events: list[dict[str, Any]] = []
     for run in runs:
         events.extend(run_events(run_id=run.pk, after=after.get(str(run.pk), 0)))

@@ -257,3 +257,33 @@ def test_bad_frames_get_errors_and_change_nothing(kanzlei: Kanzlei, asgi_server:
     assert last["code"] == "invalid_message"
     assert not Message.objects.filter(conversation=conversation).exists()
     assert not AgentRun.objects.filter(conversation=conversation).exists()
+
+
+def test_sync_brings_runs_that_ran_while_the_socket_was_away(
+    kanzlei: Kanzlei, asgi_server: str, tiers
+) -> None:
+    tiers.script([{"text": "Erste Antwort."}, {"text": "Zweite Antwort, während du weg warst."}])
+    conversation = _conversation(kanzlei)
+    url = _url(asgi_server, conversation.pk)
+    client = kanzlei.client("anwalt")
+
+    async def first() -> list[dict[str, Any]]:
+        async with connect(url, additional_headers=_bearer(kanzlei, "anwalt")) as ws:
+            await ws.send(_message("Erste Frage?"))
+            return await _until_done(ws)
+
+    seen = _run(first())
+    body = json.dumps({"text": "Zweite Frage?", "mode": "inline"})
+    response = client.post(f"/api/v1/helena/conversations/{conversation.pk}/messages", body,
+                           content_type="application/json")
+    second_id = response.json()["run_id"]
+    wait(client, second_id)
+
+    async def back() -> list[dict[str, Any]]:
+        async with connect(url, additional_headers=_bearer(kanzlei, "anwalt")) as ws:
+            await ws.send(json.dumps({"type": "sync", "after": {seen[-1]["run_id"]: seen[-1]["seq"]}}))
+            return await _until_done(ws, second_id)
+
+    missed = _run(back())
+    assert missed == events(client, second_id)
+    assert missed[-1]["text"] == "Zweite Antwort, während du weg warst."
