@@ -220,7 +220,9 @@ async def _run_loop(*, run: AgentRun, resolved: Any, cloud_allowed: bool) -> Non
         conversation_id=run.conversation_id,
     )
     messages = tools_setup.messages
-    if run.transcript:  # a continuation: carry on from where the inline run stopped
+    if run.answers_question_id and run.transcript:  # resumes after ask_user: ends with the answer
+        messages = list(run.transcript)
+    elif run.transcript:  # a continuation: carry on from where the inline run stopped
         messages = [*run.transcript, {"role": "user", "content": CONTINUE_PROMPT}]
     emitter = PersistentEmitter(run=run)
     cancel = asyncio.Event()

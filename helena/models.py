@@ -72,6 +72,8 @@ class Conversation(models.Model):
     context_type = models.CharField("Kontext", max_length=20, choices=ContextType.choices,
                                     default=ContextType.GLOBAL)
     title = models.CharField("Titel", max_length=200, blank=True)
+    # Answers to Helena's questions (ask_user) by answer_key, for later runs of this conversation.
+    answers = models.JSONField("Antworten", default=dict, blank=True)
     created_at = models.DateTimeField("angelegt am", auto_now_add=True)
     updated_at = models.DateTimeField("aktualisiert am", auto_now=True)
 
@@ -140,6 +142,9 @@ class AgentRun(models.Model):
     cancel_requested = models.BooleanField(default=False)
     # The messages the loop ended with: a continuation in the background starts from here.
     transcript = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
+    # Set when this run resumes a run that paused on ask_user: its transcript ends with the answer.
+    answers_question = models.ForeignKey("PendingQuestion", on_delete=models.SET_NULL, null=True, blank=True,
+                                         related_name="+")
     celery_task_id = models.CharField(max_length=64, blank=True)
     deadline = models.DateTimeField("spätestes Ende", null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -309,3 +314,80 @@ class RateLimit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user or self.role}: {self.runs_per_hour}/h"
+
+
+class Plan(models.Model):
+    """A goal-oriented plan of the agent_create_plan meta tool (seed 003 §4.3, seed 004 §1.1).
+
+    `items` holds helena.agent.planning.PlanItem dicts. Every change raises `version`, and a change
+    is only written if the version read is still current (optimistic lock), so two workers never
+    advance one plan at once; the plan lives in the database and survives a worker restart.
+    """
+
+    class Status(models.TextChoices):
+        PENDING_REVIEW = "pending_review", "wartet auf Prüfung"
+        EXECUTING = "executing", "wird ausgeführt"
+        WAITING = "waiting_on_user", "wartet auf Antwort"
+        COMPLETED = "completed", "abgeschlossen"
+        FAILED = "failed", "gescheitert"
+        SUPERSEDED = "superseded", "ersetzt"
+
+    class ExecutionMode(models.TextChoices):
+        AUTO = "auto_execute", "sofort ausführen"
+        DRAFT = "draft_only", "nur entwerfen"
+        REVIEW = "agent_review", "prüfen lassen"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="plans")
+    run = models.ForeignKey(AgentRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="plans")
+    objective = models.TextField("Ziel")
+    execution_mode = models.CharField(max_length=20, choices=ExecutionMode.choices,
+                                      default=ExecutionMode.AUTO)
+    requested_outputs = models.JSONField(default=list, blank=True)
+    priority_entities = models.JSONField(default=list, blank=True)
+    context_type = models.CharField("Kontext", max_length=20, blank=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.EXECUTING, db_index=True)
+    items = models.JSONField(default=list)
+    version = models.PositiveIntegerField(default=1)
+    # Earlier versions' items after a replan: {"version", "items", "reason"}.
+    revisions = models.JSONField(default=list, blank=True)
+    review = models.JSONField("Prüfung", default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "Plan"
+        verbose_name_plural = "Pläne"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.objective[:60]} (v{self.version}, {self.get_status_display()})"
+
+
+class PendingQuestion(models.Model):
+    """A question of ask_user (seed 004 §1.3): the run paused on it; the user's next message in
+    the conversation answers it and a new run resumes from the paused run's transcript."""
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="questions")
+    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="questions")
+    call_id = models.CharField(max_length=100)  # the ask_user tool call the answer belongs to
+    question = models.TextField("Frage")
+    answer_key = models.CharField(max_length=100)
+    plan = models.ForeignKey(Plan, on_delete=models.SET_NULL, null=True, blank=True, related_name="questions")
+    asked_at = models.DateTimeField(auto_now_add=True)
+    answer = models.TextField("Antwort", blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    expired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "Rückfrage"
+        verbose_name_plural = "Rückfragen"
+        ordering = ["-asked_at"]
+        constraints = [
+            # At most one open question per conversation: the next message has one meaning.
+            models.UniqueConstraint(fields=["conversation"], name="one_open_question_per_conversation",
+                                    condition=models.Q(answered_at__isnull=True, expired_at__isnull=True)),
+        ]
+
+    def __str__(self) -> str:
+        return self.question[:80]

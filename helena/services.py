@@ -10,7 +10,7 @@ from django.utils import timezone
 from akten.models import Akte, User
 from akten.selectors import NotFound, get_akte
 from helena.agent.prompts import CONTEXT_MIN_TIER
-from helena.models import AgentRun, Conversation, HelenaSettings, Message, ToolCallLog
+from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion, ToolCallLog
 
 _MAX_TEXT = 500
 
@@ -105,6 +105,9 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
                          message=f"Die Nachricht ist zu lang (höchstens {MAX_MESSAGE_CHARS} Zeichen).")
     if mode not in ("auto", "inline", "background"):
         raise RunRefused(code="invalid_message", message=f"Unbekannter Modus „{mode}“.")
+    question = open_question(conversation=conversation)
+    if question is not None:
+        return _answer_question(user=user, conversation=conversation, question=question, text=text)
     from helena.llm.router import is_cloud_allowed, task_routes
 
     routes, cloud = task_routes(), is_cloud_allowed()
@@ -197,3 +200,102 @@ def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
     except RateLimited as exc:
         raise _refused_by_limit(exc) from None
     return child
+
+
+# --- ask_user: questions that pause a run ------------------------------------------------------
+
+QUESTION_TTL_DAYS = 7
+
+
+def ask_question(*, run_id: Any, call_id: str, question: str, answer_key: str | None,
+                 plan_id: Any = None) -> PendingQuestion:
+    """Persist the run's question; the conversation's next message will answer it."""
+    from helena.models import PendingQuestion
+
+    run = AgentRun.objects.select_related("conversation").get(pk=run_id)
+    asked_before = PendingQuestion.objects.filter(conversation=run.conversation).count()
+    key = (answer_key or "").strip() or f"antwort_{asked_before + 1}"
+    with transaction.atomic():
+        # A newer question replaces an older open one: the user can only answer one at a time.
+        PendingQuestion.objects.filter(conversation=run.conversation, answered_at__isnull=True,
+                                       expired_at__isnull=True).update(expired_at=timezone.now())
+        return PendingQuestion.objects.create(conversation=run.conversation, run=run, call_id=call_id,
+                                              question=question, answer_key=key[:100], plan_id=plan_id)
+
+
+def open_question(*, conversation: Conversation) -> PendingQuestion | None:
+    """The question the conversation's next message answers, if any (expired ones are closed)."""
+    from datetime import timedelta
+
+    from helena.models import PendingQuestion
+
+    question = (PendingQuestion.objects.filter(conversation=conversation, answered_at__isnull=True,
+                                               expired_at__isnull=True).select_related("run").first())
+    if question is None:
+        return None
+    if question.asked_at < timezone.now() - timedelta(days=QUESTION_TTL_DAYS):
+        expire_question(question=question)
+        return None
+    return question
+
+
+def expire_question(*, question: PendingQuestion) -> None:
+    """Close a question nobody answered within the TTL, with a note in the conversation."""
+    with transaction.atomic():
+        updated = type(question).objects.filter(pk=question.pk, answered_at__isnull=True,
+                                                expired_at__isnull=True).update(expired_at=timezone.now())
+        if updated:
+            Message.objects.create(
+                conversation_id=question.conversation_id, role=Message.Role.ASSISTANT, run=question.run,
+                text=(f"Meine Rückfrage „{question.question}“ ist nach {QUESTION_TTL_DAYS} Tagen ohne "
+                      "Antwort verfallen. Wenn das Thema noch aktuell ist, schreib mir einfach erneut."),
+            )
+
+
+def expire_stale_questions() -> int:
+    """For the periodic sweep: close every question older than the TTL."""
+    from datetime import timedelta
+
+    from helena.models import PendingQuestion
+
+    stale = PendingQuestion.objects.filter(answered_at__isnull=True, expired_at__isnull=True,
+                                           asked_at__lt=timezone.now() - timedelta(days=QUESTION_TTL_DAYS))
+    count = 0
+    for question in stale:
+        expire_question(question=question)
+        count += 1
+    return count
+
+
+def _answer_question(*, user: User, conversation: Conversation, question: PendingQuestion,
+                     text: str) -> AgentRun:
+    """The message answers Helena's open question: the paused run resumes in a new run, same mode
+    and tier, from its transcript plus the answer; completed steps are not repeated."""
+    from helena.execution import deadline_for, dispatch
+    from helena.limits import RateLimited, admit
+
+    paused = question.run
+    answer = {"role": "user", "content": f"Antwort auf deine Rückfrage „{question.question}“: {text}"}
+    try:
+        with transaction.atomic():
+            admit(user=user)
+            locked = PendingQuestion.objects.select_for_update().get(pk=question.pk)
+            if locked.answered_at is not None or locked.expired_at is not None:
+                raise RunRefused(code="conflict", status=409,
+                                 message="Diese Rückfrage wurde inzwischen schon beantwortet.")
+            locked.answer, locked.answered_at = text, timezone.now()
+            locked.save(update_fields=["answer", "answered_at"])
+            conv = Conversation.objects.select_for_update().get(pk=conversation.pk)
+            conv.answers = {**conv.answers, locked.answer_key: text}
+            conv.save(update_fields=["answers", "updated_at"])
+            Message.objects.create(conversation=conversation, role=Message.Role.USER, text=text)
+            run = AgentRun.objects.create(
+                conversation=conversation, user=user, parent=paused, mode=paused.mode, tier=paused.tier,
+                task_type=paused.task_type, classifier_reason="Antwort auf Rückfrage",
+                context_type=paused.context_type, transcript=[*paused.transcript, answer],
+                answers_question=locked, deadline=deadline_for(paused.mode),
+            )
+            transaction.on_commit(lambda: dispatch(run))
+    except RateLimited as exc:
+        raise _refused_by_limit(exc) from None
+    return run

@@ -174,18 +174,27 @@ def asgi_server(django_db_setup) -> Iterator[str]:
                     os.killpg(proc.pid, signal.SIGKILL)
 
 
-@pytest.fixture
-def celery_worker() -> Iterator[subprocess.Popen]:
+def start_celery_worker() -> subprocess.Popen:
+    """A real Celery worker (solo pool) on the test database, in its own process group."""
     env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL}
-    worker = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "WARNING",
          "--without-gossip", "--without-mingle", "--without-heartbeat"],
         cwd=BASE_DIR, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    yield worker
+
+
+def stop_celery_worker(worker: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
     if worker.poll() is None:
-        os.killpg(worker.pid, signal.SIGTERM)
+        os.killpg(worker.pid, sig)
         worker.wait(timeout=30)
+
+
+@pytest.fixture
+def celery_worker() -> Iterator[subprocess.Popen]:
+    worker = start_celery_worker()
+    yield worker
+    stop_celery_worker(worker)
 
 
 @pytest.fixture

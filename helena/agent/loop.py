@@ -7,6 +7,7 @@ tool_cap, timeout, cancelled or error. Nothing a model or a tool does crashes th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import re
@@ -104,6 +105,7 @@ class _Run:
     context_window: int = 8192
     cache: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
     stall: StallDetector = field(default_factory=StallDetector)
+    paused: bool = False  # a tool asked the user (ask_user); the run ends waiting for the answer
 
     @property
     def offered(self) -> dict[str, Tool]:
@@ -172,7 +174,8 @@ class _Run:
 
         async def execute(call: ToolCall) -> ToolResult:
             try:
-                return await self.execute(name=call.name, arguments=call.arguments, ctx=self.ctx,
+                return await self.execute(name=call.name, arguments=call.arguments,
+                                          ctx=dataclasses.replace(self.ctx, call_id=call.id),
                                           offered=self.offered)
             except Exception as exc:  # the executor reports failures itself; this is the last net
                 log.exception("tool %s crashed", call.name)
@@ -209,6 +212,8 @@ class _Run:
                 fresh.discard(key)
                 for event_type, data in result.events:
                     await self.emitter.emit(event_type, **data)
+            if result.pause:
+                self.paused = True
             content = budget.clip_tool_result(json.dumps(observation, ensure_ascii=False, default=str),
                                               context_window=self.context_window)
             self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
@@ -262,6 +267,7 @@ async def run_agent(
                cancel=cancel, execute=execute or _default_execute, use_guard=model.provider == "ollama",
                messages=list(messages))
     ctx.cancel = cancel
+    ctx.model, ctx.emit, ctx.offered, ctx.execute = model, emitter.emit, run.offered, run.execute
     await emitter.emit("run_started", mode=mode, tier=tier, model=model.name, provider=model.provider,
                        max_steps=limits.max_steps)
     reason: FinishReason = "stop"
@@ -338,6 +344,10 @@ async def _loop(run: _Run) -> FinishReason:
                                details=", ".join(dict.fromkeys(c.name for c in calls)))
         await run.run_tools(calls)
         run.check_cancel()
+        if run.paused:  # ask_user: the question is out, the answer starts the next run
+            await run.emitter.emit("agent_state", state="waiting_on_user")
+            run.text = turn.text.strip()
+            return "waiting_on_user"
         if over_cap:
             await run.final_answer(TOOL_CAP_PROMPT)
             return "tool_cap"

@@ -30,6 +30,13 @@ class ToolContext:
     cancel: asyncio.Event | None = None
     now: Callable[[], datetime] = timezone.now
     cache: dict[str, Any] = field(default_factory=dict)  # per run, e.g. for lookups
+    call_id: str | None = None  # the tool call being executed (set per call by the loop)
+    # Set by the loop for meta tools (plan, ask_user): the run's model, its event emitter, the tools
+    # offered in this run and the executor, so a plan can think and act within the same run.
+    model: Any = None
+    emit: Callable[..., Awaitable[Any]] | None = None
+    offered: dict[str, Any] | None = None
+    execute: Callable[..., Awaitable[Any]] | None = None
 
     @property
     def role(self) -> str:
@@ -48,6 +55,7 @@ class ToolResult:
     sources: list[dict[str, Any]] = field(default_factory=list)  # {"table","id"} or {"corpus","citation"}
     # Extra events for the chat after the tool_result, e.g. ("draft_created", {draft_id, kind, html}).
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    pause: bool = False  # ask_user: the run stops here and waits for the user's answer
 
     def observation(self) -> dict[str, Any]:
         """What the model sees."""
