@@ -4,6 +4,7 @@ runs multi-step objectives (helena/agent/plan_runner.py)."""
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,4 +52,40 @@ ask_user = Tool(
     params=AskUserParams,
     handler=sync_to_async(_ask),
     label="Fragt nach",
+)
+
+
+class AgentCreatePlanParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    objective: str = Field(min_length=1, max_length=4000, description="what is to be achieved end to end")
+    execution_mode: Literal["auto_execute", "draft_only", "agent_review"] = Field(
+        "auto_execute", description="auto_execute (default), draft_only (show the plan to the user first) "
+                                    "or agent_review (a reviewer checks it before execution)"
+    )
+    requested_outputs: list[str] | None = Field(None, description="deliverables the user expects")
+    priority_entities: list[str] | None = Field(None, description="Akten, Fristen etc. to focus on")
+
+
+async def _plan(params: AgentCreatePlanParams, ctx: ToolContext) -> ToolResult:
+    from helena.agent.plan_runner import agent_create_plan as run_plan
+
+    if ctx.run_id is None or ctx.model is None:
+        return ToolResult(ok=False, error="Pläne gibt es nur innerhalb eines Laufs.",
+                          error_code="unavailable")
+    return await run_plan(params, ctx)
+
+
+agent_create_plan = Tool(
+    name="agent_create_plan",
+    description=(
+        "For multi-step objectives: create a goal-oriented plan (3–7 items with acceptance criteria) and "
+        "execute it (auto_execute), show it to the user for review first (draft_only: then call again "
+        "after the user agreed or asked for changes, with the changes in objective) or have it reviewed "
+        "(agent_review). Calling it again continues the conversation's unfinished plan."
+    ),
+    kind="meta",
+    params=AgentCreatePlanParams,
+    handler=_plan,
+    label="Plant und arbeitet ab",
+    timeout=900.0,  # the whole plan runs inside this call; the run's own timeout still bounds it
 )
