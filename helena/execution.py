@@ -151,11 +151,10 @@ async def finish_without_loop(*, run: AgentRun, reason: str, code: str, message:
 
 
 def _history(run: AgentRun) -> tuple[list[dict[str, Any]], str]:
-    """Earlier messages of the conversation as chat turns, and the question of this run."""
-    messages = list(run.conversation.messages.order_by("created_at", "id"))
-    question = messages[-1].text if messages and messages[-1].role == Message.Role.USER else ""
-    earlier = [{"role": m.role, "content": m.text} for m in messages[:-1]][-20:]
-    return earlier, question
+    """Earlier messages of the conversation as chat turns (long ones summarised), and the question."""
+    from helena.agent.history import history_for
+
+    return history_for(conversation=run.conversation, run_id=run.pk)
 
 
 def _redactor_for(run: AgentRun) -> Any:

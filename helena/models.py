@@ -74,6 +74,9 @@ class Conversation(models.Model):
     title = models.CharField("Titel", max_length=200, blank=True)
     # Answers to Helena's questions (ask_user) by answer_key, for later runs of this conversation.
     answers = models.JSONField("Antworten", default=dict, blank=True)
+    # Older turns condensed by a tier-1 call (helena/agent/history.py), reused until it falls behind.
+    summary = models.TextField("Zusammenfassung älterer Nachrichten", blank=True)
+    summary_upto = models.PositiveBigIntegerField("zusammengefasst bis Nachricht", null=True, blank=True)
     created_at = models.DateTimeField("angelegt am", auto_now_add=True)
     updated_at = models.DateTimeField("aktualisiert am", auto_now=True)
 

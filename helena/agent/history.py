@@ -1,0 +1,88 @@
+"""Conversation history that stays within the context window (seed 004 §4.2).
+
+Short conversations go to the model verbatim. Past a threshold (40 earlier messages, or 60 % of
+the context window by estimate) the older turns are condensed by one tier-1 call (operation
+`summary`) into a system note and the newest turns stay verbatim. The summary is stored on the
+conversation and reused; it is only extended when enough new turns have piled up behind it, so a
+long conversation costs one summary call every few turns, not one per turn.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+
+from helena.agent.budget import estimate_tokens
+from helena.llm.base import collect
+from helena.models import Conversation, Message
+
+log = logging.getLogger(__name__)
+
+THRESHOLD_MESSAGES = 40
+THRESHOLD_SHARE = 0.6
+KEEP_VERBATIM = 12  # the newest earlier messages always go verbatim
+SLACK = 10  # this many unsummarised older messages are tolerated before the summary is extended
+DEFAULT_WINDOW = 8192
+SUMMARY_PROMPT = """Fasse den bisherigen Verlauf eines Gesprächs zwischen einer Person aus einer \
+Anwaltskanzlei und Helena (KI-Kollegin) für Helena zusammen, damit sie ohne die alten Nachrichten \
+weiterarbeiten kann. Behalte: Aktenzeichen, Namen, Daten, Fristen und Beträge wörtlich; Entscheidungen \
+und Zusagen; offene Punkte. Höchstens 200 Wörter, Deutsch, Stichpunkte."""
+
+
+def _turns(messages: list[Message]) -> list[dict[str, Any]]:
+    return [{"role": m.role, "content": m.text} for m in messages]
+
+
+def _summarise(*, previous: str, messages: list[Message], model: Any) -> str:
+    text = "\n".join(f"{'Nutzer' if m.role == 'user' else 'Helena'}: {m.text}" for m in messages)
+    if previous:
+        text = f"Bisherige Zusammenfassung:\n{previous}\n\nNeuere Nachrichten:\n{text}"
+    turn = async_to_sync(collect)(model.stream(messages=[{"role": "system", "content": SUMMARY_PROMPT},
+                                                         {"role": "user", "content": text}], tools=None))
+    return turn.text.strip()
+
+
+def _summary_model(*, conversation: Conversation, run_id: Any) -> Any:
+    from helena.llm.accounting import RecordingModel
+    from helena.llm.router import get_model_for_tier, tier_configs
+
+    model = get_model_for_tier(1)
+    if model is None:
+        return None
+    config = tier_configs().get(1)
+    return RecordingModel(model, run_id=run_id, user_id=conversation.user_id, tier=1, operation="summary",
+                          context_type=conversation.context_type,
+                          price_in=getattr(config, "price_input_per_1k", 0) or 0,
+                          price_out=getattr(config, "price_output_per_1k", 0) or 0)
+
+
+def history_for(*, conversation: Conversation, run_id: Any = None,
+                context_window: int = DEFAULT_WINDOW) -> tuple[list[dict[str, Any]], str]:
+    """The earlier turns for the model (a summary note first when the conversation is long) and the
+    question of this run (the last user message)."""
+    messages = list(conversation.messages.order_by("created_at", "id"))
+    question = messages[-1].text if messages and messages[-1].role == Message.Role.USER else ""
+    earlier = messages[:-1] if question else messages
+    turns = _turns(earlier)
+    if len(earlier) <= THRESHOLD_MESSAGES and estimate_tokens(turns) <= THRESHOLD_SHARE * context_window:
+        return turns, question
+    covered = conversation.summary_upto or 0
+    unsummarised = [m for m in earlier if m.pk > covered]
+    summary = conversation.summary
+    if not summary or len(unsummarised) > KEEP_VERBATIM + SLACK:
+        fold, unsummarised = unsummarised[:-KEEP_VERBATIM], unsummarised[-KEEP_VERBATIM:]
+        model = _summary_model(conversation=conversation, run_id=run_id)
+        try:
+            fresh = _summarise(previous=summary, messages=fold, model=model) if model and fold else ""
+        except Exception:  # no summary is better than no answer: keep the newest turns only
+            log.exception("summary of conversation %s failed", conversation.pk)
+            fresh = ""
+        if fresh:
+            summary = fresh
+            Conversation.objects.filter(pk=conversation.pk).update(summary=summary, summary_upto=fold[-1].pk)
+        elif not summary:
+            return _turns(earlier[-KEEP_VERBATIM:]), question
+    note = {"role": "system", "content": f"Zusammenfassung des früheren Gesprächsverlaufs:\n{summary}"}
+    return [note, *_turns(unsummarised)], question
