@@ -103,6 +103,7 @@ CELERY_TIMEZONE = "Europe/Berlin"
 # Runs whose worker died are failed once their deadline has passed (helena.execution).
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-runs": {"task": "helena.sweep_stale_runs", "schedule": 30.0},
+    "expire-questions": {"task": "helena.expire_questions", "schedule": 3600.0},
 }
 
 AUTH_USER_MODEL = "akten.User"

@@ -34,3 +34,11 @@ def sweep_stale_runs() -> int:
     from helena.execution import sweep_stale_runs as sweep
 
     return sweep()
+
+
+@shared_task(name="helena.expire_questions")
+def expire_questions() -> int:
+    """Helena's questions nobody answered within 7 days are closed with a note (hourly)."""
+    from helena.services import expire_stale_questions
+
+    return expire_stale_questions()

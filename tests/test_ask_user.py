@@ -108,3 +108,18 @@ def test_an_unanswered_question_expires_after_seven_days(kanzlei: Kanzlei, tiers
     assert question.expired_at is not None and question.answered_at is None
     note = Message.objects.filter(conversation_id=conv_id, text__contains="verfallen").get()
     assert "Wann wurde das Urteil zugestellt?" in note.text
+
+
+def test_the_hourly_sweep_expires_old_questions(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    from helena.tasks import expire_questions
+
+    tiers.script([{"tool_calls": [{"name": "ask_user", "arguments": QUESTION}]}])
+    client = kanzlei.client("anwalt")
+    conv_id, first = ask(client, "Wann endet meine Berufungsfrist?", mode="inline")
+    wait(client, first)
+    assert expire_questions() == 0
+    PendingQuestion.objects.update(asked_at=timezone.now() - timedelta(days=7, minutes=1))
+    assert expire_questions() == 1
+    assert PendingQuestion.objects.get().expired_at is not None
+    assert Message.objects.filter(conversation_id=conv_id, text__contains="verfallen").count() == 1
+    assert expire_questions() == 0
