@@ -78,3 +78,24 @@ def missing_events(
     for run in runs:
         events.extend(run_events(run_id=run.pk, after=after.get(str(run.pk), 0)))
     return events
+
+
+def plans_of(*, conversation: Conversation) -> QuerySet[Any]:
+    """The conversation's plans, oldest first (the chat shows each as a card)."""
+    from helena.models import Plan
+
+    return Plan.objects.filter(conversation=conversation).order_by("created_at")
+
+
+def open_question_of(*, conversation: Conversation, asked_after: Any = None) -> Any:
+    """The conversation's unanswered, unexpired PendingQuestion (ask_user), or None; read only.
+
+    `asked_after`: ignore a question asked before this moment (it is past its time to live).
+    """
+    from helena.models import PendingQuestion
+
+    qs = PendingQuestion.objects.filter(conversation=conversation, answered_at__isnull=True,
+                                        expired_at__isnull=True)
+    if asked_after is not None:
+        qs = qs.filter(asked_at__gte=asked_after)
+    return qs.order_by("-asked_at").first()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
@@ -19,6 +20,7 @@ from django.db.models import Max, OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 
@@ -27,7 +29,7 @@ from drafts.cards import render_card
 from drafts.selectors import drafts_for
 from helena import selectors, services
 from helena.markdown import render_markdown
-from helena.models import AgentRun, Conversation, Message, RunEvent
+from helena.models import AgentRun, Conversation, Message, PendingQuestion, Plan, RunEvent
 from helena.tools.registry import all_tools, role_of
 
 _HOME_LIMIT = 200
@@ -45,6 +47,13 @@ FINISH_NOTES = {
     "waiting_on_user": "Helena wartet auf deine Antwort.",
 }
 MODE_BADGES = {"inline": "⚡ Inline", "background": "🔄 Hintergrund"}
+# The plan card's texts; chat.js has the same.
+PLAN_ITEM_STATUS = {"pending": "offen", "in_progress": "läuft", "completed": "erledigt",
+                    "failed": "gescheitert", "skipped": "übersprungen"}
+PLAN_VERDICTS = {"approved": "Freigegeben", "rejected": "Abgelehnt"}
+PLAN_REVIEW_HINT = ("Passt der Plan? Antworte einfach im Chat, z. B. „passt, leg los“ oder "
+                    "„füge vorher … hinzu“.")
+_PLAN_EVENTS = ("plan_created", "plan_ready_for_review", "plan_review", "plan_step")
 # Events the history needs (text deltas are replaced by the done event's text).
 _HISTORY_EVENTS = ("tool_call", "tool_result", "draft_created", "warning", "error", "done", "ask_user",
                    "plan_created", "plan_ready_for_review", "plan_review", "plan_step")
@@ -89,39 +98,58 @@ def run_tooltip(*, tier: Any, model: str, provider: str) -> str:
     return text
 
 
-def _items_text(items: Any) -> list[str]:
-    if not isinstance(items, list):
-        return []
-    lines = []
-    for item in items:
-        if isinstance(item, dict):
-            text = next((str(item[k]) for k in ("title", "titel", "text", "beschreibung", "description",
-                                                 "step", "name") if item.get(k)), "")
-            lines.append(text or _shown(item))
-        else:
-            lines.append(_shown(item))
-    return lines
+@dataclass
+class PlanItemView:
+    position: int
+    description: str
+    acceptance_criteria: str
+    status: str
+    label: str
+    attempts: int
+    result: str
 
 
-def extra_lines(event: dict[str, Any]) -> tuple[str, list[str]]:
-    """A plan or question event as a heading and lines; chat.js renders the same."""
-    kind = event.get("type")
-    if kind == "ask_user":
-        return f"Helena fragt: {event.get('question', '')}", []
-    if kind == "plan_created":
-        return "Plan erstellt", _items_text(event.get("items"))
-    if kind == "plan_ready_for_review":
-        return "Der Plan wartet auf Prüfung.", _items_text(event.get("items"))
-    if kind == "plan_review":
-        verdict = event.get("verdict")
-        head = f"Planprüfung: {verdict}" if verdict else "Planprüfung"
-        notes = event.get("notes")
-        return head, _items_text(notes if isinstance(notes, list) else [notes] if notes else [])
-    if kind == "plan_step":
-        parts = [str(event[k]) for k in ("step", "title", "titel", "summary", "status") if event.get(k)]
-        head = "Planschritt: " + " · ".join(parts) if parts else "Planschritt"
-        return head, _items_text(event.get("items"))
-    return "", []
+@dataclass
+class PlanCard:
+    """A plan in its last stored state, as chat.js builds it from the plan events."""
+
+    plan_id: str
+    objective: str
+    version: int
+    items: list[PlanItemView]
+    revision: str = ""  # "Plan überarbeitet (Version 3): …" after a replan
+    verdict: str = ""  # approved/rejected (agent_review)
+    verdict_label: str = ""
+    notes: str = ""
+    hint: str = ""  # PLAN_REVIEW_HINT while the plan waits for the user's review (draft_only)
+
+
+def plan_card(plan: Plan) -> PlanCard:
+    items = []
+    for item in plan.items if isinstance(plan.items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        status = str(item.get("status") or "pending")
+        items.append(PlanItemView(
+            position=int(item.get("position") or len(items) + 1),
+            description=str(item.get("description") or ""),
+            acceptance_criteria=str(item.get("acceptance_criteria") or ""), status=status,
+            label=PLAN_ITEM_STATUS.get(status, status), attempts=int(item.get("attempts") or 0),
+            result=str(item.get("result") or ""),
+        ))
+    card = PlanCard(plan_id=str(plan.pk), objective=plan.objective, version=plan.version, items=items,
+                    hint=PLAN_REVIEW_HINT if plan.status == Plan.Status.PENDING_REVIEW else "")
+    last = plan.revisions[-1] if isinstance(plan.revisions, list) and plan.revisions else None
+    if isinstance(last, dict):
+        version = int(last.get("version") or 0) + 1
+        reason = str(last.get("reason") or "")
+        card.revision = f"Plan überarbeitet (Version {version})" + (f": {reason}" if reason else "")
+    review = plan.review if isinstance(plan.review, dict) else {}
+    if review.get("verdict"):
+        card.verdict = str(review["verdict"])
+        card.verdict_label = PLAN_VERDICTS.get(card.verdict, card.verdict)
+        card.notes = str(review.get("notes") or "")
+    return card
 
 
 @dataclass
@@ -150,13 +178,19 @@ class Answer:
     html: SafeString | str = ""
     steps: list[Step] = field(default_factory=list)
     cards: list[SafeString] = field(default_factory=list)
-    extras: list[tuple[str, list[str]]] = field(default_factory=list)
+    plans: list[PlanCard] = field(default_factory=list)  # plans this run created
+    plan_refs: list[tuple[str, str]] = field(default_factory=list)  # (plan_id, objective) of earlier plans
+    question: str = ""  # what Helena asked (ask_user)
+    waiting: bool = False  # the question is still open
     notices: list[tuple[str, str]] = field(default_factory=list)  # (kind, text): warning/error/info
     continue_offered: bool = False
 
 
 def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeString],
-            labels: dict[str, str], has_child: bool) -> Answer:
+            labels: dict[str, str], has_child: bool, plans: dict[str, PlanCard] | None = None,
+            homes: dict[str, Any] | None = None, waiting: bool = False) -> Answer:
+    """`plans` are the conversation's plan cards by id, `homes` the run each card is shown in."""
+    plans, homes = plans or {}, homes or {}
     answer = Answer(run=run, badge=MODE_BADGES.get(run.mode, run.mode),
                     tooltip=run_tooltip(tier=run.tier, model=run.model, provider=run.provider),
                     last_seq=run.last_seq or 0, active=run.active, cards=cards)
@@ -164,6 +198,8 @@ def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeStri
         answer.last_seq = 0  # chat.js asks for all its events and builds the bubble itself
         answer.cards = []
         return answer
+    answer.plans = [card for plan_id, card in plans.items() if homes.get(plan_id) == run.pk]
+    answer.waiting = waiting and run.finish_reason == "waiting_on_user"
     steps: dict[str, Step] = {}
     for event in events:
         kind = event["type"]
@@ -197,13 +233,26 @@ def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeStri
             if run.mode == AgentRun.Mode.BACKGROUND and reason not in ("cancelled", "error"):
                 answer.notices.append(("done", "Hintergrundaufgabe abgeschlossen."))
             answer.continue_offered = bool(event.get("continue_offered")) and not has_child
-        elif kind in ("ask_user", "plan_created", "plan_ready_for_review", "plan_review", "plan_step"):
-            answer.extras.append(extra_lines(event))
+        elif kind == "ask_user":
+            answer.question = str(event.get("question") or "")
+        elif kind in _PLAN_EVENTS:
+            plan_id = str(event.get("plan_id") or "")
+            card = plans.get(plan_id)
+            if card is not None and homes.get(plan_id) != run.pk and all(
+                    ref != plan_id for ref, _ in answer.plan_refs):
+                answer.plan_refs.append((plan_id, card.objective))
     return answer
 
 
-def _history(*, request: HttpRequest, conversation: Conversation) -> list[dict[str, Any]]:
-    """User messages and answers in order; an answer is a run (with steps, cards and notices)."""
+def _open_question(conversation: Conversation) -> PendingQuestion | None:
+    """The question the next message answers (read only: expiring it is the services' job)."""
+    since = timezone.now() - timedelta(days=services.QUESTION_TTL_DAYS)
+    return selectors.open_question_of(conversation=conversation, asked_after=since)
+
+
+def _history(*, request: HttpRequest, conversation: Conversation,
+             question: PendingQuestion | None = None) -> list[dict[str, Any]]:
+    """User messages and answers in order; an answer is a run (with steps, cards, plans and notices)."""
     runs = list(
         AgentRun.objects.filter(conversation=conversation)
         .annotate(last_seq=Max("events__seq"))
@@ -220,10 +269,12 @@ def _history(*, request: HttpRequest, conversation: Conversation) -> list[dict[s
         cards[draft.run_id].append(render_card(draft=draft, user=request.user, request=request))
     parents = {run.parent_id for run in runs if run.parent_id}
     labels = tool_labels()
+    plans, homes = _plan_cards(conversation=conversation, runs=runs, events=events)
     items: list[tuple[Any, int, dict[str, Any]]] = []
     for run in runs:
         answer = _answer(run=run, events=events[run.pk], cards=cards[run.pk], labels=labels,
-                         has_child=run.pk in parents)
+                         has_child=run.pk in parents, plans=plans, homes=homes,
+                         waiting=question is not None and question.run_id == run.pk)
         items.append((run.created_at, 1, {"kind": "answer", "answer": answer}))
     for message in conversation.messages.all():
         if message.role == Message.Role.USER:
@@ -233,6 +284,25 @@ def _history(*, request: HttpRequest, conversation: Conversation) -> list[dict[s
             items.append((message.created_at, 1, {"kind": "assistant", "html": html}))
     items.sort(key=lambda item: (item[0], item[1]))
     return [item for _, _, item in items]
+
+
+def _plan_cards(*, conversation: Conversation, runs: list[AgentRun],
+                events: dict[Any, list[dict[str, Any]]]) -> tuple[dict[str, PlanCard], dict[str, Any]]:
+    """The conversation's plans as cards, and the run whose answer shows each: the run that made
+    it (as in chat.js, where plan_created first draws the card), else the first run naming it."""
+    plans = list(selectors.plans_of(conversation=conversation))
+    cards = {str(plan.pk): plan_card(plan) for plan in plans}
+    run_ids = {run.pk for run in runs}
+    homes: dict[str, Any] = {}
+    for plan in plans:
+        if plan.run_id in run_ids:
+            homes[str(plan.pk)] = plan.run_id
+    for run in runs:
+        for event in events[run.pk]:
+            plan_id = str(event.get("plan_id") or "")
+            if event["type"] in _PLAN_EVENTS and plan_id in cards:
+                homes.setdefault(plan_id, run.pk)
+    return cards, homes
 
 
 def tool_labels() -> dict[str, str]:
@@ -308,10 +378,13 @@ def chat(request: HttpRequest, conversation_id: int) -> HttpResponse:
         "tool_labels": tool_labels(),
         "role": role_of(request.user),
     }
+    question = _open_question(conversation)
+    config["waiting_on_user"] = question is not None  # the next message answers Helena's question
     context = {
         "conversation": conversation,
         "context_label": context_label(conversation),
-        "history": _history(request=request, conversation=conversation),
+        "history": _history(request=request, conversation=conversation, question=question),
+        "question": question,
         "chat_config": config,
         "modes": [("auto", "Automatisch"), ("inline", "Sofort"), ("background", "Im Hintergrund")],
     }

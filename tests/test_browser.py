@@ -490,3 +490,236 @@ def test_chat_pages_are_scoped_to_their_user(kanzlei: Kanzlei) -> None:
     created = Conversation.objects.filter(user=anwalt).latest("created_at")
     assert response["Location"] == chat_path(created) and created.context_type == "fristen"
     assert created.akte_id is None
+
+
+# --------------------------------------------------------------------------- plans and questions
+
+
+def plan_rows(answer: Locator) -> list[list[str]]:
+    """Each plan item as [description, status badge, acceptance line, result] (hidden parts: "")."""
+    return answer.locator(".chat-plan__item").evaluate_all(
+        "items => items.map(li => ['.chat-plan__desc', '.chat-plan__badge', '.chat-plan__criteria',"
+        " '.chat-plan__result'].map(s => { const n = li.querySelector(s);"
+        " return n.hidden ? '' : n.textContent; }))"
+    )
+
+
+def test_a_plan_card_follows_the_plan_and_survives_a_reload(
+    kanzlei: Kanzlei, tiers: ScriptedLLMServer, new_context: Any
+) -> None:
+    from tests.test_plans import items, plan_call, thought_complete
+
+    tiers.script([
+        plan_call("Berufungsfrist ermitteln und zusammenfassen"),
+        items(("Urteil auswerten", []), ("Fristende ermitteln", [1]), ("Ergebnis zusammenfassen", [2])),
+        thought_complete("Zustellung am 01.10.2026"),
+        {**thought_complete("Fristende 02.11.2026"), "delay": 2.0},  # time to see item 2 running
+        thought_complete("Zusammenfassung steht"),
+        {"text": "Der Plan ist abgearbeitet: Die Berufungsfrist endet am 02.11.2026."},
+    ])
+    conversation = services.create_conversation(user=kanzlei.users["anwalt"])
+    page = new_context().new_page()
+    login(page, kanzlei.users["anwalt"], chat_path(conversation))
+    send(page, "Ermittle die Berufungsfrist und fasse das Ergebnis zusammen.")
+    answer = answers(page).first
+    card = answer.locator(".chat-plan")
+    title = "Plan: Berufungsfrist ermitteln und zusammenfassen"
+    expect(card.locator(".chat-plan__title")).to_have_text(title)
+    expect(card.locator(".chat-plan__progress")).to_have_text("Schritt 2/3: Fristende ermitteln")
+    expect(card.locator(".chat-plan__badge")).to_have_text(["erledigt", "läuft", "offen"])
+    screenshot(page, "chat-plan-card-running")
+
+    wait_done(answer)
+    expect(card.locator(".chat-plan__badge")).to_have_text(["erledigt", "erledigt", "erledigt"])
+    expect(card.locator(".chat-plan__progress")).to_be_hidden()
+    expect(card.locator(".chat-plan__hint")).to_be_hidden()
+    expect(answer.locator(".chat-text")).to_contain_text("Die Berufungsfrist endet am 02.11.2026.")
+    live = plan_rows(answer)
+    assert live == [
+        ["Urteil auswerten", "erledigt", "Abnahme: Urteil auswerten: erledigt", "Zustellung am 01.10.2026"],
+        ["Fristende ermitteln", "erledigt", "Abnahme: Fristende ermitteln: erledigt", "Fristende 02.11.2026"],
+        ["Ergebnis zusammenfassen", "erledigt", "Abnahme: Ergebnis zusammenfassen: erledigt",
+         "Zusammenfassung steht"],
+    ], live
+    assert page.locator(".chat-extra").count() == 0  # no generic event boxes any more
+    screenshot(page, "chat-plan-card")
+
+    page.reload()  # the server draws the same card from the Plan row
+    answer = answers(page).first
+    expect(answer.locator(".chat-plan")).to_have_count(1)
+    expect(answer.locator(".chat-plan__title")).to_have_text(title)
+    assert plan_rows(answer) == live
+    expect(answer.locator(".chat-plan__progress")).to_be_hidden()
+    expect(answer.locator(".chat-plan__attempts")).to_have_count(3)
+    for attempts in answer.locator(".chat-plan__attempts").all():
+        expect(attempts).to_be_hidden()  # one attempt each: no counter
+
+
+def test_a_draft_plan_asks_for_review_in_words_and_runs_on_in_the_next_answer(
+    kanzlei: Kanzlei, tiers: ScriptedLLMServer, new_context: Any
+) -> None:
+    from tests.test_plans import items, plan_call, thought_complete
+
+    hint = "Passt der Plan? Antworte einfach im Chat, z. B. „passt, leg los“ oder „füge vorher … hinzu“."
+    tiers.script([
+        plan_call("Berufung vorbereiten", "draft_only"),
+        items(("Urteil auswerten", []), ("Frist berechnen", [1]), ("Entwurf vorlegen", [2])),
+        {"text": "Hier ist mein Plan. Soll ich so vorgehen?"},
+    ])
+    conversation = services.create_conversation(user=kanzlei.users["anwalt"])
+    page = new_context().new_page()
+    login(page, kanzlei.users["anwalt"], chat_path(conversation))
+    send(page, "Bereite die Berufung vor, zeig mir aber erst den Plan.")
+    first = answers(page).first
+    wait_done(first)
+    card = first.locator(".chat-plan")
+    expect(card.locator(".chat-plan__hint")).to_have_text(hint)
+    expect(card.locator(".chat-plan__badge")).to_have_text(["offen", "offen", "offen"])
+    expect(card.get_by_role("button")).to_have_count(0)  # no buttons: the user answers in words
+    screenshot(page, "chat-plan-review")
+    page.reload()
+    card = answers(page).first.locator(".chat-plan")
+    expect(card.locator(".chat-plan__hint")).to_have_text(hint)
+    expect(card.locator(".chat-plan__desc")).to_have_text(["Urteil auswerten", "Frist berechnen",
+                                                           "Entwurf vorlegen"])
+
+    tiers.script([
+        plan_call("Berufung vorbereiten", "auto_execute"),
+        thought_complete("Urteil ausgewertet"), thought_complete("Frist steht"),
+        thought_complete("Entwurf vorgelegt"),
+        {"text": "Erledigt: Der Entwurf liegt vor."},
+    ])
+    send(page, "Passt, leg los.")
+    second = answers(page).nth(1)
+    wait_done(second)
+    # The card stays where the plan was made and follows it; the new answer links to it.
+    expect(card.locator(".chat-plan__badge")).to_have_text(["erledigt", "erledigt", "erledigt"])
+    expect(card.locator(".chat-plan__hint")).to_be_hidden()
+    expect(second.locator(".chat-plan")).to_have_count(0)
+    ref = second.locator(".chat-plan-ref a")
+    expect(ref).to_have_text("Berufung vorbereiten")
+    expect(ref).to_have_attribute("href", f"#plan-{card.get_attribute('data-plan-id')}")
+    live = plan_rows(answers(page).first)
+    page.reload()
+    first, second = answers(page).first, answers(page).nth(1)
+    assert plan_rows(first) == live
+    expect(first.locator(".chat-plan__hint")).to_be_hidden()
+    expect(second.locator(".chat-plan-ref a")).to_have_text("Berufung vorbereiten")
+
+
+def test_helena_asks_and_the_next_message_answers(
+    kanzlei: Kanzlei, tiers: ScriptedLLMServer, new_context: Any
+) -> None:
+    question = "Wann wurde das Urteil zugestellt?"
+    tiers.script([
+        {"tool_calls": [{"name": "ask_user",
+                         "arguments": {"question": question, "answer_key": "zustellung"}}]},
+        {"tool_calls": [{"name": "calculate_frist", "arguments": FRIST}]},
+        {"text": "Die Berufungsfrist endet am Montag, 02.11.2026."},
+    ])
+    conversation = services.create_conversation(user=kanzlei.users["anwalt"])
+    page = new_context().new_page()
+    login(page, kanzlei.users["anwalt"], chat_path(conversation))
+    send(page, "Wann endet meine Berufungsfrist?")
+    first = answers(page).first
+    wait_done(first)
+
+    def assert_waiting() -> None:
+        expect(first.locator(".chat-question")).to_have_text(f"Helena fragt: {question}")
+        expect(first.locator(".chat-status")).to_have_text("Wartet auf dich")
+        expect(page.locator("#chat-question-hint")).to_be_visible()
+        expect(composer(page)).to_have_attribute("placeholder", "Deine Antwort an Helena …")
+        expect(composer(page)).to_be_focused()
+
+    assert_waiting()
+    screenshot(page, "chat-ask-user")
+    page.reload()  # the same, drawn by the server
+    first = answers(page).first
+    wait_connected(page)
+    assert_waiting()
+
+    composer(page).fill("Am 01.10.2026")
+    composer(page).press("Enter")
+    expect(page.locator(".chat-msg--user")).to_have_count(2)
+    assert composer(page).evaluate("el => el.placeholder") == ""  # back to normal
+    expect(page.locator("#chat-question-hint")).to_be_hidden()
+    second = answers(page).nth(1)
+    wait_done(second)
+    expect(second.locator(".chat-text")).to_contain_text("Die Berufungsfrist endet am Montag, 02.11.2026.")
+    expect(second.locator(".chat-step__title")).to_have_text(["Berechne Frist: 2026-10-01"])
+    expect(second.locator(".chat-question")).to_be_hidden()
+    expect(first.locator(".chat-status")).to_be_hidden()  # answered: Helena no longer waits
+    screenshot(page, "chat-ask-user-answered")
+
+    run1, run2 = first.get_attribute("data-run-id"), second.get_attribute("data-run-id")
+    client = kanzlei.client("anwalt")
+    assert client.get(f"/api/v1/helena/runs/{run1}").json()["finish_reason"] == "waiting_on_user"
+    body = client.get(f"/api/v1/helena/runs/{run2}").json()
+    assert body["parent_id"] == run1 and body["finish_reason"] == "stop"
+
+    page.reload()
+    first, second = answers(page).first, answers(page).nth(1)
+    expect(first.locator(".chat-question")).to_have_text(f"Helena fragt: {question}")
+    expect(first.locator(".chat-status")).to_be_hidden()
+    expect(page.locator("#chat-question-hint")).to_be_hidden()
+    assert composer(page).evaluate("el => el.placeholder") == ""
+
+
+def plan_cards(page: Page) -> list[dict[str, Any]]:
+    """Every plan card as the user reads it: title, revision and review lines, hint, items."""
+    return page.locator("#chat-log .chat-plan").evaluate_all(
+        "cards => cards.map(c => { const text = s => { const n = c.querySelector(s);"
+        " return n && !n.hidden ? n.textContent : ''; };"
+        " return {title: text('.chat-plan__title'), revision: text('.chat-plan__revision'),"
+        " review: text('.chat-plan__review'), hint: text('.chat-plan__hint'),"
+        " items: [...c.querySelectorAll('.chat-plan__item')].map(li => li.innerText)}; })"
+    )
+
+
+def test_plan_review_and_replan_show_live_as_after_a_reload(
+    kanzlei: Kanzlei, tiers: ScriptedLLMServer, new_context: Any
+) -> None:
+    import json
+
+    from tests.test_plans import items, plan_call, thought_complete
+
+    tiers.script([
+        plan_call("Klageerwiderung vorbereiten", "agent_review"),
+        items(("Klage lesen", []), ("Erwiderung schreiben", [1]), ("Vorlegen", [2])),
+        {"text": json.dumps({"verdict": "rejected", "notes": "Die Erwiderungsfrist fehlt."})},
+        plan_call("Klageerwiderung vorbereiten, mit Erwiderungsfrist", "agent_review"),
+        items(("Klage lesen", []), ("Erwiderungsfrist notieren", [1]), ("Erwiderung schreiben", [2])),
+        {"text": json.dumps({"verdict": "approved", "notes": "Vollständig."})},
+        thought_complete("Klage gelesen"),
+        {"text": json.dumps({"rationale": "Schon notiert.", "expected_outcome": "",
+                             "action": {"type": "replan", "summary": "Die Frist steht schon in der Akte"}})},
+        {"text": json.dumps({"items": [
+            {"position": 2, "description": "Frist in der Akte prüfen", "acceptance_criteria": "geprüft",
+             "dependencies": [1]},
+            {"position": 3, "description": "Erwiderung schreiben", "acceptance_criteria": "geschrieben",
+             "dependencies": [2]},
+        ]})},
+        thought_complete("Frist geprüft"), thought_complete("Erwiderung geschrieben"),
+        {"text": "Fertig: Die Klageerwiderung ist geschrieben."},
+    ])
+    conversation = services.create_conversation(user=kanzlei.users["anwalt"])
+    page = new_context().new_page()
+    login(page, kanzlei.users["anwalt"], chat_path(conversation))
+    send(page, "Bereite die Klageerwiderung vor.")
+    answer = answers(page).first
+    wait_done(answer)
+    expect(answer.locator(".chat-plan")).to_have_count(2)
+    rejected, approved = answer.locator(".chat-plan").all()
+    expect(rejected.locator(".chat-plan__review")).to_have_text("Abgelehnt: Die Erwiderungsfrist fehlt.")
+    expect(rejected.locator(".chat-plan__badge")).to_have_text(["offen", "offen", "offen"])
+    expect(approved.locator(".chat-plan__review")).to_have_text("Freigegeben: Vollständig.")
+    expect(approved.locator(".chat-plan__revision")).to_have_text(
+        re.compile(r"^Plan überarbeitet \(Version \d+\): Die Frist steht schon in der Akte$"))
+    expect(approved.locator(".chat-plan__desc")).to_have_text(
+        ["Klage lesen", "Frist in der Akte prüfen", "Erwiderung schreiben"])
+    expect(approved.locator(".chat-plan__badge")).to_have_text(["erledigt", "erledigt", "erledigt"])
+    screenshot(page, "chat-plan-replanned")
+    live = plan_cards(page)
+    page.reload()
+    expect(answers(page).first.locator(".chat-plan")).to_have_count(2)
+    assert plan_cards(page) == live

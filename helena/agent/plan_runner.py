@@ -247,6 +247,9 @@ async def _execute(ctx: ToolContext, plan: Plan) -> ToolResult:
             item.attempts -= 1  # asking is not a failed attempt
             item.status = "pending"
             await sync_to_async(_save)(plan, items, status=Plan.Status.WAITING)
+            await _emit(ctx, "plan_step", plan_id=str(plan.pk), position=item.position, status="pending",
+                        description=item.description, attempt=item.attempts,
+                        summary=f"Wartet auf deine Antwort: {question[:80]}")
             key = stored.answer_key if stored else "antwort"
             return ToolResult(ok=True, pause=True, summary=f"Rückfrage: {question[:80]}",
                               data={**_public(plan, items), "hinweis": "Der Plan wartet auf die Antwort des "
@@ -345,7 +348,7 @@ async def agent_create_plan(params: Any, ctx: ToolContext) -> ToolResult:
                 revisions = [*plan.revisions, {"version": plan.version, "items": plan.items,
                                                "reason": params.objective}]
                 await sync_to_async(_save)(plan, items, revisions=revisions)
-                await _emit(ctx, "plan_created", **_public(plan, items))
+                await _emit(ctx, "plan_created", **_public(plan, items), reason=params.objective)
         else:
             items = await _plan_items(ctx, planning_messages(
                 objective=params.objective, requested_outputs=params.requested_outputs or (),

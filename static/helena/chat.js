@@ -25,6 +25,17 @@ const FINISH_NOTES = {
   stall: "Helena kam nicht weiter.",
   waiting_on_user: "Helena wartet auf deine Antwort.",
 };
+// Same texts as helena/views.py PLAN_ITEM_STATUS, PLAN_VERDICTS and PLAN_REVIEW_HINT.
+const PLAN_ITEM_STATUS = {
+  pending: "offen",
+  in_progress: "läuft",
+  completed: "erledigt",
+  failed: "gescheitert",
+  skipped: "übersprungen",
+};
+const PLAN_VERDICTS = { approved: "Freigegeben", rejected: "Abgelehnt" };
+const PLAN_REVIEW_HINT = "Passt der Plan? Antworte einfach im Chat, z. B. „passt, leg los“ oder „füge vorher … hinzu“.";
+const ANSWER_PLACEHOLDER = "Deine Antwort an Helena …";
 // Same order as helena/views.py _MAIN_ARGUMENTS.
 const MAIN_ARGUMENTS = ["query", "question", "objective", "bezeichnung", "titel", "taetigkeit", "message",
   "inhalt", "start", "akte_id", "dokument_id", "gegenstandswert", "status"];
@@ -44,6 +55,7 @@ const connection = document.getElementById("chat-connection");
 const pageNotice = document.getElementById("chat-page-notice");
 const questionHint = document.getElementById("chat-question-hint");
 const announcer = document.getElementById("chat-announce");
+const normalPlaceholder = input.placeholder;
 
 const lastSeq = new Map(); // run_id → last seq shown
 const finished = new Set(); // run_ids whose `done` we have
@@ -53,6 +65,7 @@ let opened = false;
 let backoff = 1000;
 let reconnectTimer = null;
 let gone = false; // 4403/4404: no point in reconnecting
+let awaitingAnswer = false; // Helena asked (ask_user): the next message answers her question
 
 // ------------------------------------------------------------------ small DOM helpers
 
@@ -113,40 +126,6 @@ function tooltip(event) {
   return text;
 }
 
-function itemsText(items) {
-  if (!Array.isArray(items)) return [];
-  return items.map((item) => {
-    if (item && typeof item === "object") {
-      for (const key of ["title", "titel", "text", "beschreibung", "description", "step", "name"]) {
-        if (item[key]) return String(item[key]);
-      }
-    }
-    return shown(item);
-  });
-}
-
-// Same as helena/views.py extra_lines.
-function extraLines(event) {
-  switch (event.type) {
-    case "ask_user":
-      return [`Helena fragt: ${event.question || ""}`, []];
-    case "plan_created":
-      return ["Plan erstellt", itemsText(event.items)];
-    case "plan_ready_for_review":
-      return ["Der Plan wartet auf Prüfung.", itemsText(event.items)];
-    case "plan_review": {
-      const notes = Array.isArray(event.notes) ? event.notes : event.notes ? [event.notes] : [];
-      return [event.verdict ? `Planprüfung: ${event.verdict}` : "Planprüfung", itemsText(notes)];
-    }
-    case "plan_step": {
-      const parts = ["step", "title", "titel", "summary", "status"].filter((k) => event[k]).map((k) => String(event[k]));
-      return [parts.length ? `Planschritt: ${parts.join(" · ")}` : "Planschritt", itemsText(event.items)];
-    }
-    default:
-      return ["", []];
-  }
-}
-
 // ------------------------------------------------------------------ bubbles
 
 function part(bubble, selector) {
@@ -182,19 +161,23 @@ function newAnswerBubble(runId, mode) {
   bar.value = 0;
   progress.append(bar);
   bubble.append(progress);
+  const plans = el("div", "chat-plans");
+  plans.hidden = true;
+  bubble.append(plans);
   const steps = el("ol", "chat-steps");
   steps.setAttribute("aria-label", "Arbeitsschritte");
   steps.hidden = true;
   bubble.append(steps);
-  const extras = el("div", "chat-extras");
-  extras.hidden = true;
-  bubble.append(extras);
   const text = el("div", "chat-text markdown");
   text.hidden = true;
   bubble.append(text);
   const drafts = el("div", "chat-drafts");
   drafts.hidden = true;
   bubble.append(drafts);
+  const question = el("p", "chat-question");
+  question.hidden = true;
+  question.append(el("span", "chat-question__head", "Helena fragt:"), " ", el("span", "chat-question__text"));
+  bubble.append(question);
   const notices = el("ul", "chat-notices");
   notices.hidden = true;
   bubble.append(notices);
@@ -339,21 +322,251 @@ function addDraft(bubble, event) {
   drafts.hidden = false;
 }
 
-function addExtra(bubble, event) {
-  const [head, lines] = extraLines(event);
-  const extras = part(bubble, ".chat-extras");
-  const box = el("div", "chat-extra");
-  box.append(el("p", "chat-extra__head", head));
-  if (lines.length) {
-    const list = el("ul");
-    for (const line of lines) list.append(el("li", "", line));
-    box.append(list);
+// ------------------------------------------------------------------ plans (agent_create_plan)
+//
+// One card per plan, keyed by plan_id, drawn in the answer of the run that made it (as the server
+// renders the history from the Plan rows); later runs that go on with it update that card in place
+// and show a link to it. Every plan text is inserted as text, never as HTML.
+
+function planCard(planId) {
+  return log.querySelector(`section.chat-plan[data-plan-id="${CSS.escape(planId)}"]`);
+}
+
+function newPlanCard(planId) {
+  const card = el("section", "chat-plan");
+  card.id = `plan-${planId}`;
+  card.dataset.planId = planId;
+  card.setAttribute("aria-label", "Plan");
+  const title = el("h3", "chat-plan__title", "Plan: ");
+  title.append(el("span", "chat-plan__objective"));
+  const revision = el("p", "chat-plan__revision");
+  revision.hidden = true;
+  const progress = el("p", "chat-plan__progress");
+  progress.setAttribute("role", "status");
+  progress.hidden = true;
+  const review = el("p", "chat-plan__review");
+  review.hidden = true;
+  const hint = el("p", "chat-plan__hint");
+  hint.hidden = true;
+  card.append(title, revision, progress, el("ol", "chat-plan__items"), review, hint);
+  return card;
+}
+
+function planRef(bubble, card) {
+  const plans = part(bubble, ".chat-plans");
+  const planId = card.dataset.planId;
+  if ([...plans.querySelectorAll(":scope > .chat-plan-ref")].some((p) => p.dataset.planRef === planId)) return;
+  const ref = el("p", "chat-plan-ref", "Plan fortgesetzt: ");
+  ref.dataset.planRef = planId;
+  const link = el("a", "", planObjective(card));
+  link.href = `#plan-${planId}`;
+  ref.append(link);
+  plans.append(ref);
+  plans.hidden = false;
+}
+
+function planObjective(card) {
+  const objective = card.querySelector(".chat-plan__objective");
+  if (objective) return objective.textContent;
+  return card.querySelector(".chat-plan__title").textContent.replace(/^Plan:\s*/, "");
+}
+
+function cardFor(bubble, event) {
+  const planId = String(event.plan_id || "");
+  if (!planId) return null;
+  let card = planCard(planId);
+  if (card) {
+    if (card.closest("article[data-run-id]") !== bubble) planRef(bubble, card);
+  } else {
+    card = newPlanCard(planId);
+    const plans = part(bubble, ".chat-plans");
+    plans.insertBefore(card, plans.querySelector(":scope > .chat-plan-ref"));
+    plans.hidden = false;
   }
-  extras.append(box);
-  extras.hidden = false;
-  if (event.type === "ask_user") {
-    setStatus(bubble, { state: "waiting_on_user" });
-    questionHint.hidden = false;
+  return card;
+}
+
+function planItem(card, position) {
+  const list = card.querySelector(".chat-plan__items");
+  const key = String(position);
+  let li = [...list.children].find((item) => item.dataset.position === key);
+  if (!li) {
+    li = newPlanItem(position);
+    list.append(li);
+  }
+  return li;
+}
+
+function newPlanItem(position) {
+  const li = el("li", "chat-plan__item");
+  if (Number.isInteger(Number(position)) && Number(position) > 0) li.value = Number(position);
+  li.dataset.position = String(position);
+  const row = el("div", "chat-plan__row");
+  const attempts = el("span", "chat-plan__attempts");
+  attempts.hidden = true;
+  row.append(el("span", "chat-plan__desc"), " ", el("span", "badge chat-plan__badge"), attempts);
+  const criteria = el("p", "chat-plan__criteria");
+  criteria.hidden = true;
+  const result = el("p", "chat-plan__result");
+  result.hidden = true;
+  li.append(row, criteria, result);
+  return li;
+}
+
+function setPlanItem(li, item) {
+  if (item.description !== undefined && item.description !== null) {
+    li.querySelector(".chat-plan__desc").textContent = String(item.description);
+  }
+  if (item.acceptance_criteria !== undefined) {
+    const criteria = li.querySelector(".chat-plan__criteria");
+    const text = String(item.acceptance_criteria || "");
+    criteria.textContent = `Abnahme: ${text}`;
+    criteria.hidden = !text;
+  }
+  if (item.status) {
+    const status = Object.hasOwn(PLAN_ITEM_STATUS, item.status) ? item.status : "unknown";
+    const badge = li.querySelector(".chat-plan__badge");
+    badge.className = `badge chat-plan__badge chat-plan__badge--${status}`;
+    badge.textContent = PLAN_ITEM_STATUS[status] || String(item.status);
+    li.dataset.status = status;
+  }
+  if (item.attempts !== undefined) {
+    const attempts = li.querySelector(".chat-plan__attempts");
+    const count = Number(item.attempts) || 0;
+    attempts.textContent = `Versuch ${count}`;
+    attempts.hidden = count < 2;
+  }
+  if (item.result !== undefined) {
+    const result = li.querySelector(".chat-plan__result");
+    result.textContent = String(item.result || "");
+    result.hidden = !result.textContent;
+  }
+}
+
+function setPlanItems(card, items) {
+  if (!Array.isArray(items)) return;
+  const list = card.querySelector(".chat-plan__items");
+  list.replaceChildren();
+  items.forEach((item, index) => {
+    if (!item || typeof item !== "object") return;
+    const li = newPlanItem(item.position ?? index + 1);
+    setPlanItem(li, { status: "pending", attempts: 0, result: "", acceptance_criteria: "", ...item });
+    list.append(li);
+  });
+}
+
+// Whole-plan events (plan_created, plan_ready_for_review, replanned) older than what the card shows
+// (a reload replays a running run's events onto the card the server drew): no step back in time.
+function isNewer(card, event) {
+  const version = Number(event.version) || 0;
+  const shown = Number(card.dataset.version) || 0;
+  return version >= shown;
+}
+
+function setRevision(card, text) {
+  const revision = card.querySelector(".chat-plan__revision");
+  revision.textContent = text;
+  revision.hidden = !text;
+}
+
+function showPlan(bubble, event) {
+  const card = cardFor(bubble, event);
+  if (!card) return;
+  if (!isNewer(card, event)) return;
+  const shown = Number(card.dataset.version) || 0;
+  const version = Number(event.version) || 0;
+  if (event.type === "plan_created" && shown && version > shown) {
+    setRevision(card, `Plan überarbeitet (Version ${version})`);
+  }
+  if (version) card.dataset.version = String(version);
+  if (event.objective !== undefined) card.querySelector(".chat-plan__objective").textContent = String(event.objective || "");
+  setPlanItems(card, event.items);
+  // The review hint stands while the plan waits for the user (draft_only); plan_created comes first.
+  const hint = card.querySelector(".chat-plan__hint");
+  if (event.type === "plan_ready_for_review") {
+    hint.textContent = PLAN_REVIEW_HINT;
+    hint.hidden = false;
+  } else if (event.status !== "pending_review") {
+    hint.hidden = true;
+  }
+}
+
+function showPlanReview(bubble, event) {
+  const card = cardFor(bubble, event);
+  if (!card) return;
+  const review = card.querySelector(".chat-plan__review");
+  const verdict = Object.hasOwn(PLAN_VERDICTS, event.verdict) ? event.verdict : "";
+  review.className = verdict ? `chat-plan__review chat-plan__review--${verdict}` : "chat-plan__review";
+  review.replaceChildren(el("span", "chat-plan__verdict", PLAN_VERDICTS[verdict] || String(event.verdict || "Geprüft")));
+  const notes = Array.isArray(event.notes) ? event.notes.map(shown).join(" ") : event.notes ? shown(event.notes) : "";
+  if (notes) review.append(": ", el("span", "chat-plan__notes", notes));
+  review.hidden = false;
+}
+
+function showPlanStep(bubble, event) {
+  const card = cardFor(bubble, event);
+  if (!card) return;
+  card.querySelector(".chat-plan__hint").hidden = true; // it is being carried out
+  card.dataset.activeRun = bubble.dataset.runId;
+  if (event.status === "replanned") {
+    if (!isNewer(card, event)) return;
+    if (event.version) card.dataset.version = String(event.version);
+    setPlanItems(card, event.items);
+    const version = event.version ? ` (Version ${event.version})` : "";
+    setRevision(card, `Plan überarbeitet${version}` + (event.reason ? `: ${event.reason}` : ""));
+    return;
+  }
+  if (event.position === undefined || event.position === null) return;
+  const li = planItem(card, event.position);
+  const update = { status: event.status === "started" ? "in_progress" : event.status };
+  if (event.description !== undefined) update.description = event.description;
+  if (event.attempt !== undefined) update.attempts = event.attempt;
+  if (event.status === "started") update.result = "";
+  else if (event.result !== undefined) update.result = event.result;
+  setPlanItem(li, update);
+  if (event.summary) {
+    const progress = card.querySelector(".chat-plan__progress");
+    progress.textContent = String(event.summary);
+    progress.hidden = false;
+  }
+}
+
+function settlePlans(runId) {
+  // The run ended: its progress lines go, and nothing of its plans is running any more (a step
+  // interrupted by a question or a cancel is open again, as the stored plan says).
+  for (const card of log.querySelectorAll("section.chat-plan[data-active-run]")) {
+    if (card.dataset.activeRun !== runId) continue;
+    delete card.dataset.activeRun;
+    card.querySelector(".chat-plan__progress").hidden = true;
+    for (const li of card.querySelectorAll('.chat-plan__item[data-status="in_progress"]')) {
+      setPlanItem(li, { status: "pending" });
+    }
+  }
+}
+
+// ------------------------------------------------------------------ questions (ask_user)
+
+function showQuestion(bubble, event) {
+  const question = part(bubble, ".chat-question");
+  question.querySelector(".chat-question__text").textContent = String(event.question || "");
+  question.hidden = false;
+  setStatus(bubble, { state: "waiting_on_user" });
+  waitForAnswer(true, { focus: true });
+}
+
+function waitForAnswer(waiting, { focus = false } = {}) {
+  // While Helena waits, the composer says so; the next message answers her question.
+  awaitingAnswer = waiting;
+  questionHint.hidden = !waiting;
+  input.placeholder = waiting ? ANSWER_PLACEHOLDER : normalPlaceholder;
+  if (waiting && focus && !fields.disabled) input.focus();
+}
+
+function questionAnswered() {
+  waitForAnswer(false);
+  for (const bubble of log.querySelectorAll('article[data-run-id][data-active="false"]')) {
+    const label = part(bubble, ".chat-status")?.querySelector(".chat-status__label");
+    if (label && label.textContent === STATES.waiting_on_user) setStatus(bubble, { state: "idle" });
   }
 }
 
@@ -416,6 +629,8 @@ function finish(bubble, event) {
   if (cancel) cancel.hidden = true;
   setStatus(bubble, { state: event.finish_reason === "waiting_on_user" ? "waiting_on_user" : "idle" });
   part(bubble, ".chat-progress").hidden = true;
+  settlePlans(runId);
+  if (event.finish_reason === "waiting_on_user") waitForAnswer(true);
   const note = FINISH_NOTES[event.finish_reason];
   if (note) addNotice(bubble, event.finish_reason === "cancelled" ? "cancelled" : "info", note);
   if (bubble.dataset.mode === "background" && !["cancelled", "error"].includes(event.finish_reason)) {
@@ -455,6 +670,7 @@ function handle(event) {
     case "run_started":
       setBadge(bubble, event);
       confirmPending();
+      if (awaitingAnswer && part(bubble, ".chat-question").hidden) questionAnswered(); // e.g. in another tab
       break;
     case "agent_state":
       setStatus(bubble, event);
@@ -484,11 +700,17 @@ function handle(event) {
       finish(bubble, event);
       break;
     case "ask_user":
+      showQuestion(bubble, event);
+      break;
     case "plan_created":
     case "plan_ready_for_review":
+      showPlan(bubble, event);
+      break;
     case "plan_review":
+      showPlanReview(bubble, event);
+      break;
     case "plan_step":
-      addExtra(bubble, event);
+      showPlanStep(bubble, event);
       break;
     default:
       break; // an event type this page does not know yet
@@ -620,7 +842,7 @@ function submit() {
   show(empty, false);
   pending.push({ el: bubble, at: Date.now() });
   pageNotice.hidden = true;
-  questionHint.hidden = true;
+  if (awaitingAnswer) questionAnswered();
   input.value = "";
   bubble.scrollIntoView({ block: "end" });
   input.focus();
@@ -658,5 +880,6 @@ for (const bubble of log.querySelectorAll("article[data-run-id]")) {
   lastSeq.set(bubble.dataset.runId, Number(bubble.dataset.seq) || 0);
   if (bubble.dataset.active !== "true") finished.add(bubble.dataset.runId);
 }
+if (config.waiting_on_user) waitForAnswer(true);
 setConnected(false);
 connect();
