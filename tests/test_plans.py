@@ -175,3 +175,47 @@ def test_replan_keeps_completed_items(kanzlei: Kanzlei, tiers: ScriptedLLMServer
     assert plan.revisions[0]["reason"] == "B ist überholt"
     (replanned,) = [e for e in of(evs, "plan_step") if e.get("status") == "replanned"]
     assert replanned["version"] == plan.revisions[0]["version"] + 1
+
+
+def test_two_writers_never_advance_one_plan(kanzlei: Kanzlei) -> None:
+    from helena.agent.plan_runner import PlanBusy, _items, _save
+    from helena.models import Conversation
+
+    conversation = Conversation.objects.create(user=kanzlei.users["anwalt"])
+    plan = Plan.objects.create(conversation=conversation, objective="Ziel", items=[
+        {"position": 1, "description": "A", "acceptance_criteria": "a"}])
+    mine, theirs = Plan.objects.get(pk=plan.pk), Plan.objects.get(pk=plan.pk)
+    items = _items(mine)
+    items[0].status = "completed"
+    _save(mine, items)
+    with pytest.raises(PlanBusy):
+        _save(theirs, _items(theirs))  # read before the other write: refused, nothing overwritten
+    plan.refresh_from_db()
+    assert plan.version == 2 and plan.items[0]["status"] == "completed"
+
+
+def test_an_interrupted_plan_continues_where_it_stopped(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    """A worker died mid-plan: the plan is in the database; the next call continues it, without a new
+    planning call and without redoing the completed item."""
+    from helena.models import Conversation
+
+    client = kanzlei.client("anwalt")
+    _, conv = post(client, "/helena/conversations", {})
+    conversation = Conversation.objects.get(pk=conv["id"])
+    Plan.objects.create(conversation=conversation, objective="Akte aufbereiten", status="executing", items=[
+        {"position": 1, "description": "A sichten", "acceptance_criteria": "a", "status": "completed",
+         "attempts": 1, "result": "A gesichtet"},
+        {"position": 2, "description": "B ordnen", "acceptance_criteria": "b", "dependencies": [1],
+         "status": "in_progress", "attempts": 1},
+        {"position": 3, "description": "C berichten", "acceptance_criteria": "c", "dependencies": [2]},
+    ])
+    tiers.script([plan_call("Akte aufbereiten"), thought_complete("B geordnet"),
+                  thought_complete("C berichtet"), {"text": "Fertig."}])
+    _, evs = _run(kanzlei, str(conversation.pk), "Mach bitte weiter.")
+    plan = Plan.objects.get()
+    assert plan.status == "completed"
+    assert [(i["status"], i["result"]) for i in plan.items] == [
+        ("completed", "A gesichtet"), ("completed", "B geordnet"), ("completed", "C berichtet")]
+    assert plan.items[1]["attempts"] == 2  # the interrupted attempt counts
+    assert not LLMCall.objects.filter(operation="plan").exists()
+    assert [e["position"] for e in of(evs, "plan_step") if e.get("status") == "started"] == [2, 3]
