@@ -146,6 +146,7 @@ def test_agent_review_rejects_then_approves(kanzlei: Kanzlei, tiers: ScriptedLLM
     first, second = Plan.objects.order_by("created_at")
     assert first.status == "superseded" and second.status == "completed"
     assert LLMCall.objects.filter(operation="plan_review").count() == 2
+    assert set(LLMCall.objects.filter(operation="plan_review").values_list("tier", "model")) == {(2, "gross")}
     results = [e for e in of(evs, "tool_result") if e["tool"] == "agent_create_plan"]
     assert results[0]["summary"] == "Plan bei der Prüfung abgelehnt"
 

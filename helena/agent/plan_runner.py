@@ -158,13 +158,37 @@ async def _plan_items(ctx: ToolContext, messages: list[dict[str, Any]], **parse:
         return parse_items(await _ask_model(ctx, "plan", retry), tool_names=tool_names, **parse)
 
 
+def _quality_model(ctx: ToolContext) -> Any:
+    """The reviewer's model (seed 003 §4.3 'quality' profile): at least tier 2 if one is configured,
+    booked as plan_review for the run."""
+    from helena.llm.accounting import RecordingModel
+    from helena.llm.router import get_model_for_tier, tier_configs
+
+    recording, node = None, ctx.model
+    while node is not None and recording is None:
+        recording = node if isinstance(node, RecordingModel) else None
+        node = getattr(node, "inner", None)
+    if recording is None or recording.tier >= 2:
+        return _for_operation(ctx.model, "plan_review")
+    model = get_model_for_tier(2)
+    if model is None:
+        return _for_operation(ctx.model, "plan_review")
+    config = tier_configs().get(2)
+    return RecordingModel(model, run_id=recording.run_id, user_id=recording.user_id, tier=2,
+                          operation="plan_review", context_type=recording.context_type,
+                          price_in=getattr(config, "price_input_per_1k", 0) or 0,
+                          price_out=getattr(config, "price_output_per_1k", 0) or 0)
+
+
 async def _review(ctx: ToolContext, plan: Plan, items: list[PlanItem]) -> tuple[bool, str]:
     listing = "\n".join(f"{i.position}. {i.description} (Abnahme: {i.acceptance_criteria}; "
                         f"nach {i.dependencies or '–'})" for i in items)
-    text = await _ask_model(ctx, "plan_review", [
+    reviewer = await sync_to_async(_quality_model)(ctx)
+    turn = await collect(reviewer.stream(messages=[
         {"role": "system", "content": REVIEW_PROMPT},
         {"role": "user", "content": f"Ziel: {plan.objective}\nPlan:\n{listing}"},
-    ])
+    ], tools=None))
+    text = turn.text
     try:
         verdict = _json(text)
     except ValueError:
