@@ -19,3 +19,8 @@ application = ProtocolTypeRouter({
     # Session first (cookie), then a Bearer token or an Origin check may override the user.
     "websocket": AuthMiddlewareStack(WebsocketTokenOrSessionAuth(URLRouter(websocket_urlpatterns))),
 })
+
+# Everything runs need is loaded now: freeze it and collect garbage less often (config/gc_tuning.py).
+from config.gc_tuning import tune as tune_gc  # noqa: E402
+
+tune_gc()

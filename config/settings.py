@@ -79,7 +79,20 @@ ASGI_APPLICATION = "config.asgi.application"
 DATABASES = {"default": env.db_url("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/helena")}
 if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL.")
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
+# A psycopg connection pool per process (DB_POOL_MAX_SIZE=0 switches it off): a request or a run
+# borrows a connection for as long as it needs one instead of opening its own (~5 ms each), and a
+# burst of requests waits for a free connection instead of exhausting the server's max_connections.
+# Keep DB_POOL_MAX_SIZE × processes (daphne, each Celery worker) below max_connections.
+DB_POOL_MAX_SIZE: int = env.int("DB_POOL_MAX_SIZE", default=20)
+if DB_POOL_MAX_SIZE > 0:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django refuses persistent connections with a pool
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(2, DB_POOL_MAX_SIZE),
+        "max_size": DB_POOL_MAX_SIZE,
+        "timeout": env.float("DB_POOL_TIMEOUT", default=30.0),  # s to wait for a free connection
+    }
+else:
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
 
 REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
@@ -148,6 +161,9 @@ OPENAI_BASE_URL: str = env.str("OPENAI_BASE_URL", default="")
 OPENAI_API_KEY: str = env.str("OPENAI_API_KEY", default="")
 HELENA_RATE_LIMIT_PER_HOUR: int = env.int("HELENA_RATE_LIMIT_PER_HOUR", default=60)
 HELENA_SEARCH_URL: str = env.str("HELENA_SEARCH_URL", default="")
+# Threads per process for the database work of agent runs (helena/db.py); each borrows a pooled
+# connection only while it runs a query.
+HELENA_DB_THREADS: int = env.int("HELENA_DB_THREADS", default=8)
 
 LOGGING = {
     "version": 1,

@@ -9,11 +9,16 @@ outcome. A run survives the client going away: nothing here depends on a request
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import contextvars
+import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Coroutine
-from datetime import timedelta
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -23,10 +28,12 @@ from django.db import close_old_connections, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from helena.agent.context import prepare_run
-from helena.agent.events import Emitter, Event
+from helena.agent.context import RunSetup, prepare_run
+from helena.agent.events import EVENT_TYPES, Emitter, Event
 from helena.agent.loop import Limits, run_agent
+from helena.db import db, release_connections, run_context
 from helena.llm.base import LLMError
+from helena.llm.http import aclose_model
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message, RunEvent
 
 log = logging.getLogger(__name__)
@@ -40,9 +47,10 @@ def group_name(conversation_id: int) -> str:
     return f"helena.conversation.{conversation_id}"
 
 
-def limits_for(mode: str) -> Limits:
-    """Loop limits from the admin settings (environment defaults until someone changes them)."""
-    s = HelenaSettings.load()
+def limits_for(mode: str, helena: HelenaSettings | None = None) -> Limits:
+    """Loop limits from the admin settings (environment defaults until someone changes them);
+    pass `helena` when it has just been loaded anyway."""
+    s = helena or HelenaSettings.load()
     if mode == "background":
         return Limits(
             max_steps=s.background_max_steps,
@@ -56,8 +64,8 @@ def limits_for(mode: str) -> Limits:
     )
 
 
-def deadline_for(mode: str) -> Any:
-    return timezone.now() + timedelta(seconds=limits_for(mode).timeout) + DEADLINE_GRACE
+def deadline_for(mode: str, helena: HelenaSettings | None = None) -> Any:
+    return timezone.now() + timedelta(seconds=limits_for(mode, helena).timeout) + DEADLINE_GRACE
 
 
 # --- events: persist, then broadcast ---------------------------------------------------------
@@ -68,19 +76,18 @@ def _next_seq(run_id: Any) -> int:
     return (last or 0) + 1
 
 
+def _ts(moment: datetime) -> str:
+    """An event timestamp as clients get it (the API renders RunEvent.created_at the same way)."""
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def persist_event(*, run_id: Any, type: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Store one event with the next seq of its run and return it as sent to clients."""
     with transaction.atomic():
         AgentRun.objects.select_for_update().filter(pk=run_id).values("pk").first()  # serialise seq
         seq = _next_seq(run_id)
         event = RunEvent.objects.create(run_id=run_id, seq=seq, type=type, payload=payload)
-    return {
-        "type": type,
-        "run_id": str(run_id),
-        "seq": seq,
-        "ts": event.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        **payload,
-    }
+    return {"type": type, "run_id": str(run_id), "seq": seq, "ts": _ts(event.created_at), **payload}
 
 
 async def broadcast(*, conversation_id: int, event: dict[str, Any]) -> None:
@@ -93,10 +100,12 @@ async def broadcast(*, conversation_id: int, event: dict[str, Any]) -> None:
         log.exception("broadcast failed")
 
 
-def _store_event(*, run_id: Any, seq: int, type: str, payload: dict[str, Any]) -> dict[str, Any]:
-    event = RunEvent.objects.create(run_id=run_id, seq=seq, type=type, payload=payload)
-    return {"type": type, "run_id": str(run_id), "seq": seq,
-            "ts": event.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"), **payload}
+def _store_events(run_id: Any, events: list[Event]) -> list[str]:
+    """Insert a batch of one run's events in one statement; their timestamps as sent to clients."""
+    rows = RunEvent.objects.bulk_create(
+        [RunEvent(run_id=run_id, seq=e.seq, type=e.type, payload=e.data) for e in events]
+    )
+    return [_ts(row.created_at) for row in rows]
 
 
 class PersistentEmitter(Emitter):
@@ -104,26 +113,93 @@ class PersistentEmitter(Emitter):
 
     A run has one emitter while it executes, so it numbers the events itself (no lock or query
     per event); the unique (run, seq) constraint still refuses any second writer.
+
+    emit() does not wait for the database: a writer task stores what was emitted behind the loop,
+    in seq order, everything that piled up meanwhile in one INSERT, and broadcasts a batch only
+    once it is stored. A client therefore never sees an event that is not in the database, and
+    sees each run's events in order; the timestamp is the moment the event was stored. Text deltas
+    that pile up behind the writer are joined into one event. A run calls flush() before it records
+    its outcome, so a finished run has all its events stored. A failed write stops the writer and
+    is raised by the next emit() or flush(): nothing after it is stored or sent, so the seq stays
+    without gaps (the sweep continues after the last stored one).
     """
 
-    def __init__(self, *, run: AgentRun) -> None:
+    def __init__(self, *, run: AgentRun, next_seq: int | None = None) -> None:
         super().__init__(run_id=str(run.pk))
         self.run_pk = run.pk
         self.conversation_id = run.conversation_id
         self.suppress: set[str] = set()
-        self._seq: int | None = None
+        self._seq: int | None = None if next_seq is None else next_seq - 1
+        self._first_seq = 0  # seq of self.events[0]
+        self._pending: list[Event] = []  # emitted, not yet stored
+        self._unsent: collections.deque[Event] = collections.deque()  # stored, not yet broadcast
+        self._writer: asyncio.Task[None] | None = None
+        self._sender: asyncio.Task[None] | None = None
+        self._failed: BaseException | None = None
 
     async def emit(self, type: str, **data: Any) -> Event:
         if type in self.suppress:
             return Event(type=type, run_id=self.run_id, seq=0, ts="", data=data)
+        if type not in EVENT_TYPES:
+            raise ValueError(f"unknown event type {type!r}")
+        self._raise_failure()
+        last = self._pending[-1] if self._pending else None
+        if type == "text" and last is not None and last.type == "text" and data.keys() == {"delta"} \
+                and last.data.keys() == {"delta"}:
+            # Deltas that arrive while the writer is busy travel as one: the client appends them
+            # anyway, and each event costs an insert row and a broadcast.
+            merged = dataclasses.replace(last, data={"delta": last.data["delta"] + data["delta"]})
+            self._pending[-1] = self.events[-1] = merged
+            return merged
         if self._seq is None:
-            self._seq = await sync_to_async(_next_seq)(self.run_pk) - 1
+            self._seq = await db(_next_seq, self.run_pk) - 1
+        if not self.events:
+            self._first_seq = self._seq + 1
         self._seq += 1
-        stored = await sync_to_async(_store_event)(run_id=self.run_pk, seq=self._seq, type=type, payload=data)
-        event = Event(type=type, run_id=self.run_id, seq=stored["seq"], ts=stored["ts"], data=data)
+        # Until it is stored, the event carries the moment it was emitted.
+        event = Event(type=type, run_id=self.run_id, seq=self._seq, ts=_ts(timezone.now()), data=data)
         self.events.append(event)
-        await broadcast(conversation_id=self.conversation_id, event=stored)
+        self._pending.append(event)
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write())
         return event
+
+    async def flush(self) -> None:
+        """Wait until every event emitted so far is stored and broadcast."""
+        while True:
+            busy = [task for task in (self._writer, self._sender) if task is not None and not task.done()]
+            if not busy:
+                break
+            await asyncio.shield(busy[0])  # a cancelled run still finishes the batch in flight
+        self._raise_failure()
+
+    def _raise_failure(self) -> None:
+        if self._failed is not None:
+            raise RuntimeError(f"Ereignisse des Laufs {self.run_id} konnten nicht gespeichert werden.") \
+                from self._failed
+
+    async def _write(self) -> None:
+        while self._pending and self._failed is None:
+            batch, self._pending = self._pending, []
+            try:
+                stamps = await db(_store_events, self.run_pk, batch)
+            except Exception as exc:
+                log.exception("events %d–%d of run %s not stored", batch[0].seq, batch[-1].seq, self.run_id)
+                self._failed, self._pending = exc, []
+                return
+            for event, ts in zip(batch, stamps, strict=True):
+                stored = dataclasses.replace(event, ts=ts)
+                self.events[event.seq - self._first_seq] = stored
+                self._unsent.append(stored)
+            # Broadcast in a task of its own, so the next batch is stored meanwhile; one sender
+            # keeps the order.
+            if self._sender is None or self._sender.done():
+                self._sender = asyncio.create_task(self._send())
+
+    async def _send(self) -> None:
+        while self._unsent:
+            event = self._unsent.popleft()
+            await broadcast(conversation_id=self.conversation_id, event=event.as_dict())
 
 
 async def finish_without_loop(*, run: AgentRun, reason: str, code: str, message: str) -> None:
@@ -138,8 +214,10 @@ async def finish_without_loop(*, run: AgentRun, reason: str, code: str, message:
         cap_reached=False,
         continue_offered=False,
     )
+    await emitter.flush()
     status = AgentRun.Status.CANCELLED if reason == "cancelled" else AgentRun.Status.FAILED
-    await AgentRun.objects.filter(pk=run.pk).aupdate(
+    await db(
+        AgentRun.objects.filter(pk=run.pk).update,
         status=status,
         finish_reason=reason,
         ended_at=timezone.now(),
@@ -168,72 +246,164 @@ def _first_contact(run: AgentRun) -> bool:
     return not AgentRun.objects.filter(user=run.user_id, created_at__lt=run.created_at).exists()
 
 
-async def _watch_cancel(run_pk: Any, cancel: asyncio.Event) -> None:
-    while not cancel.is_set():
-        await asyncio.sleep(CANCEL_POLL_SECONDS)
-        if await AgentRun.objects.filter(pk=run_pk, cancel_requested=True).aexists():
-            cancel.set()
+class _CancelWatch:
+    """The cancel flags of all runs executing in this process, read with one query per interval.
+
+    One poll per run and interval made 200 queries a second at 100 runs, all competing with the
+    runs' own database work; now it is one, from a thread of its own, and a flagged run's loop
+    gets its cancel event set.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs: dict[Any, tuple[asyncio.AbstractEventLoop, asyncio.Event]] = {}
+        self._busy = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, run_pk: Any, cancel: asyncio.Event) -> None:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            self._runs[run_pk] = (loop, cancel)
+            if self._thread is None or not self._thread.is_alive():  # also after a fork
+                self._thread = threading.Thread(target=self._serve, name="helena-cancel-watch", daemon=True)
+                self._thread.start()
+        self._busy.set()
+
+    def forget(self, run_pk: Any) -> None:
+        with self._lock:
+            self._runs.pop(run_pk, None)
+
+    def _serve(self) -> None:
+        while True:
+            with self._lock:
+                if not self._runs:
+                    self._busy.clear()
+            self._busy.wait()
+            time.sleep(CANCEL_POLL_SECONDS)
+            with self._lock:
+                watched = dict(self._runs)
+            if not watched:
+                continue
+            try:
+                flagged = list(
+                    AgentRun.objects.filter(pk__in=list(watched), cancel_requested=True)
+                    .values_list("pk", flat=True)
+                )
+            except Exception:  # the next round tries again; the loop's own timeout still holds
+                log.exception("reading the cancel flags failed")
+                flagged = []
+            finally:
+                release_connections()
+            for pk in flagged:
+                loop, cancel = watched[pk]
+                with contextlib.suppress(RuntimeError):  # that run's loop has ended meanwhile
+                    loop.call_soon_threadsafe(cancel.set)
+
+
+_cancel_watch = _CancelWatch()
+
+
+@dataclasses.dataclass
+class _Claimed:
+    """A run taken from the queue, with everything its start needs (read in one database trip)."""
+
+    run: AgentRun
+    limits: Limits
+    configs: dict[int, Any]  # router.TierConfig per tier
+    cloud_allowed: bool
+    setup: RunSetup | None  # None when the run is to be cancelled before it starts
+    next_seq: int = 1  # of the run's next event
+
+
+def _claim(run_id: Any) -> _Claimed | None:
+    """Set a queued run to running and read what it needs; None if it is gone or not queued."""
+    from helena.llm import router  # imported late: router reads admin settings per run
+
+    mode = AgentRun.objects.filter(pk=run_id).values_list("mode", flat=True).first()
+    if mode is None:
+        return None
+    helena = HelenaSettings.load()
+    limits = limits_for(mode, helena)
+    claimed = AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED).update(
+        status=AgentRun.Status.RUNNING, started_at=timezone.now(), deadline=deadline_for(mode, helena)
+    )
+    if not claimed:
+        return None
+    run = AgentRun.objects.select_related("conversation", "user").get(pk=run_id)
+    configs = router.tier_configs()
+    setup = None
+    if not run.cancel_requested:
+        history, question = _history(run)
+        setup = prepare_run(
+            user=run.user,
+            question=question,
+            history=history,
+            akte_id=run.conversation.akte_id,
+            first_contact=_first_contact(run),
+            run_id=str(run.pk),
+            context_type=run.conversation.context_type,
+            conversation_id=run.conversation_id,
+        )
+    return _Claimed(run=run, limits=limits, configs=configs,
+                    cloud_allowed=router.is_cloud_allowed(helena=helena, configs=configs), setup=setup,
+                    next_seq=_next_seq(run.pk))
 
 
 async def execute_run(run_id: Any) -> None:
     """Run one AgentRun to its end (idempotent: a run that is no longer queued is left alone)."""
-    from helena.llm import router  # imported late: router reads admin settings per run
+    async with run_context():  # the tools' database calls on a thread of this run's own
+        await _execute(run_id)
 
-    mode = await AgentRun.objects.filter(pk=run_id).values_list("mode", flat=True).afirst()
-    if mode is None:
+
+async def _execute(run_id: Any) -> None:
+    from helena.llm import router
+
+    claimed = await db(_claim, run_id)
+    if claimed is None:
         return
-    deadline = await sync_to_async(deadline_for)(mode)
-    claimed = await AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED).aupdate(
-        status=AgentRun.Status.RUNNING, started_at=timezone.now(), deadline=deadline
-    )
-    if not claimed:
-        return
-    run = await AgentRun.objects.select_related("conversation", "user").aget(pk=run_id)
-    if run.cancel_requested:
+    run = claimed.run
+    if claimed.setup is None:
         await finish_without_loop(run=run, reason="cancelled", code="cancelled", message="Abgebrochen.")
         return
-    cloud_allowed = await sync_to_async(router.is_cloud_allowed)()
     try:
-        resolved = await router.resolve(tier=run.tier, cloud_allowed=cloud_allowed)
+        resolved = await router.resolve(tier=run.tier, cloud_allowed=claimed.cloud_allowed,
+                                        configs=claimed.configs)
     except LLMError as exc:
         await finish_without_loop(run=run, reason="error", code=exc.code, message=str(exc))
         return
-    await _run_loop(run=run, resolved=resolved, cloud_allowed=cloud_allowed)
+    await _run_loop(run=run, resolved=resolved, claimed=claimed)
 
 
-async def _run_loop(*, run: AgentRun, resolved: Any, cloud_allowed: bool) -> None:
+def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
+    AgentRun.objects.filter(pk=run_pk).update(model=resolved.name, provider=resolved.provider, tier=tier)
+
+
+async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
     from helena.agent.pii import RedactingModel
     from helena.llm import router
     from helena.llm.accounting import RecordingModel
 
-    limits = await sync_to_async(limits_for)(run.mode)
-    history, question = await sync_to_async(_history)(run)
-    tools_setup = await sync_to_async(prepare_run)(
-        user=run.user,
-        question=question,
-        history=history,
-        akte_id=run.conversation.akte_id,
-        first_contact=await sync_to_async(_first_contact)(run),
-        run_id=str(run.pk),
-        context_type=run.conversation.context_type,
-        conversation_id=run.conversation_id,
-    )
+    limits, cloud_allowed, tools_setup = claimed.limits, claimed.cloud_allowed, claimed.setup
+    assert tools_setup is not None
     messages = tools_setup.messages
     if run.answers_question_id and run.transcript:  # resumes after ask_user: ends with the answer
         messages = list(run.transcript)
     elif run.transcript:  # a continuation: carry on from where the inline run stopped
         messages = [*run.transcript, {"role": "user", "content": CONTINUE_PROMPT}]
-    emitter = PersistentEmitter(run=run)
+    emitter = PersistentEmitter(run=run, next_seq=claimed.next_seq)
     cancel = asyncio.Event()
-    watcher = asyncio.create_task(_watch_cancel(run.pk, cancel))
+    _cancel_watch.watch(run.pk, cancel)
     tier = resolved.tier
+    configured = set(claimed.configs)
+    models = [resolved.model]  # their connections are closed when the run ends
+    recorders: list[RecordingModel] = []  # their ledger rows are awaited before the outcome
     try:
         while True:
             model = resolved.model
             if resolved.fallback_note:
                 await emitter.emit("warning", code="model_fallback", message=resolved.fallback_note)
             if resolved.provider == "openai":  # cloud: nothing identifying leaves the firm
-                redactor = await sync_to_async(_redactor_for)(run)
+                redactor = await db(_redactor_for, run)
                 model = RedactingModel(model, redactor)
             model = RecordingModel(
                 model,
@@ -243,11 +413,11 @@ async def _run_loop(*, run: AgentRun, resolved: Any, cloud_allowed: bool) -> Non
                 context_type=run.conversation.context_type,
                 price_in=resolved.price_in,
                 price_out=resolved.price_out,
+                defer_booking=True,  # the ledger row is written while the loop goes on
             )
-            await AgentRun.objects.filter(pk=run.pk).aupdate(
-                model=resolved.name, provider=resolved.provider, tier=tier
-            )
-            next_tier = await sync_to_async(router.escalate)(tier, cloud_allowed=cloud_allowed)
+            recorders.append(model)
+            await db(_set_model, run.pk, resolved, tier)
+            next_tier = router.escalate(tier, cloud_allowed=cloud_allowed, configured=configured)
             emitter.suppress = {"done"} if next_tier else set()
             result = await run_agent(
                 model=model,
@@ -267,7 +437,9 @@ async def _run_loop(*, run: AgentRun, resolved: Any, cloud_allowed: bool) -> Non
                     message=f"Helena kam nicht weiter; neuer Versuch mit Modellstufe {next_tier}.",
                 )
                 resolved = await router.resolve(tier=next_tier, cloud_allowed=cloud_allowed)
+                models.append(resolved.model)
                 tier = resolved.tier
+                configured = set(await db(router.tier_configs))
                 continue
             if emitter.suppress:
                 emitter.suppress = set()
@@ -283,9 +455,14 @@ async def _run_loop(*, run: AgentRun, resolved: Any, cloud_allowed: bool) -> Non
                     continue_offered=result.continue_offered,
                 )
             break
+        await emitter.flush()  # every event stored before the run counts as ended
     finally:
-        watcher.cancel()
-    await sync_to_async(_record_outcome)(run_pk=run.pk, result=result)
+        _cancel_watch.forget(run.pk)
+        for recorder in recorders:
+            await recorder.settle()  # _record_outcome sums the ledger rows
+        for used in models:
+            await aclose_model(used)
+    await db(_record_outcome, run_pk=run.pk, result=result)
 
 
 def _record_outcome(*, run_pk: Any, result: Any) -> None:
@@ -317,7 +494,8 @@ def _record_outcome(*, run_pk: Any, result: Any) -> None:
 
 class InlineRunner:
     """A daemon thread with its own asyncio loop: inline runs are tasks on it, so they live in the
-    ASGI process, answer within the request's lifetime or beyond it, and never block a request."""
+    ASGI process, answer within the request's lifetime or beyond it, and never block a request.
+    A Celery worker runs its background runs on its own one, too (helena.tasks)."""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -361,15 +539,25 @@ async def _inline(run_id: Any) -> None:
         await sync_to_async(close_old_connections)()
 
 
+# Celery keeps a result backend (with its own Redis client) per thread and makes it on first use;
+# every request runs on a thread of its own, so publishing from there made one per message. A few
+# long-lived threads publish instead (more than one, so a slow broker does not queue every request).
+_publisher = ThreadPoolExecutor(max_workers=4, thread_name_prefix="helena-publish")
+
+
+def _publish(run_pk: Any) -> str:
+    from helena.tasks import run_in_background
+
+    return run_in_background.delay(str(run_pk)).id
+
+
 def dispatch(run: AgentRun) -> None:
     """Start a committed run: inline on the runner, background on Celery."""
     if run.mode == AgentRun.Mode.INLINE:
         inline_runner.submit(_inline(run.pk))
         return
-    from helena.tasks import run_in_background
-
-    result = run_in_background.delay(str(run.pk))
-    AgentRun.objects.filter(pk=run.pk).update(celery_task_id=result.id)
+    task_id = _publisher.submit(_publish, run.pk).result()  # errors surface here, as before
+    AgentRun.objects.filter(pk=run.pk).update(celery_task_id=task_id)
 
 
 # --- the sweep ---------------------------------------------------------------------------------

@@ -4,10 +4,18 @@ Exactness comes from a transaction-scoped advisory lock per user: two admissions
 never count at the same time, and the second one counts only after the first one's AgentRun is
 committed (the lock is released at commit). This relies on PostgreSQL's default READ COMMITTED
 isolation, where each statement sees everything committed before it started.
+
+Waiting for that lock would hold a database connection per waiting request: a burst of messages
+from one user (a hundred at once) took a connection each and ran the server out of them. So callers
+first queue in `admission(user)`, a per-user lock of this process, after giving their connection
+back; the advisory lock then only ever has the few processes' front runners waiting for it.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -25,6 +33,9 @@ WINDOW = timedelta(hours=1)
 LOCK_NAMESPACE = 0x484C5241
 BERLIN = ZoneInfo("Europe/Berlin")
 ACTIVE_STATUSES = (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING)
+# How long a request waits for the admissions of the same user before it is refused as busy; one
+# admission takes milliseconds, so this is only reached when the database hangs.
+ADMISSION_WAIT_SECONDS = 30.0
 
 
 class RateLimited(Exception):
@@ -38,6 +49,82 @@ class RateLimited(Exception):
         self.message = message
         self.retry_at = retry_at
         self.kind = kind
+
+
+class AdmissionBusy(Exception):
+    """The admissions of this user did not get their turn within ADMISSION_WAIT_SECONDS."""
+
+    code = "busy"
+    message = "Helena ist gerade stark ausgelastet. Bitte versuche es gleich noch einmal."
+
+
+class _UserGates:
+    """One lock per user id in this process, made on first use and dropped when nobody needs it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._gates: dict[int, tuple[threading.Lock, list[int]]] = {}  # pk → (gate, [holders + waiters])
+
+    def waiting(self, pk: int) -> int:
+        """Requests of this user queued behind the one being admitted (for tests and diagnostics)."""
+        with self._lock:
+            entry = self._gates.get(pk)
+            return max(entry[1][0] - 1, 0) if entry else 0
+
+    @contextmanager
+    def hold(self, pk: int, *, timeout: float) -> Iterator[None]:
+        with self._lock:
+            gate, users = self._gates.setdefault(pk, (threading.Lock(), [0]))
+            users[0] += 1
+        try:
+            if not gate.acquire(blocking=False):
+                _give_back_connection()
+                if not gate.acquire(timeout=timeout):
+                    raise AdmissionBusy(AdmissionBusy.message)
+            try:
+                yield
+            finally:
+                gate.release()
+        finally:
+            with self._lock:
+                users[0] -= 1
+                if users[0] == 0:
+                    del self._gates[pk]
+
+
+_gates = _UserGates()
+
+
+def _give_back_connection() -> None:
+    """Before waiting: the request's connection goes back to the pool (or is closed without one).
+
+    Inside a transaction the connection must stay (a caller's atomic block, e.g. in a test).
+    """
+    connection = connections[DEFAULT_DB_ALIAS]
+    if connection.connection is not None and not connection.in_atomic_block:
+        connection.close()
+
+
+@contextmanager
+def admission(user: Any) -> Iterator[None]:
+    """Wait for this user's turn to be admitted, without a database connection while waiting.
+
+    Wrap the transaction that calls admit() and creates the run in it, so the next request of the
+    same user starts counting only after that transaction committed:
+
+        with admission(user), transaction.atomic():
+            admit(user=user)
+            AgentRun.objects.create(...)
+
+    Raises AdmissionBusy when the turn does not come within ADMISSION_WAIT_SECONDS.
+    """
+    if connections[DEFAULT_DB_ALIAS].in_atomic_block:
+        # Inside a caller's transaction (a test's atomic block) the connection cannot be given
+        # back, and the advisory lock in admit() holds until that transaction ends anyway.
+        yield
+        return
+    with _gates.hold(int(user.pk), timeout=ADMISSION_WAIT_SECONDS):
+        yield
 
 
 def runs_per_hour_for(user: Any) -> int:
@@ -142,10 +229,9 @@ def admit(*, user: Any) -> None:
 
     helena = HelenaSettings.load()
     cap = helena.max_concurrent_runs_per_user
-    active = list(
-        AgentRun.objects.filter(user_id=user.pk, status__in=ACTIVE_STATUSES).only(
-            "mode", "deadline", "started_at", "created_at"
-        )
-    )
-    if len(active) >= cap:
+    active_runs = AgentRun.objects.filter(user_id=user.pk, status__in=ACTIVE_STATUSES)
+    # Counted, and loaded only to explain a refusal: with many runs at once, loading them all for
+    # every admission made a burst of messages quadratic.
+    if active_runs.count() >= cap:
+        active = list(active_runs.only("mode", "deadline", "started_at", "created_at"))
         raise _concurrent_refusal(active=active, cap=cap, helena=helena, now=now)

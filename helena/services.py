@@ -95,7 +95,7 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
     """
     from helena.agent.classifier import classify
     from helena.execution import deadline_for, dispatch
-    from helena.limits import RateLimited, admit
+    from helena.limits import AdmissionBusy, RateLimited, admission, admit
 
     text = (text or "").strip()
     if not text:
@@ -110,26 +110,29 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
         return _answer_question(user=user, conversation=conversation, question=question, text=text)
     from helena.llm.router import is_cloud_allowed, task_routes
 
-    routes, cloud = task_routes(), is_cloud_allowed()
+    helena = HelenaSettings.load()  # read once per message
+    routes, cloud = task_routes(), is_cloud_allowed(helena=helena)
     decision = classify(text=text, mode=mode, routes=routes, cloud_allowed=cloud)
-    if HelenaSettings.load().llm_classifier:
+    if helena.llm_classifier:
         decision = _classify_with_tier1(user=user, text=text, mode=mode, routes=routes, cloud=cloud,
                                         fallback=decision)
     tier = max(decision.tier, CONTEXT_MIN_TIER.get(conversation.context_type, 1))
     try:
-        with transaction.atomic():
+        with admission(user), transaction.atomic():
             admit(user=user)
             Message.objects.create(conversation=conversation, role=Message.Role.USER, text=text)
             run = AgentRun.objects.create(
                 conversation=conversation, user=user, mode=decision.mode, tier=tier,
                 task_type=decision.task_type, classifier_reason=decision.reason[:300],
                 context_type=conversation.context_type,
-                deadline=deadline_for(decision.mode),
+                deadline=deadline_for(decision.mode, helena),
             )
             Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
             transaction.on_commit(lambda: dispatch(run))
     except RateLimited as exc:
         raise _refused_by_limit(exc) from None
+    except AdmissionBusy as exc:
+        raise RunRefused(code=exc.code, message=exc.message, status=503) from None
     return run
 
 
@@ -141,14 +144,22 @@ def _classify_with_tier1(*, user: User, text: str, mode: str, routes: dict[str, 
 
     from helena.agent.classifier import classify_with_model
     from helena.llm.accounting import RecordingModel
+    from helena.llm.http import aclose_model
     from helena.llm.router import get_model_for_tier
 
     model = get_model_for_tier(1)
     if model is None:
         return fallback
     recorded = RecordingModel(model, user_id=user.pk, tier=1, operation="classifier")
-    return async_to_sync(classify_with_model)(model=recorded, text=text, fallback=fallback, mode=mode,
-                                              routes=routes, cloud_allowed=cloud, timeout=5.0)
+
+    async def classify() -> Any:
+        try:
+            return await classify_with_model(model=recorded, text=text, fallback=fallback, mode=mode,
+                                             routes=routes, cloud_allowed=cloud, timeout=5.0)
+        finally:
+            await aclose_model(model)  # its connection belongs to this call's event loop
+
+    return async_to_sync(classify)()
 
 
 def cancel_run(*, run: AgentRun) -> AgentRun:
@@ -180,7 +191,7 @@ def cancel_run(*, run: AgentRun) -> AgentRun:
 def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
     """A background run that carries the inline run's messages with a fresh step budget."""
     from helena.execution import deadline_for, dispatch
-    from helena.limits import RateLimited, admit
+    from helena.limits import AdmissionBusy, RateLimited, admission, admit
 
     if (run.mode != AgentRun.Mode.INLINE or run.active or run.finish_reason not in ("max_steps", "timeout")
             or run.children.exists()):
@@ -188,7 +199,7 @@ def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
                          message="Nur ein abgeschlossener Inline-Lauf, der nicht fertig wurde, kann im "
                                  "Hintergrund weitergeführt werden.")
     try:
-        with transaction.atomic():
+        with admission(user), transaction.atomic():
             admit(user=user)
             child = AgentRun.objects.create(
                 conversation=run.conversation, user=user, parent=run, mode=AgentRun.Mode.BACKGROUND,
@@ -199,6 +210,8 @@ def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
             transaction.on_commit(lambda: dispatch(child))
     except RateLimited as exc:
         raise _refused_by_limit(exc) from None
+    except AdmissionBusy as exc:
+        raise RunRefused(code=exc.code, message=exc.message, status=503) from None
     return child
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import socket
 
 from celery import shared_task
@@ -20,11 +19,16 @@ def healthcheck() -> dict[str, str]:
 
 @shared_task(name="helena.run_in_background", acks_late=False)
 def run_in_background(run_id: str) -> None:
-    """A background AgentRun; acks early, because a re-delivered half-run would run twice."""
-    from helena.execution import execute_run
+    """A background AgentRun; acks early, because a re-delivered half-run would run twice.
+
+    The run is a task on the process's runner loop, as inline runs are in daphne; this thread waits
+    for it. An event loop per task thread cost each run a loop and its own Redis connections, and a
+    hundred loops competing for the GIL (bench/agent_overhead.py).
+    """
+    from helena.execution import execute_run, inline_runner
 
     try:
-        asyncio.run(execute_run(run_id))
+        inline_runner.submit(execute_run(run_id)).result()
     finally:
         close_old_connections()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from datetime import timedelta
@@ -12,17 +13,19 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from akten.models import Role, User
-from helena.limits import BERLIN, RateLimited, admit, runs_per_hour_for
-from helena.models import AgentRun, Conversation, HelenaSettings, RateLimit
+from helena import limits, services
+from helena.limits import BERLIN, RateLimited, admission, admit, runs_per_hour_for
+from helena.models import AgentRun, Conversation, HelenaSettings, Message, RateLimit
 
 
 def _user(name: str = "anwalt", role: str = Role.ANWALT) -> User:
     return User.objects.create_user(username=name, password="pw", role=role)
 
 
-def _start(user: User, conversation: Conversation, *, pause: float = 0) -> AgentRun:
-    """What the service does: admit and create the run in one transaction."""
-    with transaction.atomic():
+def _start(user: User, conversation: Conversation, *, pause: float = 0, gated: bool = False) -> AgentRun:
+    """What the service does: admit and create the run in one transaction (`gated`: after queueing
+    in admission(), as start_run does)."""
+    with admission(user) if gated else contextlib.nullcontext(), transaction.atomic():
         admit(user=user)
         if pause:
             time.sleep(pause)  # widens the race window the lock has to close
@@ -159,8 +162,8 @@ def test_hourly_limit_is_reported_before_the_concurrency_cap() -> None:
 # --- exactness under concurrency -------------------------------------------------------------------
 
 
-def _race(user: User, conversation: Conversation, n: int) -> tuple[list[AgentRun], list[RateLimited],
-                                                                   list[BaseException]]:
+def _race(user: User, conversation: Conversation, n: int, *, gated: bool = False
+          ) -> tuple[list[AgentRun], list[RateLimited], list[BaseException]]:
     admitted: list[AgentRun] = []
     refused: list[RateLimited] = []
     failed: list[BaseException] = []
@@ -171,7 +174,7 @@ def _race(user: User, conversation: Conversation, n: int) -> tuple[list[AgentRun
         try:
             barrier.wait(timeout=10)
             try:
-                run = _start(user, conversation, pause=0.03)
+                run = _start(user, conversation, pause=0.03, gated=gated)
             except RateLimited as exc:
                 with lock:
                     refused.append(exc)
@@ -193,7 +196,8 @@ def _race(user: User, conversation: Conversation, n: int) -> tuple[list[AgentRun
 
 
 @pytest.mark.django_db(transaction=True)
-def test_hourly_limit_is_exact_when_twelve_requests_arrive_at_once() -> None:
+@pytest.mark.parametrize("gated", [False, True], ids=["admit", "admission+admit"])
+def test_hourly_limit_is_exact_when_twelve_requests_arrive_at_once(gated: bool) -> None:
     user = _user()
     RateLimit.objects.create(user=user, runs_per_hour=5)
     helena = HelenaSettings.load()
@@ -201,7 +205,7 @@ def test_hourly_limit_is_exact_when_twelve_requests_arrive_at_once() -> None:
     helena.save()
     conversation = Conversation.objects.create(user=user)
 
-    admitted, refused, failed = _race(user, conversation, 12)
+    admitted, refused, failed = _race(user, conversation, 12, gated=gated)
 
     assert failed == []
     assert len(admitted) == 5
@@ -211,7 +215,8 @@ def test_hourly_limit_is_exact_when_twelve_requests_arrive_at_once() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrency_cap_is_exact_when_requests_arrive_at_once() -> None:
+@pytest.mark.parametrize("gated", [False, True], ids=["admit", "admission+admit"])
+def test_concurrency_cap_is_exact_when_requests_arrive_at_once(gated: bool) -> None:
     user = _user()
     other = _user("kollege")
     RateLimit.objects.create(role=Role.ANWALT, runs_per_hour=100)
@@ -221,9 +226,110 @@ def test_concurrency_cap_is_exact_when_requests_arrive_at_once() -> None:
     conversation = Conversation.objects.create(user=user)
     _runs(other, 3, status=AgentRun.Status.RUNNING)  # someone else's runs do not count
 
-    admitted, refused, failed = _race(user, conversation, 8)
+    admitted, refused, failed = _race(user, conversation, 8, gated=gated)
 
     assert failed == []
     assert (len(admitted), len(refused)) == (3, 5)
     assert all(exc.kind == "concurrent" for exc in refused)
     assert AgentRun.objects.filter(user=user, status=AgentRun.Status.QUEUED).count() == 3
+
+
+# --- a burst of one user's requests ----------------------------------------------------------------
+
+
+def _busy_backends() -> int:
+    """Sessions of other connections to this database that are in a transaction or a query."""
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND pid <> pg_backend_pid() AND state <> 'idle'")
+        return cursor.fetchone()[0]
+
+
+def _until(condition: object, what: str) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.01)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_requests_waiting_for_their_admission_hold_no_database_connection() -> None:
+    """A hundred messages of one user at once used to take a connection each while they waited for
+    the user's lock, and ran the server out of connections; now only the one being admitted has a
+    transaction open, and the others all get their turn."""
+    user = _user()
+    RateLimit.objects.create(user=user, runs_per_hour=100)
+    HelenaSettings.objects.update_or_create(pk=1, defaults={"max_concurrent_runs_per_user": 50})
+    conversation = Conversation.objects.create(user=user)
+    first_in, let_go = threading.Event(), threading.Event()
+    started: list[AgentRun] = []
+    failed: list[BaseException] = []
+
+    def first() -> None:
+        try:
+            with admission(user), transaction.atomic():
+                admit(user=user)
+                started.append(AgentRun.objects.create(conversation=conversation, user=user,
+                                                       mode=AgentRun.Mode.INLINE))
+                first_in.set()
+                let_go.wait(timeout=20)
+        except BaseException as exc:
+            failed.append(exc)
+            first_in.set()
+        finally:
+            connections.close_all()
+
+    def later() -> None:
+        try:
+            User.objects.get(pk=user.pk)  # like a request: authenticated, so it has a connection
+            started.append(_start(user, conversation, gated=True))
+        except BaseException as exc:
+            failed.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=first)]
+    threads[0].start()
+    first_in.wait(timeout=20)
+    threads += [threading.Thread(target=later) for _ in range(6)]
+    for thread in threads[1:]:
+        thread.start()
+    try:
+        _until(lambda: limits._gates.waiting(user.pk) == 6, "six queued requests")
+        assert _busy_backends() == 1  # the first one's open transaction, nobody waiting on a lock
+    finally:
+        let_go.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert failed == []
+    assert len(started) == 7 and AgentRun.objects.filter(user=user).count() == 7
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_that_does_not_get_its_turn_is_refused_as_busy(monkeypatch) -> None:
+    user = _user()
+    RateLimit.objects.create(user=user, runs_per_hour=100)
+    conversation = Conversation.objects.create(user=user)
+    monkeypatch.setattr(limits, "ADMISSION_WAIT_SECONDS", 0.05)
+    holding, let_go = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with admission(user):
+            holding.set()
+            let_go.wait(timeout=20)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    holding.wait(timeout=20)
+    try:
+        with pytest.raises(services.RunRefused) as refused:
+            services.start_run(user=user, conversation=conversation, text="Wann endet die Frist?",
+                               mode="inline")
+    finally:
+        let_go.set()
+        holder.join(timeout=20)
+    assert (refused.value.status, refused.value.code) == (503, "busy")
+    assert refused.value.message == limits.AdmissionBusy.message
+    assert "ausgelastet" in refused.value.message
+    assert not AgentRun.objects.filter(user=user).exists()
+    assert not Message.objects.filter(conversation=conversation).exists()

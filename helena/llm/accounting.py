@@ -15,10 +15,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from asgiref.sync import sync_to_async
 from django.db.models import Count, Sum
 from django.db.models.functions import TruncMonth
 
+from helena.db import db
 from helena.llm.base import ChatModel, Chunk, LLMError, Usage
 from helena.models import LLMCall
 
@@ -58,6 +58,10 @@ class RecordingModel:
     The row is written when the end chunk arrives (before it is passed on, so a consumer that stops
     right after it still gets booked), when the inner stream fails (then the error is re-raised), or
     when the consumer abandons the stream half-way (tokens unknown, so booked with 0).
+
+    With `defer_booking`, the row for a completed call is written by a task started when the end
+    chunk arrives, so the caller does not wait for the database between model turns; it must then
+    `await settle()` before it relies on the rows (a run does before it sums up its usage).
     """
 
     def __init__(
@@ -71,8 +75,11 @@ class RecordingModel:
         context_type: str = "",
         price_in: Decimal = ZERO,
         price_out: Decimal = ZERO,
+        defer_booking: bool = False,
     ) -> None:
         self.inner = inner
+        self.defer_booking = defer_booking
+        self._bookings: set[asyncio.Task[None]] = set()
         self.name = inner.name
         self.provider = inner.provider
         self.run_id = run_id
@@ -111,7 +118,14 @@ class RecordingModel:
                 if chunk.kind == "end" and not booked:
                     booked = True
                     error = "Modell meldete finish_reason=error" if chunk.finish_reason == "error" else ""
-                    await self._book(started=started, usage=chunk.usage, error=error)
+                    booking = self._book(started=started, usage=chunk.usage, error=error,
+                                         ended=time.monotonic())
+                    if self.defer_booking:
+                        task = asyncio.ensure_future(booking)
+                        self._bookings.add(task)
+                        task.add_done_callback(self._bookings.discard)
+                    else:
+                        await booking
                 yield chunk
         except GeneratorExit:
             if not booked:
@@ -128,12 +142,19 @@ class RecordingModel:
             if aclose is not None:
                 await aclose()
 
-    async def _book(self, *, started: float, usage: Usage | None, error: str) -> None:
+    async def settle(self) -> None:
+        """Wait for the deferred rows of this model's calls (see `defer_booking`)."""
+        while self._bookings:
+            await asyncio.gather(*self._bookings)
+
+    async def _book(self, *, started: float, usage: Usage | None, error: str,
+                    ended: float | None = None) -> None:
         """A failed write is logged, not raised: the user's answer matters more than the ledger row."""
-        latency_ms = int((time.monotonic() - started) * 1000)
+        latency_ms = int(((ended or time.monotonic()) - started) * 1000)
         usage = usage or Usage()
         try:
-            await sync_to_async(self._write, thread_sensitive=True)(
+            await db(
+                self._write,
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
                 latency_ms=latency_ms,

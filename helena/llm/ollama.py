@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import copy
-import functools
 import json
 import logging
-import ssl
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -27,6 +25,7 @@ from helena.llm.base import (
     ToolCallFormatError,
     Usage,
 )
+from helena.llm.http import LoopClient, ssl_context
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +33,18 @@ FALLBACK_CONTEXT_WINDOW = 8192
 # After a failed /api/show, do not ask again for this long (each stream() would otherwise pay
 # a second timeout against a server that is down).
 _CONTEXT_RETRY_SECONDS = 60.0
+# The trained context length per (host, model), shared by the router's instances (a run builds its
+# own): without it every run began with an /api/show round trip. Re-read after this long, in case
+# the model behind the name was replaced.
+_CONTEXT_TTL_SECONDS = 300.0
+_context_lengths: dict[tuple[str, str], tuple[float, int]] = {}
+_context_lock = threading.Lock()
+
+
+def forget_context_lengths() -> None:
+    """Drop the shared context lengths (with the router's health results)."""
+    with _context_lock:
+        _context_lengths.clear()
 TOOL_CALL_PARSE_MARKER = "error parsing tool call"
 UNREADABLE = "Das lokale Modell hat eine unlesbare Antwort geliefert."
 
@@ -70,11 +81,6 @@ def _arguments_dict(arguments: Any) -> dict[str, Any]:
             return parsed
     # The model produced something that is not an object; the history must still be valid.
     return {}
-
-
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    return ssl.create_default_context()
 
 
 def to_ollama_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -114,8 +120,11 @@ def to_ollama_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] 
         return None
     converted = []
     for tool in tools:
-        tool = copy.deepcopy(tool)
-        properties = ((tool.get("function") or {}).get("parameters") or {}).get("properties") or {}
+        # New dicts along the path that changes (tool → function → parameters → properties), so
+        # the caller's schema stays as it was without copying all of it.
+        function = tool.get("function") or {}
+        parameters = function.get("parameters") or {}
+        properties = dict(parameters.get("properties") or {})
         for name, schema in list(properties.items()):
             if not isinstance(schema, dict):
                 continue
@@ -125,6 +134,8 @@ def to_ollama_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] 
                 description = schema.get("description") or ""
                 kept = {k: v for k, v in schema.items() if k in _KEPT_PROPERTY_KEYS}
                 properties[name] = {**kept, "description": f"{description} {extra}".strip()}
+        if "properties" in parameters:
+            tool = {**tool, "function": {**function, "parameters": {**parameters, "properties": properties}}}
         converted.append(tool)
     return converted
 
@@ -138,25 +149,35 @@ def _http_message(status: int, model: str) -> str:
 
 
 class OllamaModel:
-    """A model served by Ollama; the client is made per call so no connection outlives its event loop."""
+    """A model served by Ollama; its calls on one event loop share a client (helena/llm/http.py)."""
 
     provider: Literal["ollama"] = "ollama"
 
-    def __init__(self, name: str, *, host: str, timeout: float = 60, num_ctx: int | None = None) -> None:
+    def __init__(self, name: str, *, host: str, timeout: float = 60, num_ctx: int | None = None,
+                 share_context_length: bool = False) -> None:
         self.name = name
         self.host = host
         self.timeout = timeout
         self.num_ctx = num_ctx
+        self.share_context_length = share_context_length  # the router's models: see _context_lengths
         self._context_window: int | None = None
         self._context_failed_at: float | None = None
+        self._http: LoopClient[ollama.AsyncClient] = LoopClient(self._make_client)
 
     def __repr__(self) -> str:
         return f"OllamaModel({self.name!r}, host={self.host!r})"
 
     def _client(self) -> ollama.AsyncClient:
+        return self._http.get()
+
+    def _make_client(self) -> ollama.AsyncClient:
         # One SSL context for all clients: building a default one costs ~18 ms per client, which
         # was most of the loop's overhead per model call (bench/agent_overhead.py).
-        return ollama.AsyncClient(host=self.host, timeout=self.timeout, verify=_ssl_context())
+        return ollama.AsyncClient(host=self.host, timeout=self.timeout, verify=ssl_context())
+
+    async def aclose(self) -> None:
+        """Close the kept-alive connection (the run that built this model calls it at its end)."""
+        await self._http.aclose()
 
     def _fallback_window(self) -> int:
         return self.num_ctx or FALLBACK_CONTEXT_WINDOW
@@ -170,21 +191,29 @@ class OllamaModel:
             and time.monotonic() - self._context_failed_at < _CONTEXT_RETRY_SECONDS
         ):
             return self._fallback_window()
-        client = self._client()
-        try:
-            info = (await client.show(self.name)).modelinfo or {}
-        except Exception as exc:  # any failure: the chat call will report the real problem
-            logger.warning("Ollama /api/show for %s failed: %s", self.name, exc)
-            self._context_failed_at = time.monotonic()
-            return self._fallback_window()
-        finally:
-            await client.close()
-        lengths = [v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int)]
-        if not lengths:
-            logger.warning("Ollama /api/show for %s names no context_length", self.name)
+        key = (self.host, self.name)
+        with _context_lock:
+            known = _context_lengths.get(key) if self.share_context_length else None
+        if known is not None and time.monotonic() - known[0] < _CONTEXT_TTL_SECONDS:
+            length = known[1]
+        else:
+            try:
+                info = (await self._client().show(self.name)).modelinfo or {}
+            except Exception as exc:  # any failure: the chat call will report the real problem
+                logger.warning("Ollama /api/show for %s failed: %s", self.name, exc)
+                self._context_failed_at = time.monotonic()
+                return self._fallback_window()
+            lengths = [v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int)]
+            length = lengths[0] if lengths else None
+            if length is None:  # not shared: the next run asks again
+                logger.warning("Ollama /api/show for %s names no context_length", self.name)
+            elif self.share_context_length:
+                with _context_lock:
+                    _context_lengths[key] = (time.monotonic(), length)
+        if length is None:
             window = self._fallback_window()
         else:
-            window = min(self.num_ctx, lengths[0]) if self.num_ctx else lengths[0]
+            window = min(self.num_ctx, length) if self.num_ctx else length
         self._context_window = window
         return window
 
@@ -253,8 +282,6 @@ class OllamaModel:
             raise LLMError(UNREADABLE, detail=str(exc)) from exc
         except json.JSONDecodeError as exc:
             raise LLMError(UNREADABLE, detail=str(exc)) from exc
-        finally:
-            await client.close()
         if usage is None:
             raise LLMError(
                 "Die Antwort des lokalen Modells brach unerwartet ab.",

@@ -20,6 +20,7 @@ from helena.llm.base import (
     ToolCallFormatError,
     Usage,
 )
+from helena.llm.http import LoopClient, ssl_context
 
 TOOL_CALL_PARSE_MARKER = "error parsing tool call"  # Ollama's /v1 endpoint reports it this way
 BAD_TOOL_CALL = "Das Cloud-Modell hat einen fehlerhaften Tool-Aufruf erzeugt."
@@ -147,6 +148,8 @@ class OpenAICompatModel:
         self.api_key = api_key
         self.timeout = timeout
         self._context_window = context_window
+        # The calls of one run share a client and its connection (helena/llm/http.py).
+        self._http: LoopClient[openai.AsyncOpenAI] = LoopClient(self._make_client)
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel({self.name!r}, base_url={self.base_url!r})"
@@ -156,10 +159,18 @@ class OpenAICompatModel:
         return self._context_window
 
     def _client(self) -> openai.AsyncOpenAI:
-        # Made per call: its connection pool must not outlive the event loop of one run.
+        return self._http.get()
+
+    def _make_client(self) -> openai.AsyncOpenAI:
+        # A default client builds its own SSL context (~30 ms of CPU); the shared one costs nothing.
         return openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=self.api_key or "none", timeout=self.timeout, max_retries=0
+            base_url=self.base_url, api_key=self.api_key or "none", timeout=self.timeout, max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(verify=ssl_context(), timeout=self.timeout),
         )
+
+    async def aclose(self) -> None:
+        """Close the kept-alive connection (the run that built this model calls it at its end)."""
+        await self._http.aclose()
 
     async def stream(
         self,
@@ -183,24 +194,24 @@ class OpenAICompatModel:
         usage = Usage()
         reason: str | None = None
         try:
-            async with self._client() as client:
-                stream = await client.chat.completions.create(**kwargs)
-                async with stream:
-                    async for chunk in stream:
-                        if chunk.usage is not None:
-                            usage = Usage(
-                                prompt_tokens=chunk.usage.prompt_tokens or 0,
-                                completion_tokens=chunk.usage.completion_tokens or 0,
-                            )
-                        for choice in chunk.choices or []:
-                            delta = choice.delta
-                            if delta is not None:
-                                if delta.content:
-                                    yield Chunk(kind="text", text=delta.content)
-                                for fragment in delta.tool_calls or []:
-                                    calls.add(fragment)
-                            if choice.finish_reason:
-                                reason = choice.finish_reason
+            client = self._client()  # shared with this model's other calls: not closed here
+            stream = await client.chat.completions.create(**kwargs)
+            async with stream:
+                async for chunk in stream:
+                    if chunk.usage is not None:
+                        usage = Usage(
+                            prompt_tokens=chunk.usage.prompt_tokens or 0,
+                            completion_tokens=chunk.usage.completion_tokens or 0,
+                        )
+                    for choice in chunk.choices or []:
+                        delta = choice.delta
+                        if delta is not None:
+                            if delta.content:
+                                yield Chunk(kind="text", text=delta.content)
+                            for fragment in delta.tool_calls or []:
+                                calls.add(fragment)
+                        if choice.finish_reason:
+                            reason = choice.finish_reason
         except openai.APIConnectionError as exc:  # includes APITimeoutError
             raise ModelUnavailable(
                 f"Das Cloud-Modell ist nicht erreichbar ({self.base_url}).",

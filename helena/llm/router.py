@@ -8,18 +8,20 @@ server that is down; instead it falls back to the other local tier, then to the 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from helena.llm.base import ChatModel, ModelUnavailable
-from helena.llm.ollama import OllamaModel
+from helena.llm.http import ssl_context
+from helena.llm.ollama import OllamaModel, forget_context_lengths
 from helena.llm.openai_compat import OpenAICompatModel
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,8 @@ NOT_CONFIGURED = (
 
 # host -> (monotonic time of the check, healthy)
 _health_cache: dict[str, tuple[float, bool]] = {}
+# (event loop, host) -> the probe in flight
+_probing: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Future[bool]] = {}
 
 
 @dataclass(frozen=True)
@@ -131,7 +135,8 @@ def tier_configs() -> dict[int, TierConfig]:
 def build_model(config: TierConfig) -> ChatModel:
     """A ChatModel for a configuration; ModelTier.context_window caps/sets the window."""
     if config.provider == "ollama":
-        return OllamaModel(config.name, host=config.host, num_ctx=config.context_window)
+        return OllamaModel(config.name, host=config.host, num_ctx=config.context_window,
+                           share_context_length=True)
     return OpenAICompatModel(config.name, base_url=config.host, api_key=config.api_key,
                              context_window=config.context_window or DEFAULT_CLOUD_CONTEXT_WINDOW)
 
@@ -149,16 +154,22 @@ def task_routes() -> dict[str, int]:
     return dict(TaskRoute.objects.values_list("task_type", "tier"))
 
 
-def is_cloud_allowed() -> bool:
-    """The firm has opted in (HelenaSettings) and a tier-3 model is configured."""
+def is_cloud_allowed(*, helena: Any = None, configs: dict[int, TierConfig] | None = None) -> bool:
+    """The firm has opted in (HelenaSettings) and a tier-3 model is configured.
+
+    A caller that has just read the settings row or the tiers passes them, saving the queries.
+    """
     from helena.models import HelenaSettings
 
-    return bool(HelenaSettings.load().cloud_allowed) and 3 in tier_configs()
+    helena = helena if helena is not None else HelenaSettings.load()
+    configs = configs if configs is not None else tier_configs()
+    return bool(helena.cloud_allowed) and 3 in configs
 
 
 async def _probe(host: str) -> bool:
     try:
-        async with httpx.AsyncClient(timeout=HEALTH_TIMEOUT) as client:
+        # The shared SSL context: a default one per probe cost ~18 ms of CPU.
+        async with httpx.AsyncClient(timeout=HEALTH_TIMEOUT, verify=ssl_context()) as client:
             response = await client.get(f"{host}/api/tags")
     except (httpx.HTTPError, OSError) as exc:
         log.info("health check %s failed: %s", host, exc)
@@ -167,20 +178,33 @@ async def _probe(host: str) -> bool:
 
 
 async def is_healthy(host: str) -> bool:
-    """Whether a local (Ollama) host answers; one request per host per HEALTH_TTL seconds."""
+    """Whether a local (Ollama) host answers; one request per host per HEALTH_TTL seconds.
+
+    Runs that start together on one loop share the probe in flight instead of each sending one.
+    """
     host = _normalise_host(host)
     now = time.monotonic()
     cached = _health_cache.get(host)
     if cached is not None and now - cached[0] < HEALTH_TTL:
         return cached[1]
+    key = (asyncio.get_running_loop(), host)
+    probe = _probing.get(key)
+    if probe is None:
+        probe = _probing[key] = asyncio.ensure_future(_probe_and_cache(host))
+        probe.add_done_callback(lambda _done: _probing.pop(key, None))
+    return await asyncio.shield(probe)
+
+
+async def _probe_and_cache(host: str) -> bool:
     healthy = await _probe(host)
     _health_cache[host] = (time.monotonic(), healthy)
     return healthy
 
 
 def clear_health_cache() -> None:
-    """Forget all health results (tests; or after an admin changed a host)."""
+    """Forget all health results and model context lengths (tests; or after an admin changed a host)."""
     _health_cache.clear()
+    forget_context_lengths()
 
 
 def _candidates(tier: int, *, cloud: bool) -> list[int]:
@@ -201,12 +225,16 @@ def _unreachable_message(hosts: list[str]) -> str:
     return f"Kein Sprachmodell erreichbar: {', '.join(hosts[:-1])} und {hosts[-1]} antworten nicht."
 
 
-async def resolve(*, tier: int, cloud_allowed: bool) -> Resolved:
+async def resolve(
+    *, tier: int, cloud_allowed: bool, configs: dict[int, TierConfig] | None = None
+) -> Resolved:
     """The model for a run on `tier`, falling back when that tier is missing, forbidden or down.
 
-    Raises ModelUnavailable (German message naming the hosts) when nothing can serve.
+    `configs` are the tiers as just read by the caller (else read here). Raises ModelUnavailable
+    (German message naming the hosts) when nothing can serve.
     """
-    configs = await sync_to_async(tier_configs)()
+    if configs is None:
+        configs = await sync_to_async(tier_configs)()
     return await _resolve(configs, tier=tier, cloud_allowed=cloud_allowed)
 
 

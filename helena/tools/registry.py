@@ -43,6 +43,31 @@ def role_of(user: Any) -> str:
     return "ADMIN" if getattr(user, "sees_all_akten", False) else str(getattr(user, "role", ""))
 
 
+def _copy_json(value: Any) -> Any:
+    """A copy of a JSON-like structure (dicts, lists, scalars); a fraction of deepcopy's cost."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
+
+
+class _RegisteredTool(Tool):
+    """A discovered tool whose schema is built once.
+
+    pydantic generates a JSON schema anew on every model_json_schema() call (~0.3 ms per tool), and
+    the loop asks for every offered tool's schema on every model turn: with a dozen tools that was
+    most of the CPU a run spent. Each call still gets its own copy, so a caller may change it.
+    """
+
+    def schema(self) -> dict[str, Any]:
+        cached = self.__dict__.get("_schema")
+        if cached is None:
+            cached = super().schema()
+            object.__setattr__(self, "_schema", cached)  # frozen dataclass: a cache, not a field
+        return _copy_json(cached)
+
+
 def _tool_modules() -> list[ModuleType]:
     package = importlib.import_module("helena.tools")
     return [
@@ -74,7 +99,12 @@ def all_tools() -> dict[str, Tool]:
                 )
             originals[tool.name] = tool
             # A tool may narrow its roles further, never widen them beyond the protocol.
-            tools[tool.name] = dataclasses.replace(tool, roles=tool.roles & roles_for(tool.kind, tool.name))
+            roles = tool.roles & roles_for(tool.kind, tool.name)
+            if type(tool) is Tool:
+                fields = {f.name: getattr(tool, f.name) for f in dataclasses.fields(tool) if f.init}
+                tools[tool.name] = _RegisteredTool(**{**fields, "roles": roles})
+            else:  # a Tool subclass keeps its own class (and builds its schema itself)
+                tools[tool.name] = dataclasses.replace(tool, roles=roles)
     return dict(sorted(tools.items()))
 
 

@@ -1,0 +1,109 @@
+"""The events of a persisted run: stored before they are broadcast, in order, without gaps, and a
+failed write never lets a later event out."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from akten.models import Role, User
+from helena import execution
+from helena.db import db
+from helena.execution import PersistentEmitter
+from helena.models import AgentRun, Conversation, RunEvent
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _run() -> AgentRun:
+    user = User.objects.create_user(username="anwalt", password="pw", role=Role.ANWALT)
+    conversation = Conversation.objects.create(user=user)
+    return AgentRun.objects.create(conversation=conversation, user=user, mode=AgentRun.Mode.INLINE)
+
+
+def _api_view(run: AgentRun) -> list[dict[str, Any]]:
+    """What GET /runs/{id}/events returns for the run."""
+    return [
+        {"type": e.type, "run_id": str(run.pk), "seq": e.seq,
+         "ts": e.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"), **e.payload}
+        for e in RunEvent.objects.filter(run=run).order_by("seq")
+    ]
+
+
+def _listen(monkeypatch: pytest.MonkeyPatch, run: AgentRun) -> list[tuple[dict[str, Any], bool]]:
+    """Broadcasts as a client sees them, each with whether it was in the database at that moment."""
+    sent: list[tuple[dict[str, Any], bool]] = []
+
+    async def broadcast(*, conversation_id: int, event: dict[str, Any]) -> None:
+        assert conversation_id == run.conversation_id
+        stored = await db(RunEvent.objects.filter(run_id=run.pk, seq=event["seq"]).exists)
+        sent.append((event, stored))
+
+    monkeypatch.setattr(execution, "broadcast", broadcast)
+    return sent
+
+
+def test_events_are_stored_before_they_are_broadcast_in_order_and_without_gaps(monkeypatch) -> None:
+    run = _run()
+    sent = _listen(monkeypatch, run)
+
+    async def go() -> PersistentEmitter:
+        emitter = PersistentEmitter(run=run)
+        await emitter.emit("run_started", mode="inline", tier=1, model="m", provider="ollama", max_steps=5)
+        await emitter.emit("agent_state", state="thinking")
+        for delta in ("Die ", "Frist ", "endet."):  # arrive faster than they are written
+            await emitter.emit("text", delta=delta)
+        await asyncio.sleep(0.05)
+        await emitter.emit("text", delta=" Gern.")
+        await emitter.emit("done", finish_reason="stop", text="Die Frist endet. Gern.",
+                           usage={"prompt_tokens": 1, "completion_tokens": 1}, cap_reached=False,
+                           continue_offered=False)
+        await emitter.flush()
+        return emitter
+
+    emitter = asyncio.run(go())
+
+    stored = _api_view(run)
+    assert [e["seq"] for e in stored] == list(range(1, len(stored) + 1))
+    assert [event for event, _ in sent] == stored  # the same events, in the same order
+    assert all(was_stored for _, was_stored in sent)
+    assert [e.as_dict() for e in emitter.events] == stored
+    text = "".join(e["delta"] for e in stored if e["type"] == "text")
+    assert text == "Die Frist endet. Gern."
+    assert stored[-1]["type"] == "done"
+
+
+def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) -> None:
+    run = _run()
+    sent = _listen(monkeypatch, run)
+    real = execution._store_events
+    calls = []
+
+    def failing(run_id: Any, events: list[Any]) -> list[str]:
+        calls.append(len(events))
+        if len(calls) == 2:
+            raise RuntimeError("database gone")
+        return real(run_id, events)
+
+    monkeypatch.setattr(execution, "_store_events", failing)
+
+    async def go() -> None:
+        emitter = PersistentEmitter(run=run)
+        await emitter.emit("agent_state", state="thinking")
+        await emitter.flush()
+        await emitter.emit("agent_state", state="executing_tool")
+        with pytest.raises(RuntimeError, match="nicht gespeichert"):
+            await emitter.flush()
+        with pytest.raises(RuntimeError, match="nicht gespeichert"):
+            await emitter.emit("done", finish_reason="error", text="", usage={}, cap_reached=False,
+                               continue_offered=False)
+
+    asyncio.run(go())
+
+    assert [e["seq"] for e in _api_view(run)] == [1]
+    assert [event["seq"] for event, _ in sent] == [1]
+    # The sweep continues after the last stored event: still no gap.
+    swept = execution.persist_event(run_id=run.pk, type="error", payload={"code": "x", "message": "y"})
+    assert swept["seq"] == 2
