@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import statistics
 import sys
@@ -95,7 +96,9 @@ async def _listen(ws: Any, conversation: Conversation, timeout: float) -> None:
         event = json.loads(await asyncio.wait_for(ws.recv(), deadline - time.monotonic()))
         now = time.time()
         if event["type"] == "text":
-            conversation.received.setdefault(event["delta"], now)
+            # Deltas that arrive while the event writer is busy are merged into one event.
+            for token in re.findall(r"\S+\s*", event["delta"]):
+                conversation.received.setdefault(token, now)
         elif event["type"] == "done":
             conversation.finish_reason = event["finish_reason"]
             return
