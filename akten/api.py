@@ -14,16 +14,10 @@ from ninja import Field, Query, Router, Schema
 
 from akten import fristen, kosten, selectors
 from akten.models import Akte, Frist, User
-from akten.schemas import AkteDetailOut, AkteOut, FristOut, MeOut, PersonOut
+from akten.schemas import AkteDetailOut, AkteOut, FristOut, MeOut, person_out
 from config.errors import invalid
 
 router = Router(tags=["Kanzlei"])
-
-
-def _person(user: User | None) -> PersonOut | None:
-    if user is None:
-        return None
-    return PersonOut(username=user.username, name=user.get_full_name() or user.username)
 
 
 def _akte_out(akte: Akte) -> dict:
@@ -36,8 +30,8 @@ def _akte_out(akte: Akte) -> dict:
         "status": akte.status,
         "gegenstandswert": None if akte.gegenstandswert is None else f"{akte.gegenstandswert:.2f}",
         "bundesland": akte.bundesland,
-        "anwalt": _person(akte.anwalt),
-        "sachbearbeiter": _person(akte.sachbearbeiter),
+        "anwalt": person_out(akte.anwalt),
+        "sachbearbeiter": person_out(akte.sachbearbeiter),
         "tags": akte.tags,
         "angelegt_am": akte.angelegt_am,
         "aktualisiert_am": akte.aktualisiert_am,
@@ -57,7 +51,7 @@ def _frist_out(frist: Frist) -> dict:
         "ist_notfrist": frist.ist_notfrist,
         "erledigt": frist.erledigt,
         "erledigt_am": frist.erledigt_am,
-        "verantwortlich": _person(frist.verantwortlich),
+        "verantwortlich": person_out(frist.verantwortlich),
         "bundesland": frist.effektives_bundesland,
         "notiz": frist.notiz,
         "ueberfaellig": not frist.erledigt and frist.datum < timezone.localdate(),

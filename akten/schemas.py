@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime, time
+from typing import Any
 
 from ninja import Schema
 
@@ -16,6 +17,13 @@ class MeOut(Schema):
 class PersonOut(Schema):
     username: str
     name: str
+
+
+def person_out(user: Any) -> PersonOut | None:
+    """A colleague as the API shows them: username and display name."""
+    if user is None:
+        return None
+    return PersonOut(username=user.username, name=user.get_full_name() or user.username)
 
 
 class BeteiligterOut(Schema):

@@ -15,6 +15,7 @@ from ninja import Query, Router, Schema
 from ninja.errors import HttpError
 
 from akten.models import User
+from akten.schemas import PersonOut, person_out
 from akten.selectors import get_akte
 from config.errors import ApiError, invalid
 from drafts import selectors, services
@@ -25,11 +26,6 @@ router = Router(tags=["Entwürfe"])
 
 DraftKind = Literal["dokument", "frist", "notiz", "alert", "akte_update", "zeiterfassung"]
 DraftStatus = Literal["pending", "approved", "rejected"]
-
-
-class PersonOut(Schema):
-    username: str
-    name: str
 
 
 class RecordOut(Schema):
@@ -85,21 +81,6 @@ class RejectIn(Schema):
     feedback: str | None = None
 
 
-def _person(user: User | None) -> dict[str, str] | None:
-    if user is None:
-        return None
-    return {"username": user.username, "name": user.get_full_name() or user.username}
-
-
-def record_url(draft: Draft) -> str | None:
-    """Where a person finds the created record: the Akte page, anchored at the record."""
-    if not draft.record_id or draft.akte_id is None:
-        return None
-    if draft.record_type == "akte":
-        return f"/akten/{draft.akte_id}/"
-    return f"/akten/{draft.akte_id}/#{draft.record_type}-{draft.record_id}"
-
-
 def _out(draft: Draft, user: User, *, history: bool = False) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": str(draft.pk),
@@ -112,13 +93,13 @@ def _out(draft: Draft, user: User, *, history: bool = False) -> dict[str, Any]:
         "fields": draft.fields,
         "warnings": draft.warnings or [],
         "berechnung": (draft.context or {}).get("berechnung"),
-        "requested_by": _person(draft.requested_by),
+        "requested_by": person_out(draft.requested_by),
         "run_id": str(draft.run_id) if draft.run_id else None,
         "conversation_id": str(draft.conversation_id) if draft.conversation_id else None,
         "created_at": draft.created_at,
-        "decided_by": _person(draft.decided_by),
+        "decided_by": person_out(draft.decided_by),
         "decided_at": draft.decided_at,
-        "record": {"type": draft.record_type, "id": draft.record_id, "url": record_url(draft)}
+        "record": {"type": draft.record_type, "id": draft.record_id, "url": draft.record_url()}
         if draft.record_id else None,
         "rejection_reason": draft.rejection_reason,
         "feedback": draft.feedback,
@@ -127,7 +108,7 @@ def _out(draft: Draft, user: User, *, history: bool = False) -> dict[str, Any]:
     if history:
         events = DraftEvent.objects.filter(draft=draft).select_related("user")
         data["history"] = [
-            {"action": e.action, "user": _person(e.user), "at": e.at, "details": e.details} for e in events
+            {"action": e.action, "user": person_out(e.user), "at": e.at, "details": e.details} for e in events
         ]
     return data
 

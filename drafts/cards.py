@@ -229,13 +229,12 @@ def _record_link(draft: Draft) -> dict[str, str]:
         return {}
     if draft.akte_id is None:
         return {"text": _RECORD_CREATED.get(draft.record_type, "Der Eintrag wurde angelegt.")}
-    url = reverse("akten:detail", args=[draft.akte_id])
+    url = draft.record_url() or ""
     aktenzeichen = draft.akte.aktenzeichen if draft.akte else ""
     if draft.record_type == "akte":
         return {"url": url, "text": f"Akte {aktenzeichen} ansehen"}
     what = _RECORD_NAMES.get(draft.record_type, "den Eintrag")
-    return {"url": f"{url}#{draft.record_type}-{draft.record_id}",
-            "text": f"Zur Akte {aktenzeichen}: {what} ansehen"}
+    return {"url": url, "text": f"Zur Akte {aktenzeichen}: {what} ansehen"}
 
 
 def render_card(

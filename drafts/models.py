@@ -101,6 +101,15 @@ class Draft(models.Model):
     def is_pending(self) -> bool:
         return self.status == self.Status.PENDING
 
+    def record_url(self) -> str | None:
+        """Where a person finds the created record: the Akte page, anchored at the record."""
+        if not self.record_id or self.akte_id is None:
+            return None
+        from django.urls import reverse
+
+        url = reverse("akten:detail", args=[self.akte_id])
+        return url if self.record_type == "akte" else f"{url}#{self.record_type}-{self.record_id}"
+
 
 class DraftEvent(models.Model):
     """Append-only audit of a draft: proposed, edited (which field, old → new), approved, rejected,

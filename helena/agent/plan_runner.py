@@ -23,6 +23,7 @@ from helena.agent.planning import (
     PlanInvalid,
     PlanItem,
     is_complete,
+    json_object,
     merge_replan,
     next_actionable,
     parse_items,
@@ -53,12 +54,8 @@ Freigabe vor dem Anlegen)? Antworte NUR mit JSON {"verdict": "approved" | "rejec
 
 
 def _json(text: str) -> dict[str, Any]:
-    text = text.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        value = json.loads(text[start:end + 1]) if 0 <= start < end else None
+    """The model's JSON object (fences and chatter around it tolerated), else ValueError."""
+    value = json_object(text)  # PlanInvalid is a ValueError
     if not isinstance(value, dict):
         raise ValueError("kein JSON-Objekt")
     return value

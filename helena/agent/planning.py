@@ -97,7 +97,7 @@ def _listing(items: list[PlanItem]) -> str:
     )
 
 
-def _json_object(text: str) -> Any:
+def json_object(text: str) -> Any:
     text = text.strip()
     fence = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.DOTALL)
     if fence:
@@ -117,7 +117,7 @@ def _json_object(text: str) -> Any:
 def parse_items(text: str, *, tool_names: Iterable[str] = (), first_position: int = 1,
                 known_positions: Iterable[int] = (), min_items: int = MIN_ITEMS) -> list[PlanItem]:
     """The model's plan as validated items, or PlanInvalid saying what to fix."""
-    data = _json_object(text)
+    data = json_object(text)
     raw = data.get("items") if isinstance(data, dict) else data
     if not isinstance(raw, list):
         raise PlanInvalid("Es fehlt die Liste „items“.")
