@@ -98,14 +98,11 @@ REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         # channels_redis blocks 5 s per receive; redis-py's default read timeout is as long, so an
         # idle websocket consumer would die now and then with "Timeout reading". Give reads slack.
         "CONFIG": {
             "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
-            # Per-channel backlog before group_send silently drops: a busy consumer (many runs
-            # streaming) must not lose a run's events, least of all its `done`.
-            "capacity": 5000,
         },
     }
 }

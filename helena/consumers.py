@@ -1,7 +1,7 @@
 """The chat websocket (PROTOCOL.md "Websocket"): thin, every decision is in services/selectors.
 
-One socket per conversation. It joins the conversation's Channels group, where execution.py
-broadcasts every persisted event, and relays them. Per run it remembers the last seq it sent:
+One socket per conversation. It joins the conversation's Channels group, where helena.broadcast
+publishes every persisted event, and relays them. Per run it remembers the last seq it sent:
 a live event that would leave a gap is preceded by the missing ones from the database, and one
 already sent is dropped, so a reload or a second tab sees each run's events exactly once and in
 order. Clients may ask for what they missed with {"type": "sync", "after": {run_id: seq}}.
@@ -21,7 +21,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from akten.selectors import NotFound
 from helena import selectors, services
-from helena.execution import group_name
+from helena.broadcast import MESSAGE_TYPE, group_name
 from helena.services import MAX_MESSAGE_CHARS, RunRefused
 
 logger = logging.getLogger(__name__)
@@ -154,9 +154,23 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     # ------------------------------------------------------------------ server → client
 
-    async def helena_event(self, message: dict[str, Any]) -> None:
-        """A run's event from the group (execution.broadcast)."""
-        await self._relay(message["event"], fill_gaps=True)
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Relay run events without Channels' per-message close_old_connections().
+
+        That call hops to asgiref's one thread-sensitive thread, shared by the whole process (and
+        by start_run's database work): with 50 runs streaming, each of 1,000 events a second
+        queued there and the chat fell seconds behind (bench/stream_latency.py). Relaying touches
+        the database only through database_sync_to_async, which closes old connections itself.
+        """
+        if message.get("type") == MESSAGE_TYPE:
+            await self.helena_events(message)
+            return
+        await super().dispatch(message)
+
+    async def helena_events(self, message: dict[str, Any]) -> None:
+        """A batch of one run's events from the group (helena.broadcast), in seq order."""
+        for event in message["events"]:
+            await self._relay(event, fill_gaps=True)
 
     async def _relay(self, event: dict[str, Any], *, fill_gaps: bool) -> None:
         run_id, seq = str(event.get("run_id")), int(event.get("seq", 0))

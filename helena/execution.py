@@ -23,7 +23,6 @@ from decimal import Decimal
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from channels.layers import get_channel_layer
 from django.db import close_old_connections, transaction
 from django.db.models import Sum
 from django.utils import timezone
@@ -31,6 +30,7 @@ from django.utils import timezone
 from helena.agent.context import RunSetup, prepare_run
 from helena.agent.events import EVENT_TYPES, Emitter, Event
 from helena.agent.loop import Limits, run_agent
+from helena.broadcast import publish_events, publish_events_sync
 from helena.db import db, release_connections, run_context
 from helena.llm.base import LLMError
 from helena.llm.http import aclose_model
@@ -41,10 +41,6 @@ log = logging.getLogger(__name__)
 CONTINUE_PROMPT = "Mach bitte im Hintergrund weiter, bis die Aufgabe erledigt ist."
 DEADLINE_GRACE = timedelta(seconds=60)  # after timeout + grace, the sweep declares a run dead
 CANCEL_POLL_SECONDS = 0.5
-
-
-def group_name(conversation_id: int) -> str:
-    return f"helena.conversation.{conversation_id}"
 
 
 def limits_for(mode: str, helena: HelenaSettings | None = None) -> Limits:
@@ -90,12 +86,10 @@ def persist_event(*, run_id: Any, type: str, payload: dict[str, Any]) -> dict[st
     return {"type": type, "run_id": str(run_id), "seq": seq, "ts": _ts(event.created_at), **payload}
 
 
-async def broadcast(*, conversation_id: int, event: dict[str, Any]) -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
+async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
+    """One run's stored events, in order, to the conversation's websockets (helena.broadcast)."""
     try:
-        await layer.group_send(group_name(conversation_id), {"type": "helena.event", "event": event})
+        await publish_events(conversation_id=conversation_id, events=events)
     except Exception:  # a broken broadcast must not break the run; clients catch up from the DB
         log.exception("broadcast failed")
 
@@ -198,8 +192,9 @@ class PersistentEmitter(Emitter):
 
     async def _send(self) -> None:
         while self._unsent:
-            event = self._unsent.popleft()
-            await broadcast(conversation_id=self.conversation_id, event=event.as_dict())
+            events = [event.as_dict() for event in self._unsent]
+            self._unsent.clear()
+            await broadcast(conversation_id=self.conversation_id, events=events)
 
 
 async def finish_without_loop(*, run: AgentRun, reason: str, code: str, message: str) -> None:
@@ -589,6 +584,7 @@ def sweep_stale_runs() -> int:
             locked.text = message
             locked.ended_at = timezone.now()
             locked.save()
+        stored = []
         for type_, payload in (
             ("error", {"code": "run_lost", "message": message}),
             (
@@ -602,8 +598,9 @@ def sweep_stale_runs() -> int:
                 },
             ),
         ):
-            event = persist_event(run_id=run.pk, type=type_, payload=payload)
-            from asgiref.sync import async_to_sync
-
-            async_to_sync(broadcast)(conversation_id=run.conversation_id, event=event)
+            stored.append(persist_event(run_id=run.pk, type=type_, payload=payload))
+        try:
+            publish_events_sync(conversation_id=run.conversation_id, events=stored)
+        except Exception:  # the clients' catch-up reads the stored events
+            log.exception("broadcast of the sweep failed")
     return len(stale)

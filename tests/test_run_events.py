@@ -36,10 +36,11 @@ def _listen(monkeypatch: pytest.MonkeyPatch, run: AgentRun) -> list[tuple[dict[s
     """Broadcasts as a client sees them, each with whether it was in the database at that moment."""
     sent: list[tuple[dict[str, Any], bool]] = []
 
-    async def broadcast(*, conversation_id: int, event: dict[str, Any]) -> None:
+    async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
         assert conversation_id == run.conversation_id
-        stored = await db(RunEvent.objects.filter(run_id=run.pk, seq=event["seq"]).exists)
-        sent.append((event, stored))
+        for event in events:
+            stored = await db(RunEvent.objects.filter(run_id=run.pk, seq=event["seq"]).exists)
+            sent.append((event, stored))
 
     monkeypatch.setattr(execution, "broadcast", broadcast)
     return sent

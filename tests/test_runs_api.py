@@ -279,33 +279,40 @@ def test_llm_classifier_when_switched_on(kanzlei: Kanzlei, tiers: ScriptedLLMSer
 
 def test_events_are_broadcast_to_the_conversation_group_in_order(kanzlei: Kanzlei,
                                                                   tiers: ScriptedLLMServer) -> None:
-    from asgiref.sync import async_to_sync
+    import asyncio
+    import threading
+
     from channels.layers import get_channel_layer
 
-    from helena.execution import group_name
+    from helena.broadcast import group_name
 
     tiers.script([{"text": "Gesendet und gespeichert."}])
     client = kanzlei.client("anwalt")
     _, conv = post(client, "/helena/conversations", {})
-    layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(group_name(int(conv["id"])), channel)
-    _, body = post(client, f"/helena/conversations/{conv['id']}/messages", {"text": "Wann endet die Frist?"})
-    wait(client, body["run_id"])
+    received: list[dict] = []
+    subscribed = threading.Event()
 
-    async def drain() -> list[dict]:
-        import asyncio
-
-        received = []
+    async def listen() -> None:
+        """A subscriber as a websocket consumer is one: its own loop, subscribed before the run."""
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add(group_name(int(conv["id"])), channel)
+        subscribed.set()
         while True:
             try:
-                message = await asyncio.wait_for(layer.receive(channel), timeout=2)
+                message = await asyncio.wait_for(layer.receive(channel), timeout=3)
             except TimeoutError:
-                return received
-            received.append(message["event"])
+                return
+            assert message["type"] == "helena.events"
+            received.extend(message["events"])
 
-    live = async_to_sync(drain)()
-    assert live == events(client, body["run_id"])  # the same events, in the same order
+    listener = threading.Thread(target=asyncio.run, args=(listen(),))
+    listener.start()
+    assert subscribed.wait(10)
+    _, body = post(client, f"/helena/conversations/{conv['id']}/messages", {"text": "Wann endet die Frist?"})
+    wait(client, body["run_id"])
+    listener.join(30)
+    assert received == events(client, body["run_id"])  # the same events, in the same order
 
 
 def test_cancel_a_background_run_still_in_the_queue(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
