@@ -26,7 +26,8 @@ PRELOAD = (
     "helena.llm.accounting",
     "helena.agent.pii",
     "helena.tools.registry",
-    "channels_redis.core",
+    "helena.broadcast",
+    "channels_redis.pubsub",
 )
 
 _tuned = False

@@ -166,6 +166,9 @@ HELENA_SEARCH_URL: str = env.str("HELENA_SEARCH_URL", default="")
 # Threads per process for the database work of agent runs (helena/db.py); each borrows a pooled
 # connection only while it runs a query.
 HELENA_DB_THREADS: int = env.int("HELENA_DB_THREADS", default=8)
+# A chat socket that has heard nothing of an unfinished run for this long reads the run's stored
+# events (live events travel over Redis pub/sub, which does not redeliver); helena/consumers.py.
+HELENA_WS_RESYNC_SECONDS: float = env.float("HELENA_WS_RESYNC_SECONDS", default=5.0)
 
 LOGGING = {
     "version": 1,

@@ -5,10 +5,17 @@ publishes every persisted event, and relays them. Per run it remembers the last 
 a live event that would leave a gap is preceded by the missing ones from the database, and one
 already sent is dropped, so a reload or a second tab sees each run's events exactly once and in
 order. Clients may ask for what they missed with {"type": "sync", "after": {run_id: seq}}.
+
+Live events travel over Redis pub/sub, which delivers at most once: a message lost on the way (a
+reconnect to Redis, say) would leave the client waiting for a run's `done` forever. So a socket
+that has heard nothing for HELENA_WS_RESYNC_SECONDS while it knows of an unfinished run, and in
+any case now and then, reads what it lacks from the database itself.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -18,6 +25,8 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import timezone
 
 from akten.selectors import NotFound
 from helena import selectors, services
@@ -30,6 +39,7 @@ MAX_FRAME_CHARS = MAX_MESSAGE_CHARS + 2_000  # the text plus a little JSON aroun
 MAX_FRAMES_PER_SECOND = 10
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+RESYNC_IDLE_FACTOR = 6  # without an unfinished run, read the database every 6 × the interval
 
 
 def _now() -> str:
@@ -43,6 +53,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         self.user = self.scope.get("user")
         self.conversation = None
         self.sent: dict[str, int] = {}  # run_id → last seq sent to this client
+        self.finished: set[str] = set()  # runs whose `done` this client got
+        self.relaying = asyncio.Lock()  # one relay at a time: live, catch-up and resync interleave
+        self.heard = time.monotonic()  # last live event or database read
+        self.connected_at = timezone.now()
+        self.resync: asyncio.Task[None] | None = None
         self.frames: deque[float] = deque(maxlen=MAX_FRAMES_PER_SECOND)
         conversation_id = self.scope["url_route"]["kwargs"]["conversation_id"]
         found = await database_sync_to_async(selectors.conversation_access)(
@@ -57,8 +72,13 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         self.group = group_name(found.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
+        self.resync = asyncio.create_task(self._resync_loop())
 
     async def disconnect(self, code: int) -> None:
+        if self.resync is not None:
+            self.resync.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.resync
         if self.conversation is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -145,12 +165,37 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         ):
             await self._error("invalid_message", "„after“ muss ein Objekt {run_id: seq} sein.")
             return
-        for run_id, seq in after.items():
-            self.sent[run_id] = max(self.sent.get(run_id, 0), seq)
-        missing = await database_sync_to_async(selectors.missing_events)(
-            conversation=self.conversation, after=dict(self.sent), run_ids=list(after))
-        for event in missing:
-            await self._relay(event, fill_gaps=False)
+        async with self.relaying:
+            for run_id, seq in after.items():
+                self.sent[run_id] = max(self.sent.get(run_id, 0), seq)
+            missing = await database_sync_to_async(selectors.missing_events)(
+                conversation=self.conversation, after=dict(self.sent), run_ids=list(after))
+            for event in missing:
+                await self._relay(event, fill_gaps=False)
+
+    async def _resync_loop(self) -> None:
+        """Read from the database what pub/sub may have lost: when an unfinished run has been quiet
+        for the interval, and every few intervals anyway (a run none of whose events arrived)."""
+        interval = float(getattr(settings, "HELENA_WS_RESYNC_SECONDS", 5.0))
+        last_read = time.monotonic()
+        while True:
+            await asyncio.sleep(interval)
+            now = time.monotonic()
+            unfinished = any(run_id not in self.finished for run_id in self.sent)
+            if not ((unfinished and now - self.heard >= interval)
+                    or now - last_read >= interval * RESYNC_IDLE_FACTOR):
+                continue
+            last_read = now
+            try:
+                async with self.relaying:
+                    missing = await database_sync_to_async(selectors.missing_events)(
+                        conversation=self.conversation, after=dict(self.sent), run_ids=list(self.sent),
+                        since=self.connected_at)
+                    for event in missing:
+                        await self._relay(event, fill_gaps=False)
+                    self.heard = time.monotonic()
+            except Exception:  # the next round tries again; the socket stays
+                logger.exception("resync of conversation %s failed", self.conversation.pk)
 
     # ------------------------------------------------------------------ server → client
 
@@ -169,8 +214,10 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     async def helena_events(self, message: dict[str, Any]) -> None:
         """A batch of one run's events from the group (helena.broadcast), in seq order."""
-        for event in message["events"]:
-            await self._relay(event, fill_gaps=True)
+        self.heard = time.monotonic()
+        async with self.relaying:
+            for event in message["events"]:
+                await self._relay(event, fill_gaps=True)
 
     async def _relay(self, event: dict[str, Any], *, fill_gaps: bool) -> None:
         run_id, seq = str(event.get("run_id")), int(event.get("seq", 0))
@@ -183,6 +230,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 await self.send(text_data=json.dumps(missed, ensure_ascii=False, default=str))
                 last = int(missed["seq"])
         self.sent[run_id] = seq
+        if event.get("type") == "done":
+            self.finished.add(run_id)
         await self.send(text_data=json.dumps(event, ensure_ascii=False, default=str))
 
     async def _error(self, code: str, message: str, **extra: Any) -> None:

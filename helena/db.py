@@ -96,11 +96,30 @@ def under_sync_caller() -> bool:
     return context is not None and not isinstance(context, _RunContext)
 
 
+_streaming: ThreadPoolExecutor | None = None
+
+
+def _streaming_thread() -> ThreadPoolExecutor:
+    global _streaming
+    with _executor_lock:
+        if _streaming is None:
+            _streaming = ThreadPoolExecutor(max_workers=1, thread_name_prefix="helena-db-events")
+        return _streaming
+
+
 async def db(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
     """Run the sync (ORM) function `fn` off the event loop and return its result."""
     if under_sync_caller():
         return await sync_to_async(fn)(*args, **kwargs)
     return await sync_to_async(_call, thread_sensitive=False, executor=_pool())(fn, args, kwargs)
+
+
+async def db_streaming(fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    """db() on a thread of its own, for storing the events that clients wait for: on the shared
+    threads they queued behind the start-up queries of every run starting at the same moment."""
+    if under_sync_caller():
+        return await sync_to_async(fn)(*args, **kwargs)
+    return await sync_to_async(_call, thread_sensitive=False, executor=_streaming_thread())(fn, args, kwargs)
 
 
 @asynccontextmanager

@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
@@ -31,7 +32,7 @@ from helena.agent.context import RunSetup, prepare_run
 from helena.agent.events import EVENT_TYPES, Emitter, Event
 from helena.agent.loop import Limits, run_agent
 from helena.broadcast import publish_events, publish_events_sync
-from helena.db import db, release_connections, run_context
+from helena.db import db, db_streaming, release_connections, run_context
 from helena.llm.base import LLMError
 from helena.llm.http import aclose_model
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message, RunEvent
@@ -102,20 +103,87 @@ def _store_events(run_id: Any, events: list[Event]) -> list[str]:
     return [_ts(row.created_at) for row in rows]
 
 
+def _store_many(batches: list[tuple[Any, list[Event]]]) -> list[list[str]]:
+    """Several runs' batches in one statement (all or nothing); per batch, the timestamps."""
+    rows = RunEvent.objects.bulk_create(
+        [RunEvent(run_id=run_id, seq=e.seq, type=e.type, payload=e.data) for run_id, events in batches
+         for e in events]
+    )
+    stamps = iter([_ts(row.created_at) for row in rows])
+    return [[next(stamps) for _ in events] for _, events in batches]
+
+
+class _LoopWriter:
+    """One per event loop: stores what all runs of the loop emitted meanwhile in one INSERT.
+
+    A writer per run made one INSERT, one commit and one hop to a database thread per event: with
+    50 runs streaming, 1,000 a second, and the events queued for the database threads (bench/
+    stream_latency.py). One writer per loop stores one batch after the other, so each run's events
+    are stored in seq order; a failed multi-run batch is retried run by run, so only the run whose
+    events cannot be stored stops.
+    """
+
+    def __init__(self) -> None:
+        self._waiting: dict[int, PersistentEmitter] = {}  # id(emitter) → emitter with pending events
+        self._task: asyncio.Task[None] | None = None
+
+    def wake(self, emitter: PersistentEmitter) -> None:
+        self._waiting[id(emitter)] = emitter
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        while self._waiting:
+            emitters, self._waiting = list(self._waiting.values()), {}
+            batches = [(emitter, emitter.take_pending()) for emitter in emitters]
+            batches = [(emitter, events) for emitter, events in batches if events]
+            if not batches:
+                continue
+            if len(batches) > 1:
+                try:
+                    stamps = await db_streaming(_store_many, [(emitter.run_pk, events) for emitter, events in
+                                                             batches])
+                except Exception:
+                    log.warning("a batch of %d runs' events was not stored; storing run by run", len(batches),
+                                exc_info=True)
+                else:
+                    for (emitter, events), times in zip(batches, stamps, strict=True):
+                        emitter.stored(events, times)
+                    continue
+            for emitter, events in batches:
+                try:
+                    times = await db_streaming(_store_events, emitter.run_pk, events)
+                except Exception as exc:
+                    emitter.write_failed(events, exc)
+                else:
+                    emitter.stored(events, times)
+
+
+_writers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopWriter] = weakref.WeakKeyDictionary()
+
+
+def _writer() -> _LoopWriter:
+    loop = asyncio.get_running_loop()
+    writer = _writers.get(loop)
+    if writer is None:
+        writer = _writers[loop] = _LoopWriter()
+    return writer
+
+
 class PersistentEmitter(Emitter):
     """The loop's emitter for real runs: DB first (the source of truth), then the group.
 
     A run has one emitter while it executes, so it numbers the events itself (no lock or query
     per event); the unique (run, seq) constraint still refuses any second writer.
 
-    emit() does not wait for the database: a writer task stores what was emitted behind the loop,
-    in seq order, everything that piled up meanwhile in one INSERT, and broadcasts a batch only
-    once it is stored. A client therefore never sees an event that is not in the database, and
-    sees each run's events in order; the timestamp is the moment the event was stored. Text deltas
-    that pile up behind the writer are joined into one event. A run calls flush() before it records
-    its outcome, so a finished run has all its events stored. A failed write stops the writer and
-    is raised by the next emit() or flush(): nothing after it is stored or sent, so the seq stays
-    without gaps (the sweep continues after the last stored one).
+    emit() does not wait for the database: the loop's writer (_LoopWriter) stores what was emitted
+    behind the run, in seq order, everything that piled up meanwhile in one INSERT, and the emitter
+    broadcasts a batch only once it is stored. A client therefore never sees an event that is not in
+    the database, and sees each run's events in order; the timestamp is the moment the event was
+    stored. Text deltas that pile up behind the writer are joined into one event. A run calls
+    flush() before it records its outcome, so a finished run has all its events stored. A failed
+    write stops the emitter and is raised by the next emit() or flush(): nothing after it is stored
+    or sent, so the seq stays without gaps (the sweep continues after the last stored one).
     """
 
     def __init__(self, *, run: AgentRun, next_seq: int | None = None) -> None:
@@ -125,9 +193,10 @@ class PersistentEmitter(Emitter):
         self.suppress: set[str] = set()
         self._seq: int | None = None if next_seq is None else next_seq - 1
         self._first_seq = 0  # seq of self.events[0]
-        self._pending: list[Event] = []  # emitted, not yet stored
+        self._pending: list[Event] = []  # emitted, not yet handed to the writer
+        self._in_flight = 0  # events the writer is storing
+        self._written: asyncio.Event | None = None  # set while nothing is pending or in flight
         self._unsent: collections.deque[Event] = collections.deque()  # stored, not yet broadcast
-        self._writer: asyncio.Task[None] | None = None
         self._sender: asyncio.Task[None] | None = None
         self._failed: BaseException | None = None
 
@@ -154,17 +223,21 @@ class PersistentEmitter(Emitter):
         event = Event(type=type, run_id=self.run_id, seq=self._seq, ts=_ts(timezone.now()), data=data)
         self.events.append(event)
         self._pending.append(event)
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._write())
+        if self._written is None:
+            self._written = asyncio.Event()
+        self._written.clear()
+        _writer().wake(self)
         return event
 
     async def flush(self) -> None:
         """Wait until every event emitted so far is stored and broadcast."""
         while True:
-            busy = [task for task in (self._writer, self._sender) if task is not None and not task.done()]
-            if not busy:
+            if self._written is not None and not self._written.is_set():
+                await self._written.wait()  # the writer is not the run's: a cancel does not stop it
+            elif self._sender is not None and not self._sender.done():
+                await asyncio.shield(self._sender)
+            else:
                 break
-            await asyncio.shield(busy[0])  # a cancelled run still finishes the batch in flight
         self._raise_failure()
 
     def _raise_failure(self) -> None:
@@ -172,23 +245,34 @@ class PersistentEmitter(Emitter):
             raise RuntimeError(f"Ereignisse des Laufs {self.run_id} konnten nicht gespeichert werden.") \
                 from self._failed
 
-    async def _write(self) -> None:
-        while self._pending and self._failed is None:
-            batch, self._pending = self._pending, []
-            try:
-                stamps = await db(_store_events, self.run_pk, batch)
-            except Exception as exc:
-                log.exception("events %d–%d of run %s not stored", batch[0].seq, batch[-1].seq, self.run_id)
-                self._failed, self._pending = exc, []
-                return
-            for event, ts in zip(batch, stamps, strict=True):
-                stored = dataclasses.replace(event, ts=ts)
-                self.events[event.seq - self._first_seq] = stored
-                self._unsent.append(stored)
-            # Broadcast in a task of its own, so the next batch is stored meanwhile; one sender
-            # keeps the order.
-            if self._sender is None or self._sender.done():
-                self._sender = asyncio.create_task(self._send())
+    # The loop's writer calls these three.
+
+    def take_pending(self) -> list[Event]:
+        batch, self._pending = ([], []) if self._failed is not None else (self._pending, [])
+        self._in_flight += len(batch)
+        return batch
+
+    def stored(self, batch: list[Event], stamps: list[str]) -> None:
+        for event, ts in zip(batch, stamps, strict=True):
+            stored = dataclasses.replace(event, ts=ts)
+            self.events[event.seq - self._first_seq] = stored
+            self._unsent.append(stored)
+        self._settle(len(batch))
+        # Broadcast in a task of its own, so the next batch is stored meanwhile; one sender per
+        # run keeps the order.
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.create_task(self._send())
+
+    def write_failed(self, batch: list[Event], exc: BaseException) -> None:
+        log.error("events %d–%d of run %s not stored", batch[0].seq, batch[-1].seq, self.run_id,
+                  exc_info=exc)
+        self._failed, self._pending = exc, []
+        self._settle(len(batch))
+
+    def _settle(self, count: int) -> None:
+        self._in_flight -= count
+        if self._written is not None and not self._pending and not self._in_flight:
+            self._written.set()
 
     async def _send(self) -> None:
         while self._unsent:

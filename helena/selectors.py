@@ -58,10 +58,11 @@ def run_events(*, run_id: Any, after: int = 0, before: int | None = None) -> lis
 
 
 def missing_events(
-    *, conversation: Conversation, after: dict[str, int], run_ids: list[str]
+    *, conversation: Conversation, after: dict[str, int], run_ids: list[str], since: Any = None
 ) -> list[dict[str, Any]]:
     """What a (re)connecting client lacks: the stored events after the seq the client has, for the
-    runs it names, all runs in progress, and every run started after the newest one it names."""
+    runs it names, all runs in progress, every run started after the newest one it names, and
+    (`since`, a moment) every run started after it."""
     valid: list[uuid.UUID] = []
     for run_id in run_ids:
         try:
@@ -73,6 +74,8 @@ def missing_events(
                     .order_by("-created_at").values_list("created_at", flat=True).first())
     if newest_known is not None:  # runs that started and ended while the client was away
         wanted |= Q(created_at__gt=newest_known)
+    if since is not None:
+        wanted |= Q(created_at__gt=since)
     runs = AgentRun.objects.filter(conversation=conversation).filter(wanted).order_by("created_at")
     events: list[dict[str, Any]] = []
     for run in runs:

@@ -17,9 +17,13 @@ def healthcheck() -> dict[str, str]:
     return {"worker": socket.gethostname(), "database": database}
 
 
-@shared_task(name="helena.run_in_background", acks_late=False)
+@shared_task(name="helena.run_in_background", acks_late=False, ignore_result=True)
 def run_in_background(run_id: str) -> None:
     """A background AgentRun; acks early, because a re-delivered half-run would run twice.
+
+    No result: the run's outcome is in the database. Storing one made each of the worker's task
+    threads build its own result backend client on first use (~5 ms of CPU each, in the middle of
+    other runs' streaming).
 
     The run is a task on the process's runner loop, as inline runs are in daphne; this thread waits
     for it. An event loop per task thread cost each run a loop and its own Redis connections, and a

@@ -145,7 +145,8 @@ def asgi_server(django_db_setup) -> Iterator[str]:
     from tests.scripted_llm_server import unused_port
 
     port = unused_port()
-    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL, "DEBUG": "1"}
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL, "DEBUG": "1",
+           "HELENA_WS_RESYNC_SECONDS": "1"}
     artifacts = BASE_DIR / "tests" / "artifacts"
     artifacts.mkdir(exist_ok=True)
     with open(artifacts / "daphne.log", "w+b") as log:  # kept for a look after a failure

@@ -23,6 +23,12 @@ def _run() -> AgentRun:
     return AgentRun.objects.create(conversation=conversation, user=user, mode=AgentRun.Mode.INLINE)
 
 
+def _run_of_second_user() -> AgentRun:
+    user = User.objects.create_user(username="anwalt2", password="pw", role=Role.ANWALT)
+    conversation = Conversation.objects.create(user=user)
+    return AgentRun.objects.create(conversation=conversation, user=user, mode=AgentRun.Mode.INLINE)
+
+
 def _api_view(run: AgentRun) -> list[dict[str, Any]]:
     """What GET /runs/{id}/events returns for the run."""
     return [
@@ -108,3 +114,53 @@ def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) 
     # The sweep continues after the last stored event: still no gap.
     swept = execution.persist_event(run_id=run.pk, type="error", payload={"code": "x", "message": "y"})
     assert swept["seq"] == 2
+
+
+def test_runs_of_one_process_share_inserts_and_a_run_that_cannot_store_stops_alone(monkeypatch) -> None:
+    """Concurrent runs' events go to the database together (one writer per event loop); when one
+    run's rows are refused (here a second writer took its seq 3), the others' events are stored
+    all the same, each run in order and without gaps, and only that run stops."""
+    good, bad = _run(), _run_of_second_user()
+    sent: dict[int, list[int]] = {good.conversation_id: [], bad.conversation_id: []}
+
+    async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
+        sent[conversation_id] += [event["seq"] for event in events]
+
+    monkeypatch.setattr(execution, "broadcast", broadcast)
+    many = []
+    real_many = execution._store_many
+
+    def store_many(batches: list[Any]) -> Any:
+        many.append(len(batches))
+        return real_many(batches)
+
+    monkeypatch.setattr(execution, "_store_many", store_many)
+    RunEvent.objects.create(run=bad, seq=3, type="warning",
+                            payload={"code": "x", "message": "anderer Schreiber"})
+
+    async def stream(emitter: PersistentEmitter, words: int) -> None:
+        for i in range(words):
+            await emitter.emit("agent_state", state="thinking")
+            await emitter.emit("text", delta=f"Wort{i} ")
+            await asyncio.sleep(0)
+
+    async def go() -> PersistentEmitter:
+        first, second = PersistentEmitter(run=good, next_seq=1), PersistentEmitter(run=bad, next_seq=1)
+        results = await asyncio.gather(stream(first, 20), stream(second, 20), return_exceptions=True)
+        assert results[0] is None
+        await first.flush()
+        with pytest.raises(RuntimeError, match="nicht gespeichert"):
+            await second.flush()
+        return first
+
+    emitter = asyncio.run(go())
+
+    stored = _api_view(good)
+    assert [e["seq"] for e in stored] == list(range(1, 41))
+    assert [e.as_dict() for e in emitter.events] == stored
+    assert sent[good.conversation_id] == list(range(1, 41))
+    assert any(count == 2 for count in many)  # both runs' events in one statement
+    bad_seqs = list(RunEvent.objects.filter(run=bad).order_by("seq").values_list("seq", flat=True))
+    own = [seq for seq in bad_seqs if seq != 3]
+    assert own == list(range(1, len(own) + 1)) and max(own, default=0) < 3  # nothing after the collision
+    assert sent[bad.conversation_id] == own

@@ -287,3 +287,36 @@ def test_sync_brings_runs_that_ran_while_the_socket_was_away(
     missed = _run(back())
     assert missed == events(client, second_id)
     assert missed[-1]["text"] == "Zweite Antwort, während du weg warst."
+
+
+def test_events_that_never_reached_the_group_arrive_anyway(kanzlei: Kanzlei, asgi_server: str) -> None:
+    """Redis pub/sub delivers at most once. A run whose events were stored but never published
+    (here: written straight to the database) still reaches an open socket, `done` included, by
+    the socket's own resync (HELENA_WS_RESYNC_SECONDS, 1 s under test)."""
+    from helena.execution import persist_event
+
+    conversation = _conversation(kanzlei)
+    url = _url(asgi_server, conversation.pk)
+
+    async def watch() -> list[dict[str, Any]]:
+        async with connect(url, additional_headers=_bearer(kanzlei, "anwalt")) as ws:
+            await asyncio.sleep(0.3)  # connected: the run below starts after the socket
+            run = await asyncio.to_thread(
+                AgentRun.objects.create, conversation=conversation, user=kanzlei.users["anwalt"],
+                mode=AgentRun.Mode.INLINE, status=AgentRun.Status.RUNNING)
+            for type_, payload in (
+                ("agent_state", {"state": "thinking"}),
+                ("text", {"delta": "Verloren gegangen "}),
+                ("done", {"finish_reason": "stop", "text": "Verloren gegangen und doch da.",
+                          "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+                          "cap_reached": False, "continue_offered": False}),
+            ):
+                await asyncio.to_thread(persist_event, run_id=run.pk, type=type_, payload=payload)
+            await asyncio.to_thread(AgentRun.objects.filter(pk=run.pk).update,
+                                    status=AgentRun.Status.FINISHED)
+            return await _until_done(ws, str(run.pk), timeout=10)
+
+    seen = _run(watch())
+    run_id = seen[-1]["run_id"]
+    assert seen == events(kanzlei.client("anwalt"), run_id)
+    assert [e["type"] for e in seen] == ["agent_state", "text", "done"]
