@@ -3,7 +3,8 @@
 The scripted model server (in this process) answers every model call after exactly 200 ms; a run is
 four calculate_frist calls and a final answer, so the model accounts for 5 × 0.2 s = 1.0 s. The
 runs go through the real stack: JSON API on daphne, the inline runner in daphne's process, a real
-Celery worker (threads pool) for background runs, PostgreSQL and Redis. Goal: ratio ≤ 1.05, at 1 and
+Celery worker (threads pool) for background runs, PostgreSQL and Redis; daphne and the worker run
+with DEBUG off, as deployed. Goal: ratio ≤ 1.05, at 1 and
 at 100 concurrent conversations. Two figures per run: `run_started` → `done` (the loop) and
 POST → `done` (what a client waits for, admission and queueing included).
 
@@ -24,6 +25,7 @@ import ctypes
 import logging
 import os
 import re
+import secrets
 import signal
 import socket
 import statistics
@@ -66,6 +68,14 @@ READY_TIMEOUT = 90.0
 # before claiming it); waiting for the sweep would take minutes.
 START_TIMEOUT = 30.0
 API = "/api/v1"
+# daphne and the worker run as deployed: without DEBUG, which records and formats every SQL query
+# (a dev-only cost of several ms per run), with a throwaway secret key.
+PRODUCTION_ENV = {
+    "PYTHONUNBUFFERED": "1",
+    "DEBUG": "false",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "ALLOWED_HOSTS": "127.0.0.1,localhost",
+}
 
 logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request would drown the table
 
@@ -175,7 +185,7 @@ class Child:
         self.name = name
         self.logfile = logdir / f"{name}.log"
         with self.logfile.open("wb") as out:
-            self.proc = subprocess.Popen(cmd, cwd=BASE_DIR, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            self.proc = subprocess.Popen(cmd, cwd=BASE_DIR, env={**os.environ, **PRODUCTION_ENV},
                                          stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
 
     def check(self) -> None:

@@ -36,6 +36,7 @@ from helena.db import db, db_streaming, release_connections, run_context
 from helena.llm.base import LLMError
 from helena.llm.http import aclose_model
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message, RunEvent
+from helena.tools.executor import settle_audits
 
 log = logging.getLogger(__name__)
 
@@ -476,6 +477,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
     configured = set(claimed.configs)
     models = [resolved.model]  # their connections are closed when the run ends
     recorders: list[RecordingModel] = []  # their ledger rows are awaited before the outcome
+    tools_setup.ctx.audits = []  # the tool audit rows too
     try:
         while True:
             model = resolved.model
@@ -539,6 +541,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
         _cancel_watch.forget(run.pk)
         for recorder in recorders:
             await recorder.settle()  # _record_outcome sums the ledger rows
+        await settle_audits(tools_setup.ctx)
         for used in models:
             await aclose_model(used)
     await db(_record_outcome, run_pk=run.pk, result=result)

@@ -140,6 +140,34 @@ def to_ollama_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] 
     return converted
 
 
+_TOOLS_CACHE_SIZE = 64
+_tools_cache: dict[tuple[int, ...], tuple[list[dict[str, Any]], list[ollama.Tool]]] = {}
+_tools_lock = threading.Lock()
+
+
+def ollama_tools(tools: list[dict[str, Any]] | None) -> list[ollama.Tool] | None:
+    """to_ollama_tools as the client's validated Tool models, remembered per set of schemas.
+
+    The client validates every tool dict into a pydantic model on every call, and folding the
+    schemas costs a json.dumps per tool: about a tenth of a run's CPU (bench/agent_overhead.py).
+    The schemas a run offers are the registry's cached dicts, so the same objects come again; the
+    cache keeps them alive and compares them by identity, so a new dict never gets a stale answer.
+    """
+    if not tools:
+        return None
+    key = tuple(id(tool) for tool in tools)
+    with _tools_lock:
+        hit = _tools_cache.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], tools, strict=True)):
+        return hit[1]
+    converted = [ollama.Tool.model_validate(tool) for tool in to_ollama_tools(tools) or []]
+    with _tools_lock:
+        if len(_tools_cache) >= _TOOLS_CACHE_SIZE:
+            _tools_cache.pop(next(iter(_tools_cache)))
+        _tools_cache[key] = (list(tools), converted)
+    return converted
+
+
 def _http_message(status: int, model: str) -> str:
     if status == 404:
         return f"Das Modell „{model}“ ist auf dem lokalen Ollama-Server nicht vorhanden."
@@ -236,7 +264,7 @@ class OllamaModel:
             parts = await client.chat(
                 model=self.name,
                 messages=to_ollama_messages(messages),
-                tools=to_ollama_tools(tools),
+                tools=ollama_tools(tools),
                 stream=True,
                 options=options,
             )

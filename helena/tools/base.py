@@ -37,6 +37,9 @@ class ToolContext:
     emit: Callable[..., Awaitable[Any]] | None = None
     offered: dict[str, Any] | None = None
     execute: Callable[..., Awaitable[Any]] | None = None
+    # Set by a run: the audit rows of its tool calls are written behind the loop (a database round
+    # trip per step less on the way to the next model call) and awaited before the run ends.
+    audits: list[asyncio.Task[None]] | None = None
 
     @property
     def role(self) -> str:

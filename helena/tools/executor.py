@@ -182,7 +182,25 @@ def _audit_params(raw: Any) -> dict[str, Any]:
 
 
 async def _audit(*, name: str, raw: Any, result: ToolResult, ctx: ToolContext, started: float) -> None:
+    """Record the call; within a run (ctx.audits) behind the loop, which awaits it before the end."""
     params = _audit_params(raw)
+    write = _write_audit(name=name, params=params, result=result, ctx=ctx,
+                         duration_ms=round((time.monotonic() - started) * 1000))
+    if ctx.audits is None:
+        await write
+    else:
+        ctx.audits.append(asyncio.create_task(write))
+
+
+async def settle_audits(ctx: ToolContext) -> None:
+    """Wait until the audit rows of the run's tool calls are written."""
+    while ctx.audits:
+        pending, ctx.audits[:] = list(ctx.audits), []
+        await asyncio.gather(*pending)
+
+
+async def _write_audit(*, name: str, params: dict[str, Any], result: ToolResult, ctx: ToolContext,
+                       duration_ms: int) -> None:
     try:
         await sync_to_async(record_tool_call)(
             tool=name,
@@ -191,7 +209,7 @@ async def _audit(*, name: str, raw: Any, result: ToolResult, ctx: ToolContext, s
             error_code=result.error_code,
             error=result.error,
             summary=result.summary,
-            duration_ms=round((time.monotonic() - started) * 1000),
+            duration_ms=duration_ms,
             user=ctx.user,
             akte_id=params.get("akte_id"),
             fallback_akte_id=ctx.akte_id,
