@@ -3,8 +3,9 @@
 The scripted Ollama server (in this process) streams every answer token by token (one unique token
 every 50 ms) and notes when it wrote each chunk; one websocket client per conversation (same
 process, same clock) notes when the matching `text` event arrives. In between is everything Helena
-does per token: the ollama client, the agent loop, the event's INSERT, the Redis channel layer,
-the consumer in daphne and the socket. Goal: p95 ≤ 15 ms, with 1 and with 50 conversations
+does per token: the ollama client, the agent loop, the event's INSERT (one per batch of all runs of
+the process), the Redis pub/sub publish, the consumer in daphne and the socket. daphne and the worker
+run with DEBUG off, as deployed. Goal: p95 ≤ 15 ms, with 1 and with 50 conversations
 streaming at once; inline runs execute in daphne, background runs on a real Celery worker.
 
 Run with `make bench` (the launcher starts embedded PostgreSQL/Redis when DATABASE_URL/REDIS_URL are
@@ -54,6 +55,9 @@ from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server  
 GOAL_MS = 15.0
 TOKENS = 40  # per answer
 TOKEN_INTERVAL = 0.05  # s between tokens, about what a local 8B model on a GPU streams
+# Shown apart (not part of the verdict): the tokens of the first ~0.75 s, while all runs of a round
+# start at the same moment, against the rest, when they only stream.
+STARTUP_TOKENS = 15
 API = "/api/v1"
 
 
@@ -135,18 +139,25 @@ async def round_(
     return created
 
 
-def latencies(server: ScriptedLLMServer, conversations: list[Conversation]) -> tuple[list[float], int]:
+def latencies(
+    server: ScriptedLLMServer, conversations: list[Conversation]
+) -> tuple[list[float], list[float], int]:
+    """All measured latencies, those after the first STARTUP_TOKENS tokens of each answer (while
+    every run of the round starts at once), and how many tokens were not measured."""
     written = written_tokens(server)
     values: list[float] = []
+    settled: list[float] = []
     missing = 0
     for conversation in conversations:
         for i in range(TOKENS):
             token = f"{conversation.tag}-{i:03d} "
             if token in conversation.received and token in written:
                 values.append((conversation.received[token] - written[token]) * 1000)
+                if i >= STARTUP_TOKENS:
+                    settled.append(values[-1])
             else:
                 missing += 1
-    return values, missing
+    return values, settled, missing
 
 
 def p95(values: list[float]) -> float:
@@ -187,21 +198,26 @@ def main() -> None:
                 server.chunk_log = []
                 conversations = asyncio.run(round_(base_url, token, mode=mode, conversations=count,
                                                    timeout=args.timeout))
-                values, missing = latencies(server, conversations)
+                values, settled, missing = latencies(server, conversations)
                 server.chunk_log = None
                 if not values:
                     raise SystemExit(f"{mode} × {count}: kein Token gemessen")
                 verdict = "erreicht" if p95(values) <= GOAL_MS else "verfehlt"
                 rows.append(f"| {mode:10} | {count:>4} | {len(values):>6} | {statistics.median(values):7.1f} "
-                            f"| {p95(values):7.1f} | {max(values):7.1f} | {missing:>5} | {verdict:8} |")
+                            f"| {p95(values):7.1f} | {max(values):7.1f} | {missing:>5} | {verdict:8} "
+                            f"| {p95(settled) if settled else float('nan'):12.1f} |")
                 log(f"{mode} × {count}: {len(values)} Tokens gemessen")
         print()
         print(f"Stream-Latenz Modellserver → Websocket-Client in ms ({TOKENS} Tokens pro Antwort, "
               f"alle {TOKEN_INTERVAL * 1000:.0f} ms); Ziel p95 ≤ {GOAL_MS:.0f} ms")
-        print("| Modus      | Ges. | Tokens |  Median |     p95 |     max | fehlt | Ziel     |")
-        print("|------------|-----:|-------:|--------:|--------:|--------:|------:|----------|")
+        print("| Modus      | Ges. | Tokens |  Median |     p95 |     max | fehlt | Ziel     "
+              "| p95 ab T. 16 |")
+        print("|------------|-----:|-------:|--------:|--------:|--------:|------:|----------"
+              "|-------------:|")
         for line in rows:
             print(line)
+        print(f"„p95 ab T. 16“: ohne die ersten {STARTUP_TOKENS} Tokens jeder Antwort, während alle Läufe "
+              "der Runde zugleich starten (nur zur Einordnung; das Ziel gilt für alle Tokens).")
     except KeyboardInterrupt:
         log("abgebrochen")
     finally:
