@@ -106,10 +106,19 @@ class _Run:
     cache: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
     stall: StallDetector = field(default_factory=StallDetector)
     paused: bool = False  # a tool asked the user (ask_user); the run ends waiting for the answer
+    # The offered tools' schemas, built once per set of tools: the same list objects every turn let
+    # the model clients reuse what they derived from them (ollama_tools).
+    _schemas: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None
 
     @property
     def offered(self) -> dict[str, Tool]:
         return {t.name: t for t in self.tools}
+
+    def schemas(self) -> list[dict[str, Any]]:
+        names = tuple(t.name for t in self.tools)
+        if self._schemas is None or self._schemas[0] != names:
+            self._schemas = (names, [t.schema() for t in self.tools])
+        return self._schemas[1]
 
     def check_cancel(self) -> None:
         if self.cancel.is_set():
@@ -121,7 +130,7 @@ class _Run:
         if extra:
             messages.append({"role": "user", "content": extra})
         sent = budget.fit(messages, context_window=self.context_window)
-        schemas = [t.schema() for t in self.tools] if with_tools and self.tools else None
+        schemas = self.schemas() if with_tools and self.tools else None
         for attempt in (1, 2):
             try:
                 return await self._stream(sent, schemas)
