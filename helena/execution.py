@@ -429,6 +429,27 @@ def _claim(run_id: Any) -> _Claimed | None:
                     next_seq=_next_seq(run.pk))
 
 
+_claim_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+CONCURRENT_CLAIMS = 2
+
+
+def _claims() -> asyncio.Semaphore:
+    """At most CONCURRENT_CLAIMS runs of a loop read their start-up data at once.
+
+    A run's start is ~10 ms of ORM work on a database thread. Fifty runs starting together kept all
+    database threads busy with it, and the runs already streaming waited for the GIL behind them:
+    their tokens reached the chat hundreds of ms late (bench/stream_latency.py). In a queue the
+    starts take as long in all, and the streams keep flowing.
+    """
+    loop = asyncio.get_running_loop()
+    gate = _claim_gates.get(loop)
+    if gate is None:
+        gate = _claim_gates[loop] = asyncio.Semaphore(CONCURRENT_CLAIMS)
+    return gate
+
+
 async def execute_run(run_id: Any) -> None:
     """Run one AgentRun to its end (idempotent: a run that is no longer queued is left alone)."""
     async with run_context():  # the tools' database calls on a thread of this run's own
@@ -438,7 +459,8 @@ async def execute_run(run_id: Any) -> None:
 async def _execute(run_id: Any) -> None:
     from helena.llm import router
 
-    claimed = await db(_claim, run_id)
+    async with _claims():
+        claimed = await db(_claim, run_id)
     if claimed is None:
         return
     run = claimed.run
