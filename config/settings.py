@@ -98,9 +98,10 @@ REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
 CHANNEL_LAYERS = {
     "default": {
+        # Pub/sub: one PUBLISH per message instead of the core layer's three round trips and its
+        # per-channel capacity (above which it dropped events). helena/broadcast.py publishes run
+        # events in pipelines; a socket that misses one resyncs from the database (consumers.py).
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-        # channels_redis blocks 5 s per receive; redis-py's default read timeout is as long, so an
-        # idle websocket consumer would die now and then with "Timeout reading". Give reads slack.
         "CONFIG": {
             "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
         },
