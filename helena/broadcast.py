@@ -17,13 +17,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import weakref
 from typing import Any
 
 import redis
 import redis.asyncio as aioredis
 from channels.layers import get_channel_layer
 from django.conf import settings
+
+from helena.aio import PerLoop
 
 log = logging.getLogger(__name__)
 
@@ -94,9 +95,13 @@ class _LoopPublisher:
                         done.set_result(None)
 
 
-_publishers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopPublisher] = (
-    weakref.WeakKeyDictionary()
-)
+def _new_publisher(loop: asyncio.AbstractEventLoop) -> _LoopPublisher:
+    publisher = _LoopPublisher()
+    publisher.close_with(loop)
+    return publisher
+
+
+_publishers: PerLoop[_LoopPublisher] = PerLoop(_new_publisher)
 _sync_client: redis.Redis | None = None
 _sync_lock = threading.Lock()
 
@@ -105,12 +110,7 @@ async def publish_events(*, conversation_id: int, events: list[dict[str, Any]]) 
     """Send one run's events, in order, to everyone watching the conversation."""
     if not events:
         return
-    loop = asyncio.get_running_loop()
-    publisher = _publishers.get(loop)
-    if publisher is None:
-        publisher = _publishers[loop] = _LoopPublisher()
-        publisher.close_with(loop)
-    await publisher.publish(_channel(conversation_id), _message(events))
+    await _publishers.get().publish(_channel(conversation_id), _message(events))
 
 
 def publish_events_sync(*, conversation_id: int, events: list[dict[str, Any]]) -> None:

@@ -16,7 +16,6 @@ import dataclasses
 import logging
 import threading
 import time
-import weakref
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
@@ -31,6 +30,7 @@ from django.utils import timezone
 from helena.agent.context import RunSetup, prepare_run
 from helena.agent.events import EVENT_TYPES, Emitter, Event
 from helena.agent.loop import Limits, run_agent
+from helena.aio import PerLoop
 from helena.broadcast import publish_events, publish_events_sync
 from helena.db import db, db_streaming, release_connections, run_context
 from helena.llm.base import LLMError
@@ -160,15 +160,7 @@ class _LoopWriter:
                     emitter.stored(events, times)
 
 
-_writers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopWriter] = weakref.WeakKeyDictionary()
-
-
-def _writer() -> _LoopWriter:
-    loop = asyncio.get_running_loop()
-    writer = _writers.get(loop)
-    if writer is None:
-        writer = _writers[loop] = _LoopWriter()
-    return writer
+_writers: PerLoop[_LoopWriter] = PerLoop(lambda _loop: _LoopWriter())
 
 
 class PersistentEmitter(Emitter):
@@ -227,7 +219,7 @@ class PersistentEmitter(Emitter):
         if self._written is None:
             self._written = asyncio.Event()
         self._written.clear()
-        _writer().wake(self)
+        _writers.get().wake(self)
         return event
 
     async def flush(self) -> None:
@@ -429,25 +421,13 @@ def _claim(run_id: Any) -> _Claimed | None:
                     next_seq=_next_seq(run.pk))
 
 
-_claim_gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-    weakref.WeakKeyDictionary()
-)
 CONCURRENT_CLAIMS = 2
-
-
-def _claims() -> asyncio.Semaphore:
-    """At most CONCURRENT_CLAIMS runs of a loop read their start-up data at once.
-
-    A run's start is ~10 ms of ORM work on a database thread. Fifty runs starting together kept all
-    database threads busy with it, and the runs already streaming waited for the GIL behind them:
-    their tokens reached the chat hundreds of ms late (bench/stream_latency.py). In a queue the
-    starts take as long in all, and the streams keep flowing.
-    """
-    loop = asyncio.get_running_loop()
-    gate = _claim_gates.get(loop)
-    if gate is None:
-        gate = _claim_gates[loop] = asyncio.Semaphore(CONCURRENT_CLAIMS)
-    return gate
+# At most CONCURRENT_CLAIMS runs of a loop read their start-up data at once. A run's start is ~10 ms
+# of ORM work on a database thread. Fifty runs starting together kept all database threads busy
+# with it, and the runs already streaming waited for the GIL behind them: their tokens reached the
+# chat hundreds of ms late (bench/stream_latency.py). In a queue the starts take as long in all,
+# and the streams keep flowing.
+_claim_gates: PerLoop[asyncio.Semaphore] = PerLoop(lambda _loop: asyncio.Semaphore(CONCURRENT_CLAIMS))
 
 
 async def execute_run(run_id: Any) -> None:
@@ -459,7 +439,7 @@ async def execute_run(run_id: Any) -> None:
 async def _execute(run_id: Any) -> None:
     from helena.llm import router
 
-    async with _claims():
+    async with _claim_gates.get():
         claimed = await db(_claim, run_id)
     if claimed is None:
         return
