@@ -257,6 +257,18 @@ def _create_record(*, draft: Draft, fields: dict[str, Any], user: User) -> tuple
     return type(record).__name__.lower(), str(record.pk)
 
 
+def _refusal(*, user: User, draft: Draft) -> DecisionForbidden | AlreadyDecided | None:
+    """Why `user` may not decide the locked draft now (audited), or None; shared by approve/reject."""
+    try:
+        _check_may_decide(user=user, draft=draft)
+    except DecisionForbidden as exc:
+        return exc
+    if not draft.is_pending:
+        _refuse(draft, user, "bereits entschieden")
+        return AlreadyDecided(draft)
+    return None
+
+
 def approve_draft(*, user: User, draft: Draft | str, edited_fields: dict[str, Any] | None = None) -> Draft:
     """Create the draft's record once, with the (optionally edited) fields, and mark it approved.
 
@@ -265,17 +277,9 @@ def approve_draft(*, user: User, draft: Draft | str, edited_fields: dict[str, An
     """
     if edited_fields is not None and not isinstance(edited_fields, dict):
         raise FieldsInvalid("Die geänderten Angaben müssen ein JSON-Objekt sein.")
-    refused: DecisionForbidden | AlreadyDecided | None = None
     with transaction.atomic():
         locked = _locked(user=user, draft=draft)
-        try:
-            _check_may_decide(user=user, draft=locked)
-        except DecisionForbidden as exc:
-            refused = exc
-        else:
-            if not locked.is_pending:
-                _refuse(locked, user, "bereits entschieden")
-                refused = AlreadyDecided(locked)
+        refused = _refusal(user=user, draft=locked)
         if refused is None:
             fields = validate_fields(locked.kind, {**locked.fields, **(edited_fields or {})})
             changes = _changes(locked.fields, fields)
@@ -308,17 +312,9 @@ def reject_draft(*, user: User, draft: Draft | str, reason: str = "", feedback: 
     feedback = (feedback or "").strip()
     if len(reason) > 2000 or len(feedback) > 2000:
         raise FieldsInvalid("Ablehnungsgrund und Rückmeldung dürfen höchstens 2000 Zeichen lang sein.")
-    refused: DecisionForbidden | AlreadyDecided | None = None
     with transaction.atomic():
         locked = _locked(user=user, draft=draft)
-        try:
-            _check_may_decide(user=user, draft=locked)
-        except DecisionForbidden as exc:
-            refused = exc
-        else:
-            if not locked.is_pending:
-                _refuse(locked, user, "bereits entschieden")
-                refused = AlreadyDecided(locked)
+        refused = _refusal(user=user, draft=locked)
         if refused is None:
             locked.status = Draft.Status.REJECTED
             locked.decided_by = user
