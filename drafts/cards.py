@@ -78,7 +78,8 @@ EDIT_FORM: dict[str, tuple[FormField, ...]] = {
     Draft.Kind.AKTE_UPDATE: (
         FormField("summary", "markdown", hint="Markdown; leer lassen = unverändert"),
         FormField("status", "select", choices=_UNCHANGED + tuple(Akte.Status.choices)),
-        FormField("tags", "tags", hint="durch Kommas getrennt; leer lassen = unverändert"),
+        FormField("tags", "tags",
+                  hint="durch Kommas getrennt; leer lassen = unverändert; „(keine)“ = alle entfernen"),
         FormField("rechtsgebiet", "select", choices=_UNCHANGED + tuple(Akte.Rechtsgebiet.choices)),
     ),
     Draft.Kind.ZEITERFASSUNG: (
@@ -101,6 +102,8 @@ _RECORD_CREATED = {
     "alert": "Der Hinweis wurde angelegt.",
 }
 _FALSE_WORDS = frozenset({"", "0", "false", "off", "nein", "no"})
+NO_TAGS = "(keine)"  # typed into the Schlagworte field: remove them all ("" leaves them unchanged)
+_NO_TAGS_WORDS = frozenset({NO_TAGS, "-", "–"})
 
 
 def display_name(user: User | None) -> str:
@@ -151,6 +154,9 @@ def fields_from_form(*, kind: str, data: Mapping[str, Any]) -> dict[str, Any] | 
             continue
         raw = str(data.get(spec.name, ""))
         if spec.widget == "tags":
+            if raw.strip().lower() in _NO_TAGS_WORDS:
+                edited[spec.name] = []
+                continue
             tags = [t.strip() for t in raw.split(",") if t.strip()]
             edited[spec.name] = tags or None
         elif kind == Draft.Kind.AKTE_UPDATE and not raw.strip():
@@ -163,6 +169,8 @@ def fields_from_form(*, kind: str, data: Mapping[str, Any]) -> dict[str, Any] | 
 def _initial(spec: FormField, value: Any) -> str:
     if value is None:
         return ""
+    if spec.widget == "tags" and not value:
+        return NO_TAGS  # the draft removes all Schlagworte: saving the form unchanged keeps that
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
     if spec.widget == "time":
@@ -209,7 +217,7 @@ def _akte_update_rows(draft: Draft) -> list[dict[str, Any]]:
             if value is None:
                 return None
             if name == "tags":
-                return ", ".join(value) if value else "(keine)"
+                return ", ".join(value) if value else NO_TAGS
             return labels.get(name, {}).get(value, value)
 
         rows.append({

@@ -37,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 MAX_FRAME_CHARS = MAX_MESSAGE_CHARS + 2_000  # the text plus a little JSON around it
 MAX_FRAMES_PER_SECOND = 10
+MAX_CLIENT_ID_CHARS = 100  # a refusal echoes the frame's client_id, cut to this length
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 RESYNC_IDLE_FACTOR = 6  # without an unfinished run, read the database every 6 × the interval
@@ -117,24 +118,26 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await self._error("invalid_message", f"Unbekannter Nachrichtentyp „{frame['type'][:40]}“. "
                               "Erlaubt: user_message, cancel, continue_in_background, sync.")
             return
+        # A refusal names the frame it refers to when the client gave the frame a `client_id`.
+        ref = frame.get("client_id")
+        ref = ref[:MAX_CLIENT_ID_CHARS] if isinstance(ref, str) and ref else None
         try:
             await handler(frame)
         except RunRefused as exc:
-            await self._error(exc.code, exc.message, retry_at=exc.retry_at)
+            await self._error(exc.code, exc.message, retry_at=exc.retry_at, client_id=ref)
         except NotFound:
-            await self._error("not_found", "Dieser Lauf wurde nicht gefunden.")
+            await self._error("not_found", "Dieser Lauf wurde nicht gefunden.", client_id=ref)
         except Exception:  # the socket stays open whatever one frame does
             logger.exception("websocket frame %s failed", frame.get("type"))
-            await self._error("error", "Das hat nicht geklappt. Bitte versuche es noch einmal.")
+            await self._error("error", "Das hat nicht geklappt. Bitte versuche es noch einmal.",
+                              client_id=ref)
 
     async def _user_message(self, frame: dict[str, Any]) -> None:
         text, mode = frame.get("text"), frame.get("mode", "auto")
         if not isinstance(text, str) or not text.strip():
-            await self._error("invalid_message", "Das Feld „text“ fehlt oder ist leer.")
-            return
+            raise RunRefused(code="invalid_message", message="Das Feld „text“ fehlt oder ist leer.")
         if not isinstance(mode, str):
-            await self._error("invalid_message", "„mode“ muss auto, inline oder background sein.")
-            return
+            raise RunRefused(code="invalid_message", message="„mode“ muss auto, inline oder background sein.")
         await database_sync_to_async(services.start_run)(
             user=self.user, conversation=self.conversation, text=text, mode=mode)
 

@@ -468,10 +468,12 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
     limits, cloud_allowed, tools_setup = claimed.limits, claimed.cloud_allowed, claimed.setup
     assert tools_setup is not None
     messages = tools_setup.messages
+    question = tools_setup.question  # shown with run_started; a continuation answers no new message
     if run.answers_question_id and run.transcript:  # resumes after ask_user: ends with the answer
         messages = list(run.transcript)
     elif run.transcript:  # a continuation: carry on from where the inline run stopped
         messages = [*run.transcript, {"role": "user", "content": CONTINUE_PROMPT}]
+        question = ""
     emitter = PersistentEmitter(run=run, next_seq=claimed.next_seq)
     cancel = asyncio.Event()
     _cancel_watch.watch(run.pk, cancel)
@@ -512,6 +514,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
                 tier=tier,
                 limits=limits,
                 cancel=cancel,
+                question=question,
             )
             if result.finish_reason == "stall" and next_tier:
                 await emitter.emit(

@@ -26,7 +26,7 @@ from akten.models import Frist, User
 from drafts.models import Draft
 from drafts.services import create_draft
 from helena import services
-from helena.models import AgentRun, Conversation
+from helena.models import AgentRun, Conversation, RateLimit
 from tests.conftest import Kanzlei
 from tests.scripted_llm_server import ScriptedLLMServer
 
@@ -314,6 +314,30 @@ def test_a_finished_background_run_is_announced(
     screenshot(page, "chat-background-done")
 
 
+def test_a_refused_message_is_marked_and_says_when_it_frees_up(
+    kanzlei: Kanzlei, tiers: ScriptedLLMServer, new_context: Any
+) -> None:
+    tiers.script([{"text": "Gern geschehen."}])
+    RateLimit.objects.create(user=kanzlei.users["sachbearbeiter"], runs_per_hour=1)
+    conversation = services.create_conversation(user=kanzlei.users["sachbearbeiter"])
+    page = new_context().new_page()
+    login(page, kanzlei.users["sachbearbeiter"], chat_path(conversation))
+    wait_connected(page)
+    send(page, "Danke für die Hilfe!")
+    wait_done(answers(page).first)
+    send(page, "Noch eine Frage.")
+    users = page.locator("#chat-log .chat-msg--user")
+    expect(users.nth(1)).to_have_class(re.compile("chat-msg--failed"))
+    expect(users.nth(1)).to_contain_text("nicht gesendet")
+    expect(users.first).not_to_have_class(re.compile("chat-msg--failed"))
+    notice = page.locator("#chat-page-notice")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text(re.compile(r"\d{1,2}:\d{2}"))  # the time it frees up
+    expect(answers(page)).to_have_count(1)
+    expect(composer(page)).to_have_value("Noch eine Frage.")  # back in the composer, to send later
+    screenshot(page, "chat-rate-limited")
+
+
 def test_reload_mid_run_continues_without_duplicated_steps(
     kanzlei: Kanzlei, tiers: ScriptedLLMServer, new_context: Any
 ) -> None:
@@ -373,6 +397,15 @@ def test_two_tabs_show_identical_step_lists(
     assert len(step_rows(first)) == 2
     assert first.locator(".chat-text").inner_html() == second.locator(".chat-text").inner_html()
     assert first.get_attribute("data-seq") == second.get_attribute("data-seq")
+    # The watching tab shows the question too, once, before the answer, as the sender does.
+    question = "Welche Fristen habe ich, und wann endet die neue?"
+    for page in (one, two):
+        users = page.locator("#chat-log .chat-msg--user")
+        expect(users).to_have_count(1)
+        expect(users.first).to_have_text(re.compile(re.escape(question)))
+        expect(users.first).not_to_have_attribute("data-pending", "true")
+        order = page.eval_on_selector_all("#chat-log > article", "els => els.map(e => e.className)")
+        assert "chat-msg--user" in order[0] and "chat-msg--assistant" in order[1]
     screenshot(one, "chat-two-tabs-sender")
     screenshot(two, "chat-two-tabs-watcher")
 

@@ -237,6 +237,39 @@ def test_notiz_alert_and_akte_update_cards(kanzlei: Kanzlei) -> None:
     assert "Schlagworte" in html and "Status" in html
 
 
+def test_the_edit_form_can_remove_all_schlagworte_and_keeps_a_removal(kanzlei: Kanzlei) -> None:
+    anwalt, akte = kanzlei.users["anwalt"], kanzlei.akten["A"]
+    akte.tags = ["Kündigung", "Eilig"]
+    akte.save(update_fields=["tags"])
+    client = client_for(anwalt)
+    update = create_draft(user=anwalt, kind="akte_update", akte_id=akte.pk, fields={"status": "ruhend"})
+    form = card_of(client.get(f"/entwuerfe/{update.pk}/bearbeiten/"))
+    assert "(keine)" in form  # the hint says how
+    response = client.post(f"/entwuerfe/{update.pk}/freigeben/",
+                           {"_bearbeitet": "1", "status": "ruhend", "tags": "(keine)", "summary": ""})
+    assert response.status_code in (200, 302)
+    akte.refresh_from_db()
+    assert akte.tags == [] and akte.status == "ruhend"
+
+    # A draft that removes them all shows "(keine)" in its form, so saving it unchanged keeps that.
+    akte.tags = ["Kündigung"]
+    akte.save(update_fields=["tags"])
+    removal = create_draft(user=anwalt, kind="akte_update", akte_id=akte.pk, fields={"tags": []})
+    form = card_of(client.get(f"/entwuerfe/{removal.pk}/bearbeiten/"))
+    assert find(form, "input", name="tags", value="(keine)")
+    client.post(f"/entwuerfe/{removal.pk}/freigeben/", {"_bearbeitet": "1", "tags": "(keine)", "status": ""})
+    akte.refresh_from_db()
+    assert akte.tags == []
+
+    # Left empty, the Schlagworte stay as they are.
+    akte.tags = ["Kündigung"]
+    akte.save(update_fields=["tags"])
+    keep = create_draft(user=anwalt, kind="akte_update", akte_id=akte.pk, fields={"status": "offen"})
+    client.post(f"/entwuerfe/{keep.pk}/freigeben/", {"_bearbeitet": "1", "tags": "", "status": "offen"})
+    akte.refresh_from_db()
+    assert akte.tags == ["Kündigung"] and akte.status == "offen"
+
+
 def test_card_renders_without_request_for_websocket_events(kanzlei: Kanzlei) -> None:
     draft = frist_draft(kanzlei)
     html = render_card(draft=draft, user=kanzlei.users["anwalt"])

@@ -115,6 +115,7 @@ def test_a_message_streams_every_event_as_persisted(kanzlei: Kanzlei, asgi_serve
     live = _run(go())
     run_id = live[0]["run_id"]
     assert live[0]["type"] == "run_started" and live[0]["mode"] == "inline"
+    assert live[0]["message"] == "Wann endet die Frist?"  # a second tab shows the question at once
     types = [e["type"] for e in live]
     assert {"agent_state", "tool_call", "tool_result", "step", "text", "done"} <= set(types)
     text = "".join(e["delta"] for e in live if e["type"] == "text")
@@ -227,6 +228,7 @@ def test_bad_frames_get_errors_and_change_nothing(kanzlei: Kanzlei, asgi_server:
         (json.dumps({"type": "cancel"}), "invalid_message", "run_id"),
         (json.dumps({"type": "cancel", "run_id": str(other_run.pk)}), "not_found", "nicht gefunden"),
         (json.dumps({"type": "sync", "after": {"x": "y"}}), "invalid_message", "after"),
+        (json.dumps({"type": "user_message", "text": "", "client_id": "m7"}), "invalid_message", "leer"),
     ]
 
     async def go() -> list[dict[str, Any]]:
@@ -252,6 +254,8 @@ def test_bad_frames_get_errors_and_change_nothing(kanzlei: Kanzlei, asgi_server:
         assert answer["type"] == "error" and answer["code"] == code, (frame[:40], answer)
         assert text in answer["message"], (frame[:40], answer)
         assert answer["seq"] == 0 and answer["run_id"] is None
+    assert answers[-1]["client_id"] == "m7"  # the refusal names the message it refers to
+    assert all("client_id" not in answer for answer in answers[:-1])
     assert len(flood) >= 2 and all(e["code"] == "rate_limited" for e in flood)
     assert "pro Sekunde" in flood[0]["message"]
     assert last["code"] == "invalid_message"

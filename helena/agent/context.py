@@ -21,6 +21,7 @@ class RunSetup:
     messages: list[dict[str, Any]]
     tools: list[Tool]
     ctx: ToolContext
+    question: str = ""  # the user's message the run answers
 
 
 def akte_facts(akte: Akte) -> dict[str, Any]:
@@ -80,4 +81,4 @@ def prepare_run(
     messages = [{"role": "system", "content": prompt}, *history, {"role": "user", "content": question}]
     ctx = ToolContext(user=user, akte_id=akte.pk if akte else None, run_id=run_id,
                       conversation_id=str(conversation_id) if conversation_id is not None else None)
-    return RunSetup(messages=messages, tools=tools, ctx=ctx)
+    return RunSetup(messages=messages, tools=tools, ctx=ctx, question=question)

@@ -268,8 +268,13 @@ async def run_agent(
     limits: Limits | None = None,
     cancel: asyncio.Event | None = None,
     execute: Execute | None = None,
+    question: str = "",
 ) -> AgentResult:
-    """Run the loop over `messages` (system prompt first, the user's message last)."""
+    """Run the loop over `messages` (system prompt first, the user's message last).
+
+    `question` is the user's message this run answers; `run_started` carries it so that a second
+    tab on the conversation shows it without a reload.
+    """
     limits = limits or LIMITS[mode]
     cancel = cancel or asyncio.Event()
     run = _Run(model=model, tools=tools, ctx=ctx, mode=mode, limits=limits, emitter=emitter,
@@ -277,8 +282,9 @@ async def run_agent(
                messages=list(messages))
     ctx.cancel = cancel
     ctx.model, ctx.emit, ctx.offered, ctx.execute = model, emitter.emit, run.offered, run.execute
+    started: dict[str, Any] = {"message": question} if question else {}
     await emitter.emit("run_started", mode=mode, tier=tier, model=model.name, provider=model.provider,
-                       max_steps=limits.max_steps)
+                       max_steps=limits.max_steps, **started)
     reason: FinishReason = "stop"
     error: LLMError | None = None
     cap_reached = continue_offered = False

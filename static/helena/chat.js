@@ -59,7 +59,8 @@ const normalPlaceholder = input.placeholder;
 
 const lastSeq = new Map(); // run_id → last seq shown
 const finished = new Set(); // run_ids whose `done` we have
-const pending = []; // user bubbles sent but not yet confirmed by a run_started: {el, at}
+const pending = []; // user bubbles sent but not yet confirmed by a run_started: {el, at, id, text}
+let nextClientId = 1; // names our user_message frames, so that a refusal says which one it means
 let socket = null;
 let opened = false;
 let backoff = 1000;
@@ -664,12 +665,14 @@ function handle(event) {
   if (!runId || seq <= (lastSeq.get(runId) || 0)) return; // already shown
   lastSeq.set(runId, seq);
   const atBottom = nearBottom();
+  if (event.type === "run_started" && !log.querySelector(`article[data-run-id="${CSS.escape(runId)}"]`)) {
+    showUserMessage(event.message); // before the answer: the message this new run answers
+  }
   const bubble = bubbleFor(runId, event);
   bubble.dataset.seq = String(seq);
   switch (event.type) {
     case "run_started":
       setBadge(bubble, event);
-      confirmPending();
       if (awaitingAnswer && part(bubble, ".chat-question").hidden) questionAnswered(); // e.g. in another tab
       break;
     case "agent_state":
@@ -718,17 +721,34 @@ function handle(event) {
   keepInView(atBottom, bubble);
 }
 
-function confirmPending() {
-  const first = pending.shift();
-  if (first) first.el.removeAttribute("data-pending");
+function showUserMessage(text) {
+  // A new run answers a user message: ours (sent from this tab and waiting for its run) or one
+  // sent from another tab or client, which this page has not shown yet.
+  if (typeof text !== "string" || !text) return; // a continuation answers no new message
+  const index = pending.findIndex((item) => item.text === text);
+  if (index >= 0) {
+    pending.splice(index, 1)[0].el.removeAttribute("data-pending");
+    return;
+  }
+  const bubble = userBubble(text);
+  bubble.removeAttribute("data-pending");
+  log.append(bubble);
+  show(empty, false);
 }
 
 function frameRefused(event) {
-  // A refused frame (rate limit, invalid message …) is not part of a run. If we just sent a
-  // message, that message did not start a run: mark it.
-  const recent = pending.length && Date.now() - pending[pending.length - 1].at < 15000;
-  if (recent) {
-    const failed = pending.pop().el;
+  // A refused frame (rate limit, invalid message …) is not part of a run. If it refused a message
+  // we sent, that message did not start a run: mark it.
+  let index = -1;
+  if (event.client_id) {
+    index = pending.findIndex((item) => item.id === event.client_id);
+  } else if (pending.length && Date.now() - pending[pending.length - 1].at < 15000) {
+    index = pending.length - 1; // refused unread (too many frames, not JSON): most likely the latest
+  }
+  if (index >= 0) {
+    const refused = pending.splice(index, 1)[0];
+    const failed = refused.el;
+    if (!input.value.trim()) input.value = refused.text; // to send again later, without retyping
     failed.removeAttribute("data-pending");
     failed.classList.add("chat-msg--failed");
     failed.querySelector(".chat-msg__head").append(el("span", "badge chat-badge--failed", "nicht gesendet"));
@@ -741,7 +761,8 @@ function frameRefused(event) {
 
 function send(frame) {
   if (!socket || socket.readyState !== WebSocket.OPEN) return false;
-  socket.send(JSON.stringify(frame));
+  // Every frame is named, so a refusal of a cancel is never taken for a refusal of a message.
+  socket.send(JSON.stringify({ client_id: `f${nextClientId++}`, ...frame }));
   return true;
 }
 
@@ -832,7 +853,8 @@ function submit() {
     input.focus();
     return;
   }
-  if (!send({ type: "user_message", text, mode: modeSelect.value })) {
+  const clientId = `m${nextClientId++}`;
+  if (!send({ type: "user_message", text, mode: modeSelect.value, client_id: clientId })) {
     connection.textContent = "Keine Verbindung – Deine Nachricht wurde noch nicht gesendet. Sie bleibt im Eingabefeld.";
     connection.hidden = false;
     return;
@@ -840,7 +862,7 @@ function submit() {
   const bubble = userBubble(text);
   log.append(bubble);
   show(empty, false);
-  pending.push({ el: bubble, at: Date.now() });
+  pending.push({ el: bubble, at: Date.now(), id: clientId, text });
   pageNotice.hidden = true;
   if (awaitingAnswer) questionAnswered();
   input.value = "";
