@@ -28,3 +28,17 @@ class PerLoop(Generic[T]):
         if item is None:
             item = self._items[loop] = self._factory(loop)
         return item
+
+
+# Loops that live as long as their process (the inline runner's, a worker's runner): state that is
+# costly to set up (a database connection of their own) is kept only on these.
+_resident: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
+def make_resident(loop: asyncio.AbstractEventLoop) -> None:
+    _resident.add(loop)
+
+
+def is_resident() -> bool:
+    """True on a loop that lives as long as the process (see make_resident)."""
+    return asyncio.get_running_loop() in _resident

@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -30,9 +30,10 @@ from django.utils import timezone
 from helena.agent.context import RunSetup, prepare_run
 from helena.agent.events import EVENT_TYPES, Emitter, Event
 from helena.agent.loop import Limits, run_agent
-from helena.aio import PerLoop
+from helena.aio import PerLoop, make_resident
 from helena.broadcast import publish_events, publish_events_sync
-from helena.db import db, db_streaming, release_connections, run_context
+from helena.db import db, release_connections, run_context
+from helena.event_store import insert_events
 from helena.llm.base import LLMError
 from helena.llm.http import aclose_model
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message, RunEvent
@@ -76,7 +77,7 @@ def _next_seq(run_id: Any) -> int:
 
 def _ts(moment: datetime) -> str:
     """An event timestamp as clients get it (the API renders RunEvent.created_at the same way)."""
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def persist_event(*, run_id: Any, type: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -96,22 +97,17 @@ async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> No
         log.exception("broadcast failed")
 
 
-def _store_events(run_id: Any, events: list[Event]) -> list[str]:
-    """Insert a batch of one run's events in one statement; their timestamps as sent to clients."""
-    rows = RunEvent.objects.bulk_create(
-        [RunEvent(run_id=run_id, seq=e.seq, type=e.type, payload=e.data) for e in events]
-    )
-    return [_ts(row.created_at) for row in rows]
+async def _store_events(run_id: Any, events: list[Event]) -> list[str]:
+    """One run's batch of events in one statement; their timestamps as sent to clients."""
+    return (await _store_many([(run_id, events)]))[0]
 
 
-def _store_many(batches: list[tuple[Any, list[Event]]]) -> list[list[str]]:
+async def _store_many(batches: list[tuple[Any, list[Event]]]) -> list[list[str]]:
     """Several runs' batches in one statement (all or nothing); per batch, the timestamps."""
-    rows = RunEvent.objects.bulk_create(
-        [RunEvent(run_id=run_id, seq=e.seq, type=e.type, payload=e.data) for run_id, events in batches
-         for e in events]
-    )
-    stamps = iter([_ts(row.created_at) for row in rows])
-    return [[next(stamps) for _ in events] for _, events in batches]
+    rows = [(run_id, e.seq, e.type, e.data) for run_id, events in batches for e in events]
+    moment = await insert_events(rows)
+    ts = _ts(moment)
+    return [[ts] * len(events) for _, events in batches]
 
 
 class _LoopWriter:
@@ -142,8 +138,7 @@ class _LoopWriter:
                 continue
             if len(batches) > 1:
                 try:
-                    stamps = await db_streaming(_store_many, [(emitter.run_pk, events) for emitter, events in
-                                                             batches])
+                    stamps = await _store_many([(emitter.run_pk, events) for emitter, events in batches])
                 except Exception:
                     log.warning("a batch of %d runs' events was not stored; storing run by run", len(batches),
                                 exc_info=True)
@@ -153,7 +148,7 @@ class _LoopWriter:
                     continue
             for emitter, events in batches:
                 try:
-                    times = await db_streaming(_store_events, emitter.run_pk, events)
+                    times = await _store_events(emitter.run_pk, events)
                 except Exception as exc:
                     emitter.write_failed(events, exc)
                 else:
@@ -593,6 +588,7 @@ class InlineRunner:
         with self._lock:
             if self._loop is None or not self._loop.is_running():
                 loop = asyncio.new_event_loop()
+                make_resident(loop)
                 ready = threading.Event()
 
                 def serve() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -117,6 +118,25 @@ def kanzlei(db) -> Kanzlei:
         )
     tokens = {name: create_api_token(user=user) for name, user in users.items()}
     return Kanzlei(users=users, akten=akten, tokens=tokens)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_lingering_connections(django_db_setup) -> Iterator[None]:
+    """Before the test database is dropped: end the connections that helper threads of this process
+    (database threads and runner loops of runs executed in tests) still hold, or the drop fails with
+    "being accessed by other users"."""
+    import psycopg
+    from django.db import connection
+
+    params = connection.get_connection_params()
+    name = params["dbname"]
+    yield
+    admin = {key: value for key, value in params.items()
+             if key in ("host", "port", "user", "password", "sslmode")}
+    with contextlib.suppress(psycopg.Error), \
+            psycopg.connect(dbname="postgres", autocommit=True, **admin) as conn:
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+                     "AND pid <> pg_backend_pid()", [name])
 
 
 @pytest.fixture(scope="module")

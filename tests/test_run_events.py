@@ -88,11 +88,11 @@ def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) 
     real = execution._store_events
     calls = []
 
-    def failing(run_id: Any, events: list[Any]) -> list[str]:
+    async def failing(run_id: Any, events: list[Any]) -> list[str]:
         calls.append(len(events))
         if len(calls) == 2:
             raise RuntimeError("database gone")
-        return real(run_id, events)
+        return await real(run_id, events)
 
     monkeypatch.setattr(execution, "_store_events", failing)
 
@@ -130,9 +130,9 @@ def test_runs_of_one_process_share_inserts_and_a_run_that_cannot_store_stops_alo
     many = []
     real_many = execution._store_many
 
-    def store_many(batches: list[Any]) -> Any:
+    async def store_many(batches: list[Any]) -> Any:
         many.append(len(batches))
-        return real_many(batches)
+        return await real_many(batches)
 
     monkeypatch.setattr(execution, "_store_many", store_many)
     RunEvent.objects.create(run=bad, seq=3, type="warning",
@@ -164,3 +164,45 @@ def test_runs_of_one_process_share_inserts_and_a_run_that_cannot_store_stops_alo
     own = [seq for seq in bad_seqs if seq != 3]
     assert own == list(range(1, len(own) + 1)) and max(own, default=0) < 3  # nothing after the collision
     assert sent[bad.conversation_id] == own
+
+
+def test_a_runner_loop_stores_on_its_own_connection_and_survives_losing_it(monkeypatch) -> None:
+    """On a runner loop events go through the loop's own connection; when the server drops it
+    (restart, idle timeout), the next batch is stored on a new one and nothing is lost."""
+    from django.db import connection
+
+    from helena import event_store
+    from helena.aio import make_resident
+
+    run = _run()
+    sent = _listen(monkeypatch, run)
+    backends: list[int] = []
+
+    async def go() -> None:
+        make_resident(asyncio.get_running_loop())
+        emitter = PersistentEmitter(run=run, next_seq=1)
+        await emitter.emit("agent_state", state="thinking")
+        await emitter.flush()
+        backends.append(event_store._connections.get()._conn.info.backend_pid)
+        await db(_terminate, backends)
+        await emitter.emit("text", delta="Weiter geht's.")
+        await emitter.emit("done", finish_reason="stop", text="Weiter geht's.", usage={}, cap_reached=False,
+                           continue_offered=False)
+        await emitter.flush()
+        await event_store._connections.get()._conn.close()
+
+    asyncio.run(go())
+
+    stored = _api_view(run)
+    assert [e["type"] for e in stored] == ["agent_state", "text", "done"]
+    assert [event for event, _ in sent] == stored and all(was_stored for _, was_stored in sent)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", [backends])
+        assert cursor.fetchone()[0] == 0  # really gone: the later events took a new connection
+
+
+def _terminate(pids: list[int]) -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [pids])
