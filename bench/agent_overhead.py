@@ -53,6 +53,7 @@ from django.db.models import Count  # noqa: E402
 
 from akten.models import Role, User  # noqa: E402
 from akten.services import create_api_token  # noqa: E402
+from config.processes import Command, web_commands, worker_commands  # noqa: E402
 from helena.models import HelenaSettings, LLMCall, ModelTier, RateLimit, ToolCallLog  # noqa: E402
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server  # noqa: E402
 
@@ -181,12 +182,22 @@ def free_port() -> int:
 class Child:
     """A subprocess with its output in a log file (shown when it fails)."""
 
-    def __init__(self, name: str, cmd: list[str], logdir: Path) -> None:
-        self.name = name
-        self.logfile = logdir / f"{name}.log"
+    def __init__(self, command: Command, logdir: Path) -> None:
+        self.name = command.name
+        self.logfile = logdir / f"{command.name}.log"
         with self.logfile.open("wb") as out:
-            self.proc = subprocess.Popen(cmd, cwd=BASE_DIR, env={**os.environ, **PRODUCTION_ENV},
-                                         stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+            self.proc = subprocess.Popen(command.argv, cwd=BASE_DIR, env={**os.environ, **PRODUCTION_ENV},
+                                         stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+                                         pass_fds=command.pass_fds)
+        command.close_inherited()
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the process has used so far (Linux /proc; 0 elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def check(self) -> None:
         if self.proc.poll() is not None:
@@ -214,18 +225,44 @@ class Child:
                 self.proc.wait(timeout=5)
 
 
-def start_children(logdir: Path, *, worker_concurrency: int) -> tuple[Child, Child, str]:
+@dataclass
+class Servers:
+    """daphne and Celery workers as a deployment starts them (config/processes.py)."""
+
+    web: list[Child]
+    workers: list[Child]
+    base_url: str
+
+    @property
+    def children(self) -> list[Child]:
+        return [*self.web, *self.workers]
+
+    def cpu_seconds(self) -> float:
+        return sum(child.cpu_seconds() for child in self.children)
+
+    def check(self) -> None:
+        for child in self.children:
+            child.check()
+
+    def describe(self) -> str:
+        return f"{len(self.web)} × daphne, {len(self.workers)} × Celery-Worker"
+
+    def stop(self) -> None:
+        for child in reversed(self.children):
+            child.stop()
+
+
+def start_servers(logdir: Path, *, worker_threads: int) -> Servers:
+    """As many daphne and worker processes as HELENA_WEB_PROCESSES / HELENA_WORKER_PROCESSES say."""
     port = free_port()
-    daphne = Child("daphne", [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                              "config.asgi:application"], logdir)
-    worker = Child("celery", [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "threads",
-                              "--concurrency", str(worker_concurrency), "--loglevel", "WARNING",
-                              "--without-gossip", "--without-mingle", "--without-heartbeat"], logdir)
-    return daphne, worker, f"http://127.0.0.1:{port}"
+    web = [Child(command, logdir) for command in web_commands("127.0.0.1", port)]
+    workers = [Child(command, logdir)
+               for command in worker_commands(threads=worker_threads, loglevel="WARNING", quiet=True)]
+    return Servers(web=web, workers=workers, base_url=f"http://127.0.0.1:{port}")
 
 
-def wait_ready(daphne: Child, worker: Child, base_url: str, token: str) -> None:
-    """daphne answers an authenticated API call; the worker has executed a task."""
+def wait_ready(servers: Servers, token: str) -> None:
+    """daphne answers an authenticated API call; every worker has executed a task."""
     from celery.exceptions import TimeoutError as NoResultYet
 
     from config.celery import app
@@ -233,21 +270,25 @@ def wait_ready(daphne: Child, worker: Child, base_url: str, token: str) -> None:
     deadline = time.monotonic() + READY_TIMEOUT
     headers = {"Authorization": f"Bearer {token}"}
     while True:
-        daphne.check()
+        servers.check()
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{base_url}{API}/me", headers=headers, timeout=2).status_code == 200:
+            if httpx.get(f"{servers.base_url}{API}/me", headers=headers, timeout=2).status_code == 200:
                 break
         if time.monotonic() > deadline:
-            raise SystemExit(f"daphne antwortet nicht:\n{daphne.tail()}")
+            raise SystemExit(f"daphne antwortet nicht:\n{servers.web[0].tail()}")
         time.sleep(0.2)
+    while len(app.control.ping(timeout=1.0) or []) < len(servers.workers):  # each worker answers
+        servers.check()
+        if time.monotonic() > deadline:
+            raise SystemExit(f"Nicht alle Celery-Worker antworten:\n{servers.workers[-1].tail()}")
     result = app.send_task("helena.healthcheck")
     while True:
-        worker.check()
+        servers.check()
         with contextlib.suppress(NoResultYet):
             result.get(timeout=1)
             return
         if time.monotonic() > deadline:
-            raise SystemExit(f"Der Celery-Worker nimmt keine Aufgaben an:\n{worker.tail()}")
+            raise SystemExit(f"Der Celery-Worker nimmt keine Aufgaben an:\n{servers.workers[0].tail()}")
 
 
 # --- runs over HTTP --------------------------------------------------------------------------------
@@ -455,7 +496,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     logdir = Path(tempfile.mkdtemp(prefix="helena-agent-overhead-"))
-    children: list[Child] = []
+    servers: Servers | None = None
     snapshot: Snapshot | None = None
     server: ScriptedLLMServer = start_scripted_server()
     server.respond_with(next_turn)
@@ -463,10 +504,10 @@ def main() -> None:
     try:
         snapshot = take_snapshot()
         token = prepare(server.url, inline_timeout=args.timeout, background_timeout=args.timeout * 2)
-        daphne, worker, base_url = start_children(logdir, worker_concurrency=max(args.concurrency))
-        children += [daphne, worker]
-        wait_ready(daphne, worker, base_url, token)
-        log(f"daphne auf {base_url}, Celery-Worker (threads, {max(args.concurrency)}) bereit; "
+        servers = start_servers(logdir, worker_threads=max(args.concurrency))
+        wait_ready(servers, token)
+        base_url = servers.base_url
+        log(f"{servers.describe()} auf {base_url} bereit (Threads je Worker: {max(args.concurrency)}); "
             f"Logs in {logdir}")
         for mode in args.modes:  # first run per process pays imports and connections: shown, not counted
             (cold,) = measure(base_url, token, mode=mode, concurrency=1, rounds=1, timeout=30)
@@ -479,16 +520,15 @@ def main() -> None:
                 results[(mode, concurrency)] = measure(base_url, token, mode=mode, concurrency=concurrency,
                                                        rounds=rounds, timeout=args.timeout)
                 log(f"{mode} × {concurrency} ({rounds} Runde(n)) in {time.monotonic() - started:.1f} s")
-                for child in children:
-                    child.check()
-        report(results, children)
+                servers.check()
+        report(results, servers.children)
     except KeyboardInterrupt:
         log("abgebrochen")
-        if results:
-            report(results, children)
+        if results and servers is not None:
+            report(results, servers.children)
     finally:
-        for child in reversed(children):
-            child.stop()
+        if servers is not None:
+            servers.stop()
         server.stop()
         if snapshot is not None:
             restore(snapshot, keep_runs=args.keep_runs)

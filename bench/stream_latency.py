@@ -42,11 +42,11 @@ import httpx  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from bench.agent_overhead import (  # noqa: E402
-    Child,
+    Servers,
     Snapshot,
     prepare,
     restore,
-    start_children,
+    start_servers,
     take_snapshot,
     wait_ready,
 )
@@ -179,7 +179,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     logdir = Path(tempfile.mkdtemp(prefix="helena-stream-latency-"))
-    children: list[Child] = []
+    servers: Servers | None = None
     snapshot: Snapshot | None = None
     server = start_scripted_server()
     server.respond_with(answer)
@@ -187,17 +187,19 @@ def main() -> None:
     try:
         snapshot = take_snapshot()
         token = prepare(server.url, inline_timeout=args.timeout, background_timeout=args.timeout)
-        daphne, worker, base_url = start_children(logdir, worker_concurrency=max(args.conversations))
-        children += [daphne, worker]
-        wait_ready(daphne, worker, base_url, token)
-        log(f"daphne auf {base_url}, Celery-Worker bereit; Logs in {logdir}")
+        servers = start_servers(logdir, worker_threads=max(args.conversations))
+        wait_ready(servers, token)
+        base_url = servers.base_url
+        log(f"{servers.describe()} auf {base_url} bereit; Logs in {logdir}")
         for mode in args.modes:  # warm-up: imports, connections
             asyncio.run(round_(base_url, token, mode=mode, conversations=1, timeout=args.timeout))
         for mode in args.modes:
             for count in args.conversations:
                 server.chunk_log = []
+                cpu_before = servers.cpu_seconds()
                 conversations = asyncio.run(round_(base_url, token, mode=mode, conversations=count,
                                                    timeout=args.timeout))
+                cpu_ms = (servers.cpu_seconds() - cpu_before) * 1000
                 values, settled, missing = latencies(server, conversations)
                 server.chunk_log = None
                 if not values:
@@ -205,24 +207,28 @@ def main() -> None:
                 verdict = "erreicht" if p95(values) <= GOAL_MS else "verfehlt"
                 rows.append(f"| {mode:10} | {count:>4} | {len(values):>6} | {statistics.median(values):7.1f} "
                             f"| {p95(values):7.1f} | {max(values):7.1f} | {missing:>5} | {verdict:8} "
-                            f"| {p95(settled) if settled else float('nan'):12.1f} |")
+                            f"| {p95(settled) if settled else float('nan'):12.1f} "
+                            f"| {cpu_ms / (count * TOKENS):12.2f} |")
                 log(f"{mode} × {count}: {len(values)} Tokens gemessen")
         print()
         print(f"Stream-Latenz Modellserver → Websocket-Client in ms ({TOKENS} Tokens pro Antwort, "
-              f"alle {TOKEN_INTERVAL * 1000:.0f} ms); Ziel p95 ≤ {GOAL_MS:.0f} ms")
+              f"alle {TOKEN_INTERVAL * 1000:.0f} ms); Ziel p95 ≤ {GOAL_MS:.0f} ms; {servers.describe()}, "
+              f"{os.cpu_count()} Kerne")
         print("| Modus      | Ges. | Tokens |  Median |     p95 |     max | fehlt | Ziel     "
-              "| p95 ab T. 16 |")
+              "| p95 ab T. 16 | CPU ms/Token |")
         print("|------------|-----:|-------:|--------:|--------:|--------:|------:|----------"
-              "|-------------:|")
+              "|-------------:|-------------:|")
         for line in rows:
             print(line)
         print(f"„p95 ab T. 16“: ohne die ersten {STARTUP_TOKENS} Tokens jeder Antwort, während alle Läufe "
               "der Runde zugleich starten (nur zur Einordnung; das Ziel gilt für alle Tokens).")
+        print("„CPU ms/Token“: CPU-Zeit aller daphne- und Worker-Prozesse während der Runde (Gespräche "
+              "anlegen, verbinden, Läufe starten und streamen), geteilt durch die Tokens der Runde.")
     except KeyboardInterrupt:
         log("abgebrochen")
     finally:
-        for child in reversed(children):
-            child.stop()
+        if servers is not None:
+            servers.stop()
         server.stop()
         if snapshot is not None:
             restore(snapshot)

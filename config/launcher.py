@@ -20,6 +20,8 @@ import time
 import warnings
 from pathlib import Path
 
+from config.processes import Command, web_commands, worker_commands, worker_processes
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("HELENA_VAR_DIR", BASE_DIR / "var")).resolve()
 DB_NAME = "helena"
@@ -107,8 +109,10 @@ class Services:
         if subprocess.call(cmd, env=self.env, cwd=BASE_DIR) != 0:
             raise SystemExit(f"`manage.py {' '.join(args)}` ist fehlgeschlagen.")
 
-    def spawn(self, name: str, cmd: list[str]) -> None:
-        self.children.append((name, subprocess.Popen(cmd, env=self.env, cwd=BASE_DIR)))
+    def spawn(self, command: Command) -> None:
+        proc = subprocess.Popen(command.argv, env=self.env, cwd=BASE_DIR, pass_fds=command.pass_fds)
+        command.close_inherited()
+        self.children.append((command.name, proc))
 
     def stop(self) -> None:
         """Stop children in reverse order (servers last), then the embedded PostgreSQL."""
@@ -140,11 +144,11 @@ def run(services: Services, *, host: str, port: int) -> int:
     services.manage("load_gesetze", "--if-empty")  # the bundled statutes, once
     if port_in_use(host, port):
         port = free_port(host)
-    services.spawn("daphne", [sys.executable, "-m", "daphne", "-b", host, "-p", str(port),
-                              "config.asgi:application"])
-    services.spawn("celery", [sys.executable, "-m", "celery", "-A", "config", "worker", "--beat",
-                              "--schedule", str(VAR_DIR / "celerybeat-schedule"),
-                              "--loglevel", "INFO", "--concurrency", "2"])
+    web = web_commands(host, port)
+    for command in [*web, *worker_commands(beat_schedule=str(VAR_DIR / "celerybeat-schedule"))]:
+        services.spawn(command)
+    log(f"{len(web)} × daphne, {worker_processes()} × Celery-Worker "
+        "(HELENA_WEB_PROCESSES, HELENA_WORKER_PROCESSES, HELENA_WORKER_THREADS).")
     url = f"http://{host}:{port}/"
     log(f"Helena läuft: {url}  (Admin: {url}admin/, API: {url}api/v1/docs)")
     log(f"Demo-Logins (Passwort „{password}“): " + ", ".join(DEMO_USERS))

@@ -115,6 +115,11 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A background run is a task on the worker's runner loop; the task's thread only waits for it
+# (helena.tasks). With the prefork pool each child process waited for one run at a time, so a worker
+# ran as many background runs at once as it had children (2 under `make run`). Threads wait cheaply.
+CELERY_WORKER_POOL = "threads"
+CELERY_WORKER_CONCURRENCY: int = env.int("HELENA_WORKER_THREADS", default=100)
 CELERY_TIMEZONE = "Europe/Berlin"
 # Runs whose worker died are failed once their deadline has passed (helena.execution).
 CELERY_BEAT_SCHEDULE = {

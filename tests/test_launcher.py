@@ -101,7 +101,8 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
     model_server = start_scripted_server()
     model_server.script([{"text": "Hallo aus dem Inline-Lauf."}])
     env = _clean_env(DATABASE_URL=database_url(launcher_db), HELENA_VAR_DIR=str(tmp_path / "var"),
-                     HELENA_DEMO_PASSWORD="pw-launcher", DEBUG="true", OLLAMA_HOST=model_server.url)
+                     HELENA_DEMO_PASSWORD="pw-launcher", DEBUG="true", OLLAMA_HOST=model_server.url,
+                     HELENA_WEB_PROCESSES="2")
     proc = subprocess.Popen(
         [sys.executable, "-m", "config.launcher", "run", "--port", str(port)], cwd=BASE_DIR, text=True,
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
@@ -152,6 +153,27 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
                 break
             time.sleep(0.1)
         assert run["status"] == "finished" and run["text"] == "Hallo aus dem Inline-Lauf."
+        assert "2 × daphne" in output  # two processes serve the port; the requests above reached them
+        # Background runs: the worker runs several at once (its tasks only wait for their runs).
+        model_server.respond_with(lambda _request: {"text": "Im Hintergrund erledigt.", "delay": 1.5})
+        background = []
+        for i in range(3):
+            conv = json.load(urllib.request.urlopen(urllib.request.Request(
+                f"{base}/api/v1/helena/conversations", data=b"{}", headers=headers, method="POST"),
+                timeout=10))
+            message = json.dumps({"text": f"Prüfe Akte {i}", "mode": "background"}).encode()
+            background.append(json.load(urllib.request.urlopen(urllib.request.Request(
+                f"{base}/api/v1/helena/conversations/{conv['id']}/messages", data=message, headers=headers,
+                method="POST"), timeout=10))["run_id"])
+        with psycopg.connect(**_admin_conninfo(launcher_db)) as conn:
+            for _ in range(300):
+                rows = conn.execute("SELECT status, mode, started_at, ended_at FROM helena_agentrun "
+                                    "WHERE id = ANY(%s::uuid[])", [background]).fetchall()
+                if all(status not in ("queued", "running") for status, *_ in rows):
+                    break
+                time.sleep(0.1)
+        assert [(status, mode) for status, mode, *_ in rows] == [("finished", "background")] * 3
+        assert max(started for _, _, started, _ in rows) < min(ended for _, _, _, ended in rows)  # overlapped
     finally:
         os.kill(proc.pid, signal.SIGINT)  # Ctrl-C; children must be stopped by the launcher itself
         proc.wait(timeout=90)

@@ -1,0 +1,104 @@
+"""The server processes of a deployment, as `make run` (config.launcher) and the benchmarks start them.
+
+A Python process computes on one core at a time (the GIL): one daphne serving every socket and
+every inline run, or one worker running every background run, is the limit of a machine however
+many cores it has. So there may be several of each:
+
+- HELENA_WEB_PROCESSES daphne processes serve one port. Each gets a listening socket of its own,
+  bound with SO_REUSEPORT, so the kernel spreads new connections over them. A request, a socket
+  and an inline run may each land in a different process: everything they share is in PostgreSQL
+  and Redis (run events reach every process's sockets through Redis pub/sub).
+- HELENA_WORKER_PROCESSES Celery workers, each running up to HELENA_WORKER_THREADS background runs
+  at once (the threads pool, config/settings.py: a run is a task on the worker's runner loop, and
+  the task thread only waits for it; see helena.tasks). The first one also runs the beat (the sweep
+  of stale runs).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from dataclasses import dataclass, field
+
+
+def _count(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SystemExit(f"{name} muss eine ganze Zahl sein, nicht „{raw}“.") from None
+    if value < 1:
+        raise SystemExit(f"{name} muss mindestens 1 sein.")
+    return value
+
+
+def web_processes() -> int:
+    """One daphne per core, at most 4 (each holds up to DB_POOL_MAX_SIZE database connections)."""
+    return _count("HELENA_WEB_PROCESSES", min(4, os.cpu_count() or 1))
+
+
+def worker_processes() -> int:
+    return _count("HELENA_WORKER_PROCESSES", 1)
+
+
+@dataclass
+class Command:
+    """One process to start: its argv and the listening socket it inherits, if any."""
+
+    name: str
+    argv: list[str]
+    pass_fds: tuple[int, ...] = ()
+    sockets: list[socket.socket] = field(default_factory=list)
+
+    def close_inherited(self) -> None:
+        """After the child started: the parent does not serve on the socket itself."""
+        for sock in self.sockets:
+            sock.close()
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    sock.set_inheritable(True)
+    return sock
+
+
+def web_commands(host: str, port: int, *, processes: int | None = None) -> list[Command]:
+    """daphne processes sharing host:port (one plain `daphne -b -p` when there is one)."""
+    count = web_processes() if processes is None else processes
+    app = "config.asgi:application"
+    if count == 1:
+        return [Command("daphne", [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), app])]
+    commands = []
+    for index in range(count):
+        sock = _listening_socket(host, port)
+        commands.append(Command(f"daphne-{index + 1}",
+                                [sys.executable, "-m", "daphne", "--fd", str(sock.fileno()), app],
+                                pass_fds=(sock.fileno(),), sockets=[sock]))
+    return commands
+
+
+def worker_commands(*, processes: int | None = None, threads: int | None = None, beat_schedule: str = "",
+                    loglevel: str = "INFO", quiet: bool = False) -> list[Command]:
+    """Celery workers; with beat_schedule, the first one also runs the beat. `threads` overrides
+    HELENA_WORKER_THREADS (the settings' worker_concurrency)."""
+    count = worker_processes() if processes is None else processes
+    commands = []
+    for index in range(count):
+        argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel", loglevel,
+                "-n", f"helena-{index + 1}@%h"]
+        if threads is not None:
+            argv += ["--concurrency", str(threads)]
+        if beat_schedule and index == 0:
+            argv += ["--beat", "--schedule", beat_schedule]
+        if quiet:
+            argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+        commands.append(Command(f"celery-{index + 1}" if count > 1 else "celery", argv))
+    return commands
