@@ -1,7 +1,8 @@
 """Overhead of the agent machinery: wall time of a 5-step run ÷ the time the model itself took.
 
-The scripted model server (in this process) answers every model call after exactly 200 ms; a run is
-four calculate_frist calls and a final answer, so the model accounts for 5 × 0.2 s = 1.0 s. The
+The scripted model server (a process of its own, bench/model_server.py) answers every model call
+after exactly 200 ms; a run is four calculate_frist calls and a final answer, so the model accounts
+for 5 × 0.2 s = 1.0 s. The
 runs go through the real stack: JSON API on daphne, the inline runner in daphne's process, a real
 Celery worker (threads pool) for background runs, PostgreSQL and Redis; daphne and the worker run
 with DEBUG off, as deployed. Goal: ratio ≤ 1.05, at 1 and
@@ -53,6 +54,7 @@ from django.db.models import Count  # noqa: E402
 
 from akten.models import Role, User  # noqa: E402
 from akten.services import create_api_token  # noqa: E402
+from bench.model_server import ModelServerProcess  # noqa: E402
 from config.processes import Command, web_commands, worker_commands  # noqa: E402
 from helena.models import (  # noqa: E402
     AgentRun,
@@ -65,7 +67,6 @@ from helena.models import (  # noqa: E402
     RunEvent,
     ToolCallLog,
 )
-from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server  # noqa: E402
 
 MODEL_DELAY = 0.2  # seconds before the first byte of every model answer
 STEPS = 5  # model calls per run: 4 tool turns and the answer
@@ -520,8 +521,7 @@ def main() -> None:
     logdir = Path(tempfile.mkdtemp(prefix="helena-agent-overhead-"))
     servers: Servers | None = None
     snapshot: Snapshot | None = None
-    server: ScriptedLLMServer = start_scripted_server()
-    server.respond_with(next_turn)
+    server = ModelServerProcess("bench.agent_overhead:next_turn")
     results: dict[tuple[str, int], list[Sample]] = {}
     try:
         snapshot = take_snapshot()

@@ -1,8 +1,9 @@
 """Stream latency: from the model server writing a token to a websocket client receiving it.
 
-The scripted Ollama server (in this process) streams every answer token by token (one unique token
-every 50 ms) and notes when it wrote each chunk; one websocket client per conversation (same
-process, same clock) notes when the matching `text` event arrives. In between is everything Helena
+The scripted Ollama server (a process of its own, bench/model_server.py) streams every answer token
+by token (one unique token every 50 ms) and notes when it wrote each chunk; one websocket client per
+conversation (this process; the same machine, so the same clock) notes when the matching `text`
+event arrives. In between is everything Helena
 does per token: the ollama client, the agent loop, the event's INSERT (one per batch of all runs of
 the process), the Redis pub/sub publish, the consumer in daphne and the socket. daphne and the worker
 run with DEBUG off, as deployed. Goal: p95 ≤ 15 ms, with 1 and with 50 conversations
@@ -50,7 +51,7 @@ from bench.agent_overhead import (  # noqa: E402
     take_snapshot,
     wait_ready,
 )
-from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server  # noqa: E402
+from bench.model_server import ModelServerProcess  # noqa: E402
 
 GOAL_MS = 15.0
 TOKENS = 40  # per answer
@@ -73,10 +74,10 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     return {"text": [f"{tag}-{i:03d} " for i in range(TOKENS)], "chunk_delay": TOKEN_INTERVAL}
 
 
-def written_tokens(server: ScriptedLLMServer) -> dict[str, float]:
+def written_tokens(chunk_log: list[tuple[float, bytes]]) -> dict[str, float]:
     """Token → epoch seconds at which the server had written it."""
     times: dict[str, float] = {}
-    for at, chunk in server.chunk_log or []:
+    for at, chunk in chunk_log:
         try:
             content = json.loads(chunk).get("message", {}).get("content", "")
         except (ValueError, AttributeError):
@@ -140,11 +141,11 @@ async def round_(
 
 
 def latencies(
-    server: ScriptedLLMServer, conversations: list[Conversation]
+    chunk_log: list[tuple[float, bytes]], conversations: list[Conversation]
 ) -> tuple[list[float], list[float], int]:
     """All measured latencies, those after the first STARTUP_TOKENS tokens of each answer (while
     every run of the round starts at once), and how many tokens were not measured."""
-    written = written_tokens(server)
+    written = written_tokens(chunk_log)
     values: list[float] = []
     settled: list[float] = []
     missing = 0
@@ -181,8 +182,7 @@ def main() -> None:
     logdir = Path(tempfile.mkdtemp(prefix="helena-stream-latency-"))
     servers: Servers | None = None
     snapshot: Snapshot | None = None
-    server = start_scripted_server()
-    server.respond_with(answer)
+    server = ModelServerProcess("bench.stream_latency:answer")
     rows: list[str] = []
     try:
         snapshot = take_snapshot()
@@ -195,13 +195,12 @@ def main() -> None:
             asyncio.run(round_(base_url, token, mode=mode, conversations=1, timeout=args.timeout))
         for mode in args.modes:
             for count in args.conversations:
-                server.chunk_log = []
+                server.start_chunk_log()
                 cpu_before = servers.cpu_seconds()
                 conversations = asyncio.run(round_(base_url, token, mode=mode, conversations=count,
                                                    timeout=args.timeout))
                 cpu_ms = (servers.cpu_seconds() - cpu_before) * 1000
-                values, settled, missing = latencies(server, conversations)
-                server.chunk_log = None
+                values, settled, missing = latencies(server.take_chunk_log(), conversations)
                 if not values:
                     raise SystemExit(f"{mode} × {count}: kein Token gemessen")
                 verdict = "erreicht" if p95(values) <= GOAL_MS else "verfehlt"
