@@ -36,7 +36,10 @@ def _count(name: str, default: int) -> int:
 
 
 def web_processes() -> int:
-    """One daphne per core, at most 4 (each holds up to DB_POOL_MAX_SIZE database connections)."""
+    """One daphne per core, at most 4 (each holds up to DB_POOL_MAX_SIZE database connections);
+    one where the kernel cannot spread a port's connections (no SO_REUSEPORT)."""
+    if not sys.platform.startswith("linux") or not hasattr(socket, "SO_REUSEPORT"):
+        return 1
     return _count("HELENA_WEB_PROCESSES", min(4, os.cpu_count() or 1))
 
 
