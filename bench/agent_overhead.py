@@ -55,7 +55,12 @@ from django.db.models import Count  # noqa: E402
 from akten.models import Role, User  # noqa: E402
 from akten.services import create_api_token  # noqa: E402
 from bench.model_server import ModelServerProcess  # noqa: E402
-from config.processes import Command, web_commands, worker_commands  # noqa: E402
+from config.processes import (  # noqa: E402
+    Command,
+    share_database_connections,
+    web_commands,
+    worker_commands,
+)
 from helena.models import (  # noqa: E402
     AgentRun,
     Conversation,
@@ -278,9 +283,13 @@ class Servers:
 def start_servers(logdir: Path, *, worker_threads: int) -> Servers:
     """As many daphne and worker processes as HELENA_WEB_PROCESSES / HELENA_WORKER_PROCESSES say."""
     port = free_port()
-    web = [Child(command, logdir) for command in web_commands("127.0.0.1", port)]
-    workers = [Child(command, logdir)
-               for command in worker_commands(threads=worker_threads, loglevel="WARNING", quiet=True)]
+    web_cmds = web_commands("127.0.0.1", port)
+    worker_cmds = worker_commands(threads=worker_threads, loglevel="WARNING", quiet=True)
+    env = dict(os.environ)
+    share_database_connections(env, processes=len(web_cmds) + len(worker_cmds))
+    PRODUCTION_ENV["DB_POOL_MAX_SIZE"] = env["DB_POOL_MAX_SIZE"]
+    web = [Child(command, logdir) for command in web_cmds]
+    workers = [Child(command, logdir) for command in worker_cmds]
     return Servers(web=web, workers=workers, base_url=f"http://127.0.0.1:{port}")
 
 

@@ -20,7 +20,13 @@ import time
 import warnings
 from pathlib import Path
 
-from config.processes import Command, web_commands, worker_commands, worker_processes
+from config.processes import (
+    Command,
+    share_database_connections,
+    web_commands,
+    worker_commands,
+    worker_processes,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("HELENA_VAR_DIR", BASE_DIR / "var")).resolve()
@@ -145,7 +151,9 @@ def run(services: Services, *, host: str, port: int) -> int:
     if port_in_use(host, port):
         port = free_port(host)
     web = web_commands(host, port)
-    for command in [*web, *worker_commands(beat_schedule=str(VAR_DIR / "celerybeat-schedule"))]:
+    workers = worker_commands(beat_schedule=str(VAR_DIR / "celerybeat-schedule"))
+    share_database_connections(env, processes=len(web) + len(workers))
+    for command in [*web, *workers]:
         services.spawn(command)
     log(f"{len(web)} × daphne, {worker_processes()} × Celery-Worker "
         "(HELENA_WEB_PROCESSES, HELENA_WORKER_PROCESSES, HELENA_WORKER_THREADS).")

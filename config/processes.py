@@ -47,6 +47,15 @@ def worker_processes() -> int:
     return _count("HELENA_WORKER_PROCESSES", 1)
 
 
+def share_database_connections(env: dict[str, str], *, processes: int) -> None:
+    """Unless DB_POOL_MAX_SIZE is set: size each process's connection pool so that all of them fit
+    into PostgreSQL's default max_connections (100), 80 for the pools and the rest for the runner
+    loops' own connections, migrations and psql. At 20 per process, four daphne and a worker
+    would have asked for all 100."""
+    if "DB_POOL_MAX_SIZE" not in env:
+        env["DB_POOL_MAX_SIZE"] = str(max(4, min(20, 80 // max(1, processes))))
+
+
 @dataclass
 class Command:
     """One process to start: its argv and the listening socket it inherits, if any."""

@@ -181,3 +181,37 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
     assert proc.returncode == 0
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0, "daphne still listening after Ctrl-C"
+
+
+def test_process_counts_and_connection_pools_of_a_deployment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from config import processes
+
+    env: dict[str, str] = {}
+    processes.share_database_connections(env, processes=5)  # four daphne and a worker
+    assert int(env["DB_POOL_MAX_SIZE"]) * 5 <= 80
+    env = {"DB_POOL_MAX_SIZE": "7"}
+    processes.share_database_connections(env, processes=5)
+    assert env["DB_POOL_MAX_SIZE"] == "7"  # the operator's value stands
+    env = {}
+    processes.share_database_connections(env, processes=2)
+    assert env["DB_POOL_MAX_SIZE"] == "20"
+
+    monkeypatch.setenv("HELENA_WORKER_PROCESSES", "zwei")
+    with pytest.raises(SystemExit, match="ganze Zahl"):
+        processes.worker_processes()
+    monkeypatch.setenv("HELENA_WORKER_PROCESSES", "0")
+    with pytest.raises(SystemExit, match="mindestens 1"):
+        processes.worker_processes()
+    monkeypatch.setenv("HELENA_WORKER_PROCESSES", "2")
+    workers = processes.worker_commands(beat_schedule="/tmp/schedule")
+    assert [w.name for w in workers] == ["celery-1", "celery-2"]
+    assert "--beat" in workers[0].argv and "--beat" not in workers[1].argv  # one beat only
+
+    monkeypatch.setenv("HELENA_WEB_PROCESSES", "3")
+    port = _free_port()
+    web = processes.web_commands("127.0.0.1", port)
+    try:
+        assert len(web) == 3 and all("--fd" in command.argv for command in web)
+    finally:
+        for command in web:
+            command.close_inherited()
