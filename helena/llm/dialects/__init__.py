@@ -1,0 +1,1 @@
+"""How open models write tool calls and reasoning, parsed while they stream (one module a dialect)."""

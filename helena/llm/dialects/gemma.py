@@ -1,0 +1,87 @@
+"""Gemma 3 (and any small model) writing calls in a code fence: ```tool_code, ```json, ```python.
+
+    ```tool_code
+    get_weather(city="Berlin")
+    ```
+
+A fence is held only while its language and first characters can still be a call of an offered
+tool; any other code block is prose at once.
+"""
+
+from __future__ import annotations
+
+import re
+
+from helena.llm.dialects.base import REJECT, Block, Call, Emit, Event, Malformed, Opener, Outcome
+from helena.llm.dialects.calls import calls_from, may_become_name, python_calls
+from helena.llm.dialects.scan import json_call, skip_separators, value_sequence
+
+CALL_LANGUAGES = frozenset({"", "json", "tool_code", "tool_call", "tool_calls", "python", "py"})
+_CODE_LANGUAGES = frozenset({"tool_code", "python", "py"})
+_IDENT_RE = re.compile(r"[A-Za-z_][\w.]*")
+_FENCE = "```"
+
+
+class FenceBlock(Block):
+    def step(self, text: str, final: bool) -> Outcome:
+        newline = text.find("\n", len(_FENCE))
+        if newline < 0:
+            info = text[len(_FENCE):]
+            if not final and len(info) < 20 and re.fullmatch(r"[\w\-]*[ \t]*", info):
+                return None
+            return REJECT
+        if text[len(_FENCE):newline].strip().lower() not in CALL_LANGUAGES:
+            return REJECT
+        start = skip_separators(text, newline + 1)
+        if start >= len(text):
+            return REJECT if final else None
+        close = text.find(_FENCE, start)
+        body_end = close if close >= 0 else len(text)
+        if text[start] in "{[":
+            return self._json(text, start, close, final)
+        language = text[len(_FENCE):newline].strip().lower()
+        ident = _IDENT_RE.match(text, start)
+        if ident is None:
+            return REJECT
+        if language not in _CODE_LANGUAGES:  # e.g. ``` with a call: its name must fit a tool
+            name = ident.group().removeprefix("print")
+            if ident.end() == len(text):
+                return None if not final and may_become_name(name, self.ctx.names) else REJECT
+            if text[ident.end()] != "(" or not may_become_name(name, self.ctx.names):
+                return REJECT
+        if close < 0 and not final:
+            return None  # a code block for calls (tool_code, python) is read whole
+        calls = python_calls(text[start:body_end], self.ctx.names)
+        if not calls:
+            return REJECT
+        return Emit(consumed=self._end(text, close), events=[Call(call) for call in calls])
+
+    def _json(self, text: str, start: int, close: int, final: bool) -> Outcome:
+        verdict = json_call(text, start, self.ctx.names, final=final or close >= 0,
+                            truncated=self.ctx.truncated)
+        if verdict.kind == "no":
+            return REJECT
+        if verdict.kind == "wait" or (close < 0 and not final):
+            return None
+        if verdict.kind == "malformed":
+            end = self._end(text, close)
+            cut = verdict.reason.endswith("abgeschnitten")
+            return Emit(consumed=end, events=[Malformed(verdict.reason, text[:end], cut)])
+        sequence = value_sequence(text[: close if close >= 0 else len(text)], start, final=True)
+        events: list[Event] = []
+        for value in sequence.values:
+            calls = calls_from(value, self.ctx.names)
+            if calls is None:
+                return REJECT
+            events.extend(Call(call) for call in calls)
+        body_end = close if close >= 0 else len(text)
+        if text[sequence.end:body_end].strip(" \t\r\n,;"):
+            return REJECT
+        return Emit(consumed=self._end(text, close), events=events)
+
+    @staticmethod
+    def _end(text: str, close: int) -> int:
+        return close + len(_FENCE) if close >= 0 else len(text)
+
+
+OPENERS = [Opener(_FENCE, FenceBlock, needs_tools=True)]

@@ -1,0 +1,170 @@
+"""The streaming parser: model output in, answer text, reasoning and tool calls out.
+
+Text is released the moment it cannot be the start of any dialect's marker; at a possible marker
+only the shortest suffix that could still grow into one is held, and released as soon as it is
+decided. Every dialect is always on (small models mix formats; markup of any kind must never be
+shown), so the profile only says whether the output starts inside a reasoning block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+
+from helena.llm.dialects import deepseek, gemma, harmony, hermes, llama, mistral, qwen3_coder, think, tokens
+from helena.llm.dialects.base import REJECT, Block, Call, Ctx, Emit, Event, Malformed, Opener, Reasoning, Text
+
+ALL_OPENERS: tuple[Opener, ...] = (
+    *think.OPENERS, *hermes.OPENERS, *qwen3_coder.OPENERS, *llama.OPENERS, *gemma.OPENERS,
+    *mistral.OPENERS, *deepseek.OPENERS, *harmony.OPENERS, *tokens.OPENERS,
+)
+
+
+class StreamParser:
+    """Feed text as it streams (feed), then finish(); each returns the events decided so far.
+
+    `names`: the tools whose calls count when written without markup (bare JSON, code fences).
+    `reasoning_first`: the chat template pre-filled "<think>", so the output starts as reasoning.
+    After finish(), `flags` tells what was learned about the model (e.g. "reasoning_prefilled").
+    """
+
+    def __init__(self, *, names: Collection[str] = (), reasoning_first: bool = False,
+                 types: dict[str, dict[str, str]] | None = None,
+                 openers: Iterable[Opener] = ALL_OPENERS) -> None:
+        self._ctx = Ctx(names=frozenset(names), types=types or {})
+        active = [o for o in openers if self._ctx.names or not o.needs_tools]
+        self._by_char: dict[str, list[Opener]] = {}
+        for opener in sorted(active, key=lambda o: -len(o.literal)):
+            self._by_char.setdefault(opener.literal[0], []).append(opener)
+        self._candidates = re.compile("[" + re.escape("".join(self._by_char)) + "]")
+        self._buf = ""
+        self._block: Block | None = None
+        if reasoning_first:
+            self._block = think.ThinkBlock(self._ctx, "<think>", prefilled=True)
+        self.flags: set[str] = set()
+        self.finished = False
+
+    def feed(self, text: str) -> list[Event]:
+        if not text:
+            return []
+        self._buf += text
+        return self._drain(final=False)
+
+    def finish(self, *, truncated: bool = False) -> list[Event]:
+        """End of stream; `truncated`: the server cut the output off (an open call is then broken)."""
+        if self.finished:
+            return []
+        self.finished = True
+        if truncated:
+            self._ctx = Ctx(names=self._ctx.names, truncated=True, types=self._ctx.types)
+            if self._block is not None:
+                self._block.ctx = self._ctx
+        return self._drain(final=True)
+
+    # ------------------------------------------------------------------------------------------
+
+    def _match(self, pos: int, final: bool) -> Opener | bool | None:
+        """The opener that fully matches at pos (longest first), True to wait, None if none can."""
+        buf = self._buf
+        rest = len(buf) - pos
+        waiting = False
+        for opener in self._by_char.get(buf[pos], ()):
+            literal = opener.literal
+            if rest >= len(literal):
+                if buf.startswith(literal, pos):
+                    return True if waiting else opener
+            elif not final and literal.startswith(buf[pos:]):
+                waiting = True  # a longer marker may still be written here
+        return True if waiting else None
+
+    def _drain(self, *, final: bool) -> list[Event]:
+        out: list[Event] = []
+        while self._buf:
+            block = self._block
+            if block is None:
+                opener: Opener | bool | None = None
+                pos = -1
+                for found in self._candidates.finditer(self._buf):
+                    opener = self._match(found.start(), final)
+                    if opener is not None:
+                        pos = found.start()
+                        break
+                if pos < 0:
+                    _text(out, self._buf)
+                    self._buf = ""
+                    break
+                if pos:
+                    _text(out, self._buf[:pos])
+                    self._buf = self._buf[pos:]
+                if opener is True:
+                    break  # hold the possible marker until more text decides it
+                assert isinstance(opener, Opener)
+                block = self._block = opener.make(self._ctx, opener.literal)
+            outcome = block.step(self._buf, final)
+            if outcome is REJECT:
+                _text(out, self._buf[0])
+                self._buf = self._buf[1:]
+                self._block = None
+                continue
+            if outcome is None:
+                if final:  # a block that cannot decide at the end: its text is markup
+                    out.append(Malformed("Ende der Ausgabe", self._buf, truncated=self._ctx.truncated))
+                    self._buf = ""
+                    self._block = None
+                break
+            assert isinstance(outcome, Emit)
+            for event in outcome.events:
+                if isinstance(event, Text):
+                    _text(out, event.text)
+                elif isinstance(event, Reasoning) and out and isinstance(out[-1], Reasoning):
+                    out[-1] = Reasoning(out[-1].text + event.text)
+                else:
+                    out.append(event)
+            self._buf = self._buf[outcome.consumed:]
+            if outcome.done:
+                flag = getattr(block, "flag", None)
+                if flag:
+                    self.flags.add(flag)
+                self._block = None
+            elif not outcome.consumed and not outcome.events:
+                if final:
+                    continue
+                break
+        if final and self._block is not None:  # e.g. reasoning that never closed
+            outcome = self._block.step("", True)
+            if isinstance(outcome, Emit):
+                out.extend(e for e in outcome.events if not isinstance(e, Text) or e.text)
+            self._block = None
+        return out
+
+
+def _text(out: list[Event], text: str) -> None:
+    if not text:
+        return
+    if out and isinstance(out[-1], Text):
+        out[-1] = Text(out[-1].text + text)
+    else:
+        out.append(Text(text))
+
+
+def parse(text: str, *, names: Collection[str] = (), reasoning_first: bool = False,
+          truncated: bool = False, types: dict[str, dict[str, str]] | None = None) -> list[Event]:
+    """The whole output at once: exactly what streaming it in any pieces gives."""
+    parser = StreamParser(names=names, reasoning_first=reasoning_first, types=types)
+    return merge([*parser.feed(text), *parser.finish(truncated=truncated)])
+
+
+def merge(events: Iterable[Event]) -> list[Event]:
+    """Adjacent text (and reasoning) events joined: the form two parses are compared in."""
+    out: list[Event] = []
+    for event in events:
+        if isinstance(event, Text):
+            _text(out, event.text)
+        elif isinstance(event, Reasoning) and out and isinstance(out[-1], Reasoning):
+            out[-1] = Reasoning(out[-1].text + event.text)
+        else:
+            out.append(event)
+    return out
+
+
+__all__ = ["ALL_OPENERS", "Call", "Event", "Malformed", "Reasoning", "StreamParser", "Text", "merge", "parse"]
