@@ -17,6 +17,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 
 from akten.models import Role
+from helena.llm import router
 from helena.llm.accounting import usage_per_user_month
 from helena.models import (
     AgentRun,
@@ -60,9 +61,32 @@ class ToolCallLogAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 @admin.register(ModelTier)
 class ModelTierAdmin(admin.ModelAdmin):
-    list_display = ("tier", "provider", "model_name", "enabled", "price_input_per_1k", "price_output_per_1k")
+    list_display = ("tier", "provider", "model_name", "dialect", "enabled", "price_input_per_1k",
+                    "price_output_per_1k")
     list_filter = ("provider", "enabled")
     ordering = ("tier",)
+    readonly_fields = ("erkennung",)
+
+    @admin.display(description="Erkannt")
+    def erkennung(self, obj: ModelTier) -> str:
+        """The dialect Helena uses for this model and what the server reports about it."""
+        if obj is None or not obj.pk or not obj.model_name:
+            return "– (nach dem Speichern)"
+        config = router.tier_configs().get(obj.tier) if obj.enabled else None
+        if config is None:
+            return "– (Stufe nicht aktiv)"
+        found = router.detected_dialect(config)
+        profile = found["profile"]
+        parts = [f"Format: {profile.label}"]
+        if found["reachable"] is False:
+            parts.append("Server nicht erreichbar – Erkennung nur am Namen")
+        elif found["capabilities"] is not None:
+            parts.append("Fähigkeiten laut /api/show: " + (", ".join(found["capabilities"]) or "keine"))
+        parts.append("Werkzeuge: " + ("nativ (tools-Parameter)" if profile.native_tools
+                                      else "im Prompt beschrieben (Server nimmt keine tools an)"))
+        if profile.reasoning_prefilled:
+            parts.append("Überlegung beginnt ohne <think> (Vorlage belegt es vor)")
+        return " · ".join(parts)
 
 
 @admin.register(TaskRoute)

@@ -195,8 +195,8 @@ class PersistentEmitter(Emitter):
             raise ValueError(f"unknown event type {type!r}")
         self._raise_failure()
         last = self._pending[-1] if self._pending else None
-        if type == "text" and last is not None and last.type == "text" and data.keys() == {"delta"} \
-                and last.data.keys() == {"delta"}:
+        if type in ("text", "reasoning") and last is not None and last.type == type \
+                and data.keys() == {"delta"} and last.data.keys() == {"delta"}:
             # Deltas that arrive while the writer is busy travel as one: the client appends them
             # anyway, and each event costs an insert row and a broadcast.
             merged = dataclasses.replace(last, data={"delta": last.data["delta"] + data["delta"]})

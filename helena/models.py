@@ -10,6 +10,8 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
+from helena.llm.dialects import profiles as dialect_profiles
+
 
 class ToolCallLog(models.Model):
     """One tool call, refused and failed ones included: who, what, with which arguments, outcome."""
@@ -223,6 +225,9 @@ class LLMCall(models.Model):
 # --- admin settings ------------------------------------------------------------------------
 
 
+DIALECT_CHOICES = dialect_profiles.CHOICES
+
+
 class ModelTier(models.Model):
     """Which model serves tier 1 (small, local), 2 (large, local) or 3 (cloud)."""
 
@@ -237,6 +242,12 @@ class ModelTier(models.Model):
     base_url = models.CharField("Adresse", max_length=300, blank=True,
                                 help_text="Leer: OLLAMA_HOST bzw. OPENAI_BASE_URL aus der Umgebung.")
     context_window = models.PositiveIntegerField("Kontextfenster (überschreibt)", null=True, blank=True)
+    dialect = models.CharField(
+        "Format der Werkzeugaufrufe", max_length=30, default="auto", choices=DIALECT_CHOICES,
+        help_text="Wie das Modell Werkzeugaufrufe und Überlegungen schreibt. „automatisch“ erkennt es am "
+                  "Modellnamen und an Ollamas /api/show; ein festes Format nur für Modelle, die die "
+                  "Erkennung verfehlt.",
+    )
     enabled = models.BooleanField("aktiv", default=True)
     price_input_per_1k = models.DecimalField("Preis je 1.000 Eingabe-Tokens (EUR)", max_digits=10,
                                              decimal_places=6, default=Decimal("0"))

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 EVENT_TYPES = frozenset({
-    "run_started", "agent_state", "text", "tool_call", "tool_result", "step", "draft_created",
+    "run_started", "agent_state", "text", "reasoning", "tool_call", "tool_result", "step", "draft_created",
     "plan_created", "plan_ready_for_review", "plan_review", "plan_step", "ask_user", "warning",
     "done", "error",
 })

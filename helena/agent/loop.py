@@ -18,9 +18,10 @@ from typing import Any, Literal
 
 from helena.agent import budget
 from helena.agent.events import Emitter
-from helena.agent.guard import PARSE_ERROR_HINT, guard_turn
+from helena.agent.language import Gate, language_of
 from helena.agent.stall import STALL_MESSAGE, StallDetector, canonical
 from helena.llm.base import ChatModel, LLMError, ToolCall, ToolCallFormatError, Turn, Usage
+from helena.llm.dialects.calls import normalize_call
 from helena.tools.base import Tool, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)
@@ -38,11 +39,50 @@ TOOL_CAP_PROMPT = (
     "Du hast in einem Schritt mehr Werkzeuge aufgerufen als erlaubt; nur die ersten wurden "
     "ausgeführt. Antworte jetzt mit dem, was du hast."
 )
-# Markers of a tool call written as text: hold such text back until the guard has looked at it.
-_TOOL_TEXT_MARKERS = ("<tool_call", '{"name"', "{'name'", '{"function"', "```json", "[TOOL_CALLS]",
-                      "<|tool_call|>", '[{"name"', "<think>")
-# Reasoning models (qwen3, deepseek-r1) may put their thinking into the content: never shown.
-_THINK_RE = re.compile(r"<think>.*?(?:</think>|\Z)\s*", re.DOTALL)
+PARSE_ERROR_HINT = (
+    "Dein letzter Werkzeugaufruf konnte nicht gelesen werden. Rufe das Werkzeug bitte erneut über das "
+    "Tool-Calling-Format auf: genau ein Werkzeugname, die Argumente als gültiges JSON-Objekt mit doppelten "
+    "Anführungszeichen, ohne abschließende Kommas, ohne Markdown-Codeblöcke und ohne Fließtext im Aufruf. "
+    "Your last tool call could not be parsed. Call the tool again using the tool-calling format with valid "
+    "JSON arguments (double quotes, no trailing commas, no code fences) and no prose inside the call."
+)
+GERMAN_PROMPT = (
+    "Deine letzte Antwort war auf Englisch. Antworte bitte noch einmal, inhaltlich gleich, "
+    "vollständig auf Deutsch (Du-Form)."
+)
+ANSWER_PROMPT = "Du hast nur überlegt, aber nicht geantwortet. Gib jetzt deine Antwort auf Deutsch."
+NUDGE_PROMPT = (
+    "Du hast angekündigt, etwas nachzusehen, aber kein Werkzeug aufgerufen. Ruf das passende Werkzeug "
+    "jetzt auf, statt es nur anzukündigen; wenn keines passt, antworte direkt."
+)
+TRUNCATED_PROMPT = (
+    "Deine letzte Antwort wurde wegen der Längenbegrenzung mitten im Werkzeugaufruf abgeschnitten "
+    "und nicht ausgeführt. Rufe das Werkzeug erneut auf, mit knappen Argumenten und ohne langen Text davor."
+)
+TRUNCATED_WARNING = (
+    "Die Antwort des Modells wurde wegen der Längenbegrenzung mitten in einem Werkzeugaufruf "
+    "abgeschnitten; der unvollständige Aufruf wurde nicht ausgeführt (es wurde nichts angelegt)."
+)
+CUT_ANSWER_WARNING = "Die Antwort des Modells wurde wegen der Längenbegrenzung abgeschnitten."
+GUARD_FAILED_WARNING = (
+    "Das Modell konnte auch im zweiten Versuch keinen lesbaren Werkzeugaufruf erzeugen."
+)
+# A turn that only announces a lookup ("Ich schaue mir die Fristen an …") and stops without a call.
+_ANNOUNCE_RE = re.compile(
+    r"\b(?:ich\s+(?:schaue|sehe|prüfe|suche|rufe|hole|lese|öffne|berechne|recherchiere|frage)"
+    r"|ich\s+werde\s+\w+(?:\s+\w+){0,5}\s+(?:nachsehen|nachschauen|prüfen|suchen|abrufen|anlegen|"
+    r"berechnen|heraussuchen|durchsuchen|ansehen|lesen)|lass\s+mich|einen\s+(?:moment|augenblick)"
+    r"|let\s+me|i\s*'?ll\s+(?:check|look|search)|i\s+will\s+(?:check|look|search))\b",
+    re.I,
+)
+
+
+def announces_lookup(text: str) -> bool:
+    """Whether an answer only says what Helena is about to look up (and no question to the user)."""
+    stripped = text.strip()
+    if not stripped or len(stripped) > 400 or stripped.endswith("?"):
+        return False
+    return bool(_ANNOUNCE_RE.search(stripped))
 
 
 @dataclass(frozen=True)
@@ -96,7 +136,8 @@ class _Run:
     emitter: Emitter
     cancel: asyncio.Event
     execute: Execute
-    use_guard: bool
+    german_only: bool  # the persona answers in German: an English answer is asked again
+    known_names: set[str]  # every tool's name: a call of one not offered is still never shown raw
     messages: list[dict[str, Any]]
     usage: Usage = field(default_factory=Usage)
     text: str = ""
@@ -106,6 +147,9 @@ class _Run:
     cache: dict[tuple[str, str], ToolResult] = field(default_factory=dict)
     stall: StallDetector = field(default_factory=StallDetector)
     paused: bool = False  # a tool asked the user (ask_user); the run ends waiting for the answer
+    english: bool = False  # the last turn's text was English (and not shown)
+    reasked: bool = False  # an English answer was asked again in German (once a run)
+    nudged: bool = False  # an announced lookup without a call got its nudge (once a run)
     # The offered tools' schemas, built once per set of tools: the same list objects every turn let
     # the model clients reuse what they derived from them (ollama_tools).
     _schemas: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None
@@ -125,53 +169,63 @@ class _Run:
             raise _Stop("cancelled")
 
     async def model_turn(self, *, with_tools: bool, extra: str | None = None) -> Turn:
-        """One streamed model call; text deltas go out live unless they look like a tool call."""
+        """One streamed model call: text goes out live, reasoning as a collapsed step, calls whole.
+
+        A call the model wrote but that could not be read (or was cut off by the length limit) gets
+        one retry with a hint; a second failure leaves the turn's `malformed` set for the loop.
+        """
         messages = list(self.messages)
         if extra:
             messages.append({"role": "user", "content": extra})
         sent = budget.fit(messages, context_window=self.context_window)
         schemas = self.schemas() if with_tools and self.tools else None
+        turn = Turn()
         for attempt in (1, 2):
             try:
-                return await self._stream(sent, schemas)
+                turn = await self._stream(sent, schemas)
             except ToolCallFormatError:
                 if attempt == 2 or not schemas:
                     raise
                 sent = [*sent, {"role": "user", "content": PARSE_ERROR_HINT}]
-        raise AssertionError("unreachable")
+                continue
+            if not turn.malformed or turn.tool_calls or not schemas:
+                return turn
+            truncated = turn.finish_reason == "length"
+            if truncated:
+                await self.emitter.emit("warning", code="truncated", message=TRUNCATED_WARNING)
+            if attempt == 1:
+                sent = [*sent, {"role": "assistant", "content": turn.text},
+                        {"role": "user", "content": TRUNCATED_PROMPT if truncated else PARSE_ERROR_HINT}]
+        return turn
 
     async def _stream(self, messages: list[dict[str, Any]], schemas: list[dict] | None) -> Turn:
         turn = Turn()
-        held = False
-        shown = 0
-        shown_text = ""
-        async for chunk in self.model.stream(messages=messages, tools=schemas):
+        gate = Gate(active=self.german_only)
+        names = set(self.offered) | self.known_names
+        async for chunk in self.model.stream(messages=messages, tools=schemas, tool_names=names):
             self.check_cancel()
             if chunk.kind == "text" and chunk.text:
                 turn.text += chunk.text
                 self.partial = turn.text
-                if self.use_guard and not held and any(m in turn.text for m in _TOOL_TEXT_MARKERS):
-                    held = True
-                if not held:
-                    await self.emitter.emit("text", delta=turn.text[shown:])
-                    shown = len(turn.text)
-                    shown_text = turn.text
+                shown = gate.feed(chunk.text)
+                if shown:
+                    await self.emitter.emit("text", delta=shown)
+            elif chunk.kind == "reasoning" and chunk.text:
+                turn.reasoning += chunk.text
+                await self.emitter.emit("reasoning", delta=chunk.text)
             elif chunk.kind == "tool_call" and chunk.tool_call is not None:
-                turn.tool_calls.append(chunk.tool_call)
+                turn.tool_calls.append(normalize_call(chunk.tool_call, names))
+            elif chunk.kind == "malformed":
+                turn.malformed.append(chunk.text)
             elif chunk.kind == "end":
                 turn.usage = chunk.usage or Usage()
                 turn.finish_reason = chunk.finish_reason
         self.usage.prompt_tokens += turn.usage.prompt_tokens
         self.usage.completion_tokens += turn.usage.completion_tokens
-        if self.use_guard:
-            turn = guard_turn(turn, known_tools=set(self.offered) | _all_tool_names())
-            turn.text = _THINK_RE.sub("", turn.text)
-        if held:
-            # The guard removed the tool-call text; what is left after the part already shown is
-            # prose for the user.
-            rest = turn.text[shown:] if turn.text[:shown] == shown_text else ""
-            if rest.strip():
-                await self.emitter.emit("text", delta=rest)
+        rest = gate.finish()
+        if rest:
+            await self.emitter.emit("text", delta=rest)
+        self.english = gate.verdict == "en"
         return turn
 
     async def run_tools(self, calls: list[ToolCall]) -> None:
@@ -233,6 +287,8 @@ class _Run:
         """One last call without tools, so a run never ends with an empty answer."""
         await self.emitter.emit("agent_state", state="thinking", details="Formuliert die Antwort")
         turn = await self.model_turn(with_tools=False, extra=prompt)
+        if self.english:  # no second chance here: an English answer is better than none
+            await self.emitter.emit("text", delta=turn.text)
         self.text = turn.text.strip() or self.text
         self.messages.append({"role": "assistant", "content": turn.text})
 
@@ -278,8 +334,8 @@ async def run_agent(
     limits = limits or LIMITS[mode]
     cancel = cancel or asyncio.Event()
     run = _Run(model=model, tools=tools, ctx=ctx, mode=mode, limits=limits, emitter=emitter,
-               cancel=cancel, execute=execute or _default_execute, use_guard=model.provider == "ollama",
-               messages=list(messages))
+               cancel=cancel, execute=execute or _default_execute, messages=list(messages),
+               german_only=language_of(question, final=True) != "en", known_names=_all_tool_names())
     ctx.cancel = cancel
     ctx.model, ctx.emit, ctx.offered, ctx.execute = model, emitter.emit, run.offered, run.execute
     started: dict[str, Any] = {"message": question} if question else {}
@@ -338,6 +394,25 @@ async def _loop(run: _Run) -> FinishReason:
         turn = await run.model_turn(with_tools=True)
         run.check_cancel()
         if not turn.tool_calls:
+            if turn.malformed:  # the retry did not help either: the next tier may (escalation)
+                await run.emitter.emit("warning", code="tool_call_format", message=GUARD_FAILED_WARNING)
+                await run.final_answer(STALL_MESSAGE)
+                return "stall"
+            silent = not turn.text.strip() and bool(turn.reasoning.strip())  # thought, never answered
+            if (run.english or silent) and not run.reasked:
+                run.reasked = True
+                run.messages += [{"role": "assistant", "content": turn.text},
+                                 {"role": "user", "content": GERMAN_PROMPT if run.english else ANSWER_PROMPT}]
+                continue
+            if run.english:  # asked once; an English answer is better than none
+                await run.emitter.emit("text", delta=turn.text)
+            if run.tools and not run.nudged and announces_lookup(turn.text):
+                run.nudged = True
+                run.messages += [{"role": "assistant", "content": turn.text},
+                                 {"role": "user", "content": NUDGE_PROMPT}]
+                continue
+            if turn.finish_reason == "length":
+                await run.emitter.emit("warning", code="truncated", message=CUT_ANSWER_WARNING)
             run.text = turn.text.strip()
             run.messages.append({"role": "assistant", "content": turn.text})
             return "stop"
@@ -350,7 +425,8 @@ async def _loop(run: _Run) -> FinishReason:
                         f"nur die ersten {run.limits.max_tool_calls_per_turn} werden ausgeführt.",
             )
             calls = calls[: run.limits.max_tool_calls_per_turn]
-        run.text = turn.text.strip() or run.text
+        if not run.english:  # an English preamble to a call was not shown and is not the answer
+            run.text = turn.text.strip() or run.text
         run.messages.append({"role": "assistant", "content": turn.text or "",
                              "tool_calls": [c.as_message() for c in calls]})
         await run.emitter.emit("step", step=run.steps, max_steps=run.limits.max_steps,

@@ -19,7 +19,7 @@ import copy
 import json
 import re
 import unicodedata
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -528,28 +528,40 @@ class RedactingModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = None,
+        tool_names: Collection[str] | None = None,
     ) -> AsyncIterator[Chunk]:
-        """Redact what goes out; restore text deltas (holding back a split "[MAND…") and tool calls."""
-        pending = ""
+        """Redact what goes out; restore text and reasoning (holding back a split "[MAND…") and calls."""
+        pending = {"text": "", "reasoning": ""}
+
+        def flush(kind: str) -> Chunk | None:
+            held, pending[kind] = pending[kind], ""
+            return Chunk(kind=kind, text=self.redactor.restore(held)) if held else None  # type: ignore[arg-type]
+
         try:
             async for chunk in self.inner.stream(messages=self._outgoing(messages), tools=tools,
-                                                 temperature=temperature):
-                if chunk.kind == "text":
-                    pending += chunk.text
-                    ready, pending = _split_partial(pending)
+                                                 temperature=temperature, tool_names=tool_names):
+                if chunk.kind in pending:
+                    other = flush("reasoning" if chunk.kind == "text" else "text")
+                    if other is not None:
+                        yield other
+                    pending[chunk.kind] += chunk.text
+                    ready, pending[chunk.kind] = _split_partial(pending[chunk.kind])
                     if ready:
-                        yield Chunk(kind="text", text=self.redactor.restore(ready))
+                        yield Chunk(kind=chunk.kind, text=self.redactor.restore(ready))
                     continue
-                if pending:
-                    yield Chunk(kind="text", text=self.redactor.restore(pending))
-                    pending = ""
+                for kind in pending:
+                    held = flush(kind)
+                    if held is not None:
+                        yield held
                 if chunk.kind == "tool_call" and chunk.tool_call is not None:
                     yield Chunk(kind="tool_call", tool_call=self._restore_call(chunk.tool_call))
                 else:
                     yield chunk
         except Exception:
-            if pending:
-                yield Chunk(kind="text", text=self.redactor.restore(pending))
+            for kind in pending:
+                held = flush(kind)
+                if held is not None:
+                    yield held
             raise
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
@@ -108,11 +108,13 @@ class RecordingModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = None,
+        tool_names: Collection[str] | None = None,
     ) -> AsyncIterator[Chunk]:
         """The inner stream, unchanged; exactly one LLMCall row per call."""
         started = time.monotonic()
         booked = False
-        chunks = self.inner.stream(messages=messages, tools=tools, temperature=temperature)
+        chunks = self.inner.stream(messages=messages, tools=tools, temperature=temperature,
+                                   tool_names=tool_names)
         try:
             async for chunk in chunks:
                 if chunk.kind == "end" and not booked:

@@ -11,7 +11,7 @@ Tools are offered as OpenAI function schemas: {"type": "function", "function": {
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -42,10 +42,16 @@ FinishReason = Literal["stop", "tool_calls", "length", "error"]
 
 @dataclass
 class Chunk:
-    """One piece of a streamed turn: a text delta, a complete tool call, or the end of the turn."""
+    """One piece of a streamed turn.
 
-    kind: Literal["text", "tool_call", "end"]
+    text: answer text, free of any markup; reasoning: the model's private reasoning (never answer
+    text); tool_call: a complete call; malformed: a call the model wrote but that could not be read
+    or was cut off (text: why, in German; detail: the raw output, for the log only); end: the end.
+    """
+
+    kind: Literal["text", "reasoning", "tool_call", "malformed", "end"]
     text: str = ""
+    detail: str = ""
     tool_call: ToolCall | None = None
     usage: Usage | None = None  # with kind == "end"
     finish_reason: FinishReason | None = None  # with kind == "end"
@@ -59,6 +65,8 @@ class Turn:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     finish_reason: FinishReason | None = None
+    reasoning: str = ""
+    malformed: list[str] = field(default_factory=list)  # German reasons, one per unreadable call
 
 
 class LLMError(Exception):
@@ -109,8 +117,13 @@ class ChatModel(Protocol):
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = None,
+        tool_names: Collection[str] | None = None,
     ) -> AsyncIterator[Chunk]:
-        """Stream one turn. Raises LLMError subclasses; ends with exactly one Chunk(kind="end")."""
+        """Stream one turn. Raises LLMError subclasses; ends with exactly one Chunk(kind="end").
+
+        `tool_names`: the names whose calls count when the model writes them as text (default: the
+        offered tools); a turn without tools still recognises them, so they are never shown raw.
+        """
         ...
 
 
@@ -120,8 +133,12 @@ async def collect(stream: AsyncIterator[Chunk]) -> Turn:
     async for chunk in stream:
         if chunk.kind == "text":
             turn.text += chunk.text
+        elif chunk.kind == "reasoning":
+            turn.reasoning += chunk.text
         elif chunk.kind == "tool_call" and chunk.tool_call is not None:
             turn.tool_calls.append(chunk.tool_call)
+        elif chunk.kind == "malformed":
+            turn.malformed.append(chunk.text)
         elif chunk.kind == "end":
             turn.usage = chunk.usage or Usage()
             turn.finish_reason = chunk.finish_reason

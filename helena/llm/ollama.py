@@ -7,8 +7,9 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import aclosing
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
@@ -17,7 +18,6 @@ import pydantic
 
 from helena.llm.base import (
     Chunk,
-    FinishReason,
     LLMError,
     ModelHTTPError,
     ModelUnavailable,
@@ -25,6 +25,8 @@ from helena.llm.base import (
     ToolCallFormatError,
     Usage,
 )
+from helena.llm.dialects import profiles
+from helena.llm.dialects.stream import Raw, parsed_turn
 from helena.llm.http import LoopClient, ssl_context
 
 logger = logging.getLogger(__name__)
@@ -33,18 +35,32 @@ FALLBACK_CONTEXT_WINDOW = 8192
 # After a failed /api/show, do not ask again for this long (each stream() would otherwise pay
 # a second timeout against a server that is down).
 _CONTEXT_RETRY_SECONDS = 60.0
-# The trained context length per (host, model), shared by the router's instances (a run builds its
-# own): without it every run began with an /api/show round trip. Re-read after this long, in case
-# the model behind the name was replaced.
+# What /api/show says per (host, model): trained context length, capabilities, template. Shared by
+# the router's instances (a run builds its own): without it every run began with an /api/show round
+# trip. Re-read after this long, in case the model behind the name was replaced.
 _CONTEXT_TTL_SECONDS = 300.0
-_context_lengths: dict[tuple[str, str], tuple[float, int]] = {}
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """/api/show, as far as Helena uses it. capabilities None: the server does not say (old Ollama)."""
+
+    context_length: int | None = None
+    capabilities: list[str] | None = None
+    template: str = ""
+    family: str = ""
+
+
+_model_infos: dict[tuple[str, str], tuple[float, ModelInfo]] = {}
 _context_lock = threading.Lock()
 
 
 def forget_context_lengths() -> None:
-    """Drop the shared context lengths (with the router's health results)."""
+    """Drop the shared /api/show results (with the router's health results)."""
     with _context_lock:
-        _context_lengths.clear()
+        _model_infos.clear()
+
+
 TOOL_CALL_PARSE_MARKER = "error parsing tool call"
 UNREADABLE = "Das lokale Modell hat eine unlesbare Antwort geliefert."
 
@@ -182,14 +198,15 @@ class OllamaModel:
     provider: Literal["ollama"] = "ollama"
 
     def __init__(self, name: str, *, host: str, timeout: float = 60, num_ctx: int | None = None,
-                 share_context_length: bool = False) -> None:
+                 share_context_length: bool = False, dialect: str = profiles.AUTO) -> None:
         self.name = name
         self.host = host
         self.timeout = timeout
         self.num_ctx = num_ctx
-        self.share_context_length = share_context_length  # the router's models: see _context_lengths
-        self._context_window: int | None = None
-        self._context_failed_at: float | None = None
+        self.dialect = dialect  # ModelTier.dialect: "auto" or a profile key
+        self.share_context_length = share_context_length  # the router's models: see _model_infos
+        self._info: ModelInfo | None = None
+        self._info_failed_at: float | None = None
         self._http: LoopClient[ollama.AsyncClient] = LoopClient(self._make_client)
 
     def __repr__(self) -> str:
@@ -210,54 +227,87 @@ class OllamaModel:
     def _fallback_window(self) -> int:
         return self.num_ctx or FALLBACK_CONTEXT_WINDOW
 
-    async def context_window(self) -> int:
-        """The model's trained context length from /api/show, capped by num_ctx; cached per instance."""
-        if self._context_window is not None:
-            return self._context_window
-        if (
-            self._context_failed_at is not None
-            and time.monotonic() - self._context_failed_at < _CONTEXT_RETRY_SECONDS
-        ):
-            return self._fallback_window()
+    async def model_info(self) -> ModelInfo:
+        """/api/show, cached per instance (and shared for the router's models); empty if it failed."""
+        if self._info is not None:
+            return self._info
+        failed_at = self._info_failed_at
+        if failed_at is not None and time.monotonic() - failed_at < _CONTEXT_RETRY_SECONDS:
+            return ModelInfo()
         key = (self.host, self.name)
         with _context_lock:
-            known = _context_lengths.get(key) if self.share_context_length else None
+            known = _model_infos.get(key) if self.share_context_length else None
         if known is not None and time.monotonic() - known[0] < _CONTEXT_TTL_SECONDS:
-            length = known[1]
-        else:
-            try:
-                info = (await self._client().show(self.name)).modelinfo or {}
-            except Exception as exc:  # any failure: the chat call will report the real problem
-                logger.warning("Ollama /api/show for %s failed: %s", self.name, exc)
-                self._context_failed_at = time.monotonic()
-                return self._fallback_window()
-            lengths = [v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int)]
-            length = lengths[0] if lengths else None
-            if length is None:  # not shared: the next run asks again
-                logger.warning("Ollama /api/show for %s names no context_length", self.name)
-            elif self.share_context_length:
-                with _context_lock:
-                    _context_lengths[key] = (time.monotonic(), length)
-        if length is None:
-            window = self._fallback_window()
-        else:
-            window = min(self.num_ctx, length) if self.num_ctx else length
-        self._context_window = window
-        return window
+            self._info = known[1]
+            return known[1]
+        try:
+            shown = await self._client().show(self.name)
+        except Exception as exc:  # any failure: the chat call will report the real problem
+            logger.warning("Ollama /api/show for %s failed: %s", self.name, exc)
+            self._info_failed_at = time.monotonic()
+            return ModelInfo()
+        modelinfo = shown.modelinfo or {}
+        lengths = [v for k, v in modelinfo.items() if k.endswith(".context_length") and isinstance(v, int)]
+        details = shown.details
+        info = ModelInfo(
+            context_length=lengths[0] if lengths else None,
+            capabilities=list(shown.capabilities) if shown.capabilities is not None else None,
+            template=shown.template or "",
+            family=(details.family or "") if details is not None else "",
+        )
+        if info.context_length is None:  # not shared: the next run asks again
+            logger.warning("Ollama /api/show for %s names no context_length", self.name)
+        elif self.share_context_length:
+            with _context_lock:
+                _model_infos[key] = (time.monotonic(), info)
+        self._info = info
+        return info
 
-    async def stream(
+    async def context_window(self) -> int:
+        """The model's trained context length from /api/show, capped by num_ctx; cached per instance."""
+        length = (await self.model_info()).context_length
+        if length is None:
+            return self._fallback_window()
+        return min(self.num_ctx, length) if self.num_ctx else length
+
+    async def profile(self) -> profiles.Profile:
+        """The dialect profile: the admin's choice, else detected from the name and /api/show."""
+        info = await self.model_info()
+        return profiles.detect(self.name, template=info.template, capabilities=info.capabilities,
+                               choice=self.dialect)
+
+    def stream(
         self,
         *,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = None,
+        tool_names: Collection[str] | None = None,
     ) -> AsyncIterator[Chunk]:
-        """Stream one turn; tool calls get our own ids because Ollama sends none."""
+        """Stream one turn, parsed (helena/llm/dialects): clean text, reasoning, calls, the end."""
+        return self._stream(messages=messages, tools=tools, temperature=temperature, tool_names=tool_names)
+
+    async def _stream(self, *, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                      temperature: float | None, tool_names: Collection[str] | None) -> AsyncIterator[Chunk]:
         options: dict[str, Any] = {"num_ctx": await self.context_window()}
         if temperature is not None:
             options["temperature"] = temperature
+        info = await self.model_info()
+        think = True if info.capabilities and "thinking" in info.capabilities else None
+
+        def raw(sent: list[dict[str, Any]], sent_tools: list[dict[str, Any]] | None) -> AsyncIterator[Raw]:
+            return self._raw(sent, sent_tools, options, think)
+
+        parts = parsed_turn(raw=raw, key=("ollama", self.host, self.name), profile=await self.profile(),
+                            messages=messages, tools=tools, tool_names=tool_names)
+        async with aclosing(parts):
+            async for chunk in parts:
+                yield chunk
+
+    async def _raw(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                   options: dict[str, Any], think: bool | None) -> AsyncIterator[Raw]:
+        """The server's parts as sent; tool calls get our own ids (ollama-python drops the server's)."""
         client = self._client()
-        saw_tool_call = False
         done_reason: str | None = None
         usage: Usage | None = None
         try:
@@ -267,23 +317,22 @@ class OllamaModel:
                 tools=ollama_tools(tools),
                 stream=True,
                 options=options,
+                think=think,
             )
             async with aclosing(parts):
                 async for part in parts:
                     message = part.message
-                    if message.content:
-                        yield Chunk(kind="text", text=message.content)
+                    if message.thinking:
+                        yield Raw(kind="reasoning", text=message.thinking)
+                    if message.content:  # also in the final chunk: what Ollama's parser held back
+                        yield Raw(kind="content", text=message.content)
                     for call in message.tool_calls or []:
-                        saw_tool_call = True
                         arguments = call.function.arguments
-                        yield Chunk(
-                            kind="tool_call",
-                            tool_call=ToolCall(
-                                id="call_" + uuid.uuid4().hex[:12],
-                                name=call.function.name,
-                                arguments=arguments if isinstance(arguments, str) else dict(arguments),
-                            ),
-                        )
+                        yield Raw(kind="call", call=ToolCall(
+                            id="call_" + uuid.uuid4().hex[:12],
+                            name=call.function.name,
+                            arguments=arguments if isinstance(arguments, str) else dict(arguments),
+                        ))
                     if part.done:
                         done_reason = part.done_reason
                         usage = Usage(
@@ -316,12 +365,7 @@ class OllamaModel:
                 detail="stream ended without done=true",
                 retryable=True,
             )
-        finish: FinishReason = "stop"
-        if saw_tool_call:
-            finish = "tool_calls"
-        elif done_reason == "length":
-            finish = "length"
-        yield Chunk(kind="end", usage=usage, finish_reason=finish)
+        yield Raw(kind="end", usage=usage, finish="length" if done_reason == "length" else "stop")
 
     def _map_response_error(self, exc: ollama.ResponseError) -> LLMError:
         detail = str(exc.error)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -12,7 +12,6 @@ import openai
 
 from helena.llm.base import (
     Chunk,
-    FinishReason,
     LLMError,
     ModelHTTPError,
     ModelUnavailable,
@@ -20,6 +19,8 @@ from helena.llm.base import (
     ToolCallFormatError,
     Usage,
 )
+from helena.llm.dialects import profiles
+from helena.llm.dialects.stream import Raw, parsed_turn
 from helena.llm.http import LoopClient, ssl_context
 
 TOOL_CALL_PARSE_MARKER = "error parsing tool call"  # Ollama's /v1 endpoint reports it this way
@@ -59,41 +60,49 @@ class _PendingCall:
     name: str | None = None
     arguments: list[str] = field(default_factory=list)
 
+    def complete(self) -> bool:
+        """Whether the arguments are whole (a stream cut off by "length" leaves them open)."""
+        raw = "".join(self.arguments).strip()
+        if not raw:
+            return True
+        try:
+            json.loads(raw)
+        except json.JSONDecodeError:
+            return False
+        return True
+
     def finish(self) -> ToolCall:
         raw = "".join(self.arguments)
-        arguments: dict[str, Any] | str
-        if not raw.strip():
-            arguments = {}
-        else:
-            try:
-                parsed = json.loads(raw)
-            except json.JSONDecodeError:
-                parsed = None
-            arguments = parsed if isinstance(parsed, dict) else raw
         call_id = self.id or "call_" + uuid.uuid4().hex[:12]
-        return ToolCall(id=call_id, name=self.name or "", arguments=arguments)
+        return ToolCall(id=call_id, name=self.name or "", arguments=raw if raw.strip() else {})
 
 
 class _ToolCallAssembler:
-    """Joins streamed tool-call fragments by index; id and name are taken once, arguments appended."""
+    """Joins streamed tool-call fragments into calls, as the servers really send them.
+
+    By index; without an index (older Ollama /v1), a new id starts a new call; all calls at index 0
+    with distinct ids (Ollama /v1 0.20, LiteLLM's ollama_chat, some gateways): each id is its own
+    call. A call may start at index 1 alone, and may have no "arguments" key at all.
+    """
 
     def __init__(self) -> None:
-        self._calls: dict[int, _PendingCall] = {}
-        self._last: int | None = None
+        self._calls: list[_PendingCall] = []
+        self._by_index: dict[int, _PendingCall] = {}
+        self._last: _PendingCall | None = None
 
     def add(self, delta: Any) -> None:
         index = getattr(delta, "index", None)
-        if index is None:  # some servers omit the index: a new id starts a new call
-            known_ids = {c.id for c in self._calls.values()}
-            if self._last is None or (delta.id and delta.id not in known_ids):
-                index = len(self._calls)
-            else:
-                index = self._last
-        self._last = index
-        pending = self._calls.setdefault(index, _PendingCall())
-        if delta.id and not pending.id:
-            pending.id = delta.id
-        function = delta.function
+        call_id = getattr(delta, "id", None)
+        pending = self._by_index.get(index) if index is not None else self._last
+        if pending is None or (call_id and pending.id and call_id != pending.id):
+            pending = _PendingCall()
+            self._calls.append(pending)
+            if index is not None:
+                self._by_index[index] = pending
+        self._last = pending
+        if call_id and not pending.id:
+            pending.id = call_id
+        function = getattr(delta, "function", None)
         if function is not None:
             if function.name and not pending.name:
                 pending.name = function.name
@@ -103,8 +112,8 @@ class _ToolCallAssembler:
     def __bool__(self) -> bool:
         return bool(self._calls)
 
-    def finish(self) -> list[ToolCall]:
-        return [self._calls[i].finish() for i in sorted(self._calls)]
+    def finish(self) -> list[_PendingCall]:
+        return [call for call in self._calls if call.name]
 
 
 def _http_message(status: int, model: str) -> str:
@@ -117,16 +126,6 @@ def _http_message(status: int, model: str) -> str:
     if status >= 500:
         return f"Das Cloud-Modell hat einen Serverfehler gemeldet (HTTP {status})."
     return f"Das Cloud-Modell hat die Anfrage abgelehnt (HTTP {status})."
-
-
-def _finish_reason(reason: str | None, *, has_tool_calls: bool) -> FinishReason:
-    if has_tool_calls or reason in ("tool_calls", "function_call"):
-        return "tool_calls"
-    if reason == "length":
-        return "length"
-    if reason == "content_filter":
-        return "error"
-    return "stop"
 
 
 class OpenAICompatModel:
@@ -142,8 +141,10 @@ class OpenAICompatModel:
         api_key: str,
         timeout: float = 60,
         context_window: int = 128000,
+        dialect: str = profiles.AUTO,
     ) -> None:
         self.name = name
+        self.dialect = dialect  # ModelTier.dialect: "auto" or a profile key
         self.base_url = base_url
         self.api_key = api_key
         self.timeout = timeout
@@ -172,14 +173,25 @@ class OpenAICompatModel:
         """Close the kept-alive connection (the run that built this model calls it at its end)."""
         await self._http.aclose()
 
-    async def stream(
+    def stream(
         self,
         *,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = None,
+        tool_names: Collection[str] | None = None,
     ) -> AsyncIterator[Chunk]:
-        """Stream one turn; tool calls are emitted whole once the stream has ended."""
+        """Stream one turn, parsed (helena/llm/dialects); tool calls come whole once the stream ended."""
+        profile = profiles.detect(self.name, choice=self.dialect)
+
+        def raw(sent: list[dict[str, Any]], sent_tools: list[dict[str, Any]] | None) -> AsyncIterator[Raw]:
+            return self._raw(sent, sent_tools, temperature)
+
+        return parsed_turn(raw=raw, key=("openai", self.base_url, self.name), profile=profile,
+                           messages=messages, tools=tools, tool_names=tool_names)
+
+    async def _raw(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                   temperature: float | None) -> AsyncIterator[Raw]:
         kwargs: dict[str, Any] = {
             "model": self.name,
             "messages": to_openai_messages(messages),
@@ -203,11 +215,14 @@ class OpenAICompatModel:
                             prompt_tokens=chunk.usage.prompt_tokens or 0,
                             completion_tokens=chunk.usage.completion_tokens or 0,
                         )
-                    for choice in chunk.choices or []:
+                    for choice in chunk.choices or []:  # a usage chunk has none
                         delta = choice.delta
                         if delta is not None:
+                            reasoning = _reasoning(delta)
+                            if reasoning:
+                                yield Raw(kind="reasoning", text=reasoning)
                             if delta.content:
-                                yield Chunk(kind="text", text=delta.content)
+                                yield Raw(kind="content", text=delta.content)
                             for fragment in delta.tool_calls or []:
                                 calls.add(fragment)
                         if choice.finish_reason:
@@ -231,11 +246,15 @@ class OpenAICompatModel:
             ) from exc
         except json.JSONDecodeError as exc:
             raise LLMError("Das Cloud-Modell hat eine unlesbare Antwort geliefert.", detail=str(exc)) from exc
-        finished = calls.finish()
-        for call in finished:
-            yield Chunk(kind="tool_call", tool_call=call)
-        finish = _finish_reason(reason, has_tool_calls=bool(finished))
-        yield Chunk(kind="end", usage=usage, finish_reason=finish)
+        for pending in calls.finish():
+            if reason == "length" and not pending.complete():
+                # Cut off inside the arguments: never repaired into a call (a half draft is worse
+                # than none).
+                yield Raw(kind="cut", text=f"{pending.name}: {''.join(pending.arguments)}")
+                continue
+            yield Raw(kind="call", call=pending.finish())
+        finish = "length" if reason == "length" else "error" if reason == "content_filter" else "stop"
+        yield Raw(kind="end", usage=usage, finish=finish)
 
     def _map_status_error(self, exc: openai.APIStatusError) -> LLMError:
         detail = f"{exc.message} {exc.body!r}"
@@ -246,3 +265,14 @@ class OpenAICompatModel:
         if exc.status_code == 429:
             error.retryable = True
         return error
+
+
+def _reasoning(delta: Any) -> str:
+    """Reasoning as servers name it: reasoning_content (llama.cpp, SGLang, DeepSeek, older vLLM) or
+    reasoning (Ollama /v1, LM Studio, OpenRouter, newer vLLM); the client keeps both as extras."""
+    extra = getattr(delta, "model_extra", None) or {}
+    for key in ("reasoning_content", "reasoning"):
+        value = extra.get(key, getattr(delta, key, None))
+        if isinstance(value, str) and value:
+            return value
+    return ""

@@ -20,6 +20,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from helena.llm.base import ChatModel, ModelUnavailable
+from helena.llm.dialects import profiles
 from helena.llm.http import ssl_context
 from helena.llm.ollama import OllamaModel, forget_context_lengths
 from helena.llm.openai_compat import OpenAICompatModel
@@ -56,6 +57,7 @@ class TierConfig:
     price_in: Decimal = Decimal("0")  # EUR per 1,000 input tokens
     price_out: Decimal = Decimal("0")  # EUR per 1,000 output tokens
     source: Literal["admin", "env"] = "env"
+    dialect: str = "auto"  # ModelTier.dialect
 
     @property
     def local(self) -> bool:
@@ -128,6 +130,7 @@ def tier_configs() -> dict[int, TierConfig]:
             price_in=row.price_input_per_1k,
             price_out=row.price_output_per_1k,
             source="admin",
+            dialect=row.dialect or "auto",
         )
     return configs
 
@@ -136,9 +139,10 @@ def build_model(config: TierConfig) -> ChatModel:
     """A ChatModel for a configuration; ModelTier.context_window caps/sets the window."""
     if config.provider == "ollama":
         return OllamaModel(config.name, host=config.host, num_ctx=config.context_window,
-                           share_context_length=True)
+                           share_context_length=True, dialect=config.dialect)
     return OpenAICompatModel(config.name, base_url=config.host, api_key=config.api_key,
-                             context_window=config.context_window or DEFAULT_CLOUD_CONTEXT_WINDOW)
+                             context_window=config.context_window or DEFAULT_CLOUD_CONTEXT_WINDOW,
+                             dialect=config.dialect)
 
 
 def get_model_for_tier(tier: int) -> ChatModel | None:
@@ -202,9 +206,11 @@ async def _probe_and_cache(host: str) -> bool:
 
 
 def clear_health_cache() -> None:
-    """Forget all health results and model context lengths (tests; or after an admin changed a host)."""
+    """Forget health results, /api/show results and what was learned about models (tests; or after an
+    admin changed a host)."""
     _health_cache.clear()
     forget_context_lengths()
+    profiles.forget_learned()
 
 
 def _candidates(tier: int, *, cloud: bool) -> list[int]:
@@ -304,3 +310,31 @@ def escalate(
             return None
         return candidate
     return None
+
+
+def detected_dialect(config: TierConfig, *, timeout: float = 2.0) -> dict[str, Any]:
+    """What Helena knows about a tier's model, for the admin: the profile it uses and why.
+
+    Asks Ollama's /api/show (with a short timeout; the admin page must not hang on a server that
+    is down); an OpenAI-compatible server has no such endpoint, so only the name tells.
+    """
+    capabilities: list[str] | None = None
+    template = ""
+    reachable: bool | None = None
+    if config.provider == "ollama":
+        model = OllamaModel(config.name, host=config.host, timeout=timeout)
+
+        async def show() -> Any:
+            try:
+                return await model.model_info()
+            finally:
+                await model.aclose()
+
+        info = asyncio.run(show())
+        reachable = info != type(info)()
+        capabilities, template = info.capabilities, info.template
+    profile = profiles.with_learned(
+        profiles.detect(config.name, template=template, capabilities=capabilities, choice=config.dialect),
+        (config.provider, config.host, config.name),
+    )
+    return {"profile": profile, "capabilities": capabilities, "reachable": reachable}

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from helena.llm.base import Chunk, FinishReason, LLMError, ToolCall, Usage
+from helena.llm.dialects.parser import StreamParser
+from helena.llm.dialects.stream import chunks_of
 
 END_OF_SCRIPT = "(Ende des Skripts)"
 
@@ -101,20 +103,33 @@ class ScriptedModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None = None,
         temperature: float | None = None,
+        tool_names: Collection[str] | None = None,
     ) -> AsyncIterator[Chunk]:
-        """Play the next turn; the recorded messages are a deep copy, later mutation does not leak in."""
+        """Play the next turn; the recorded messages are a deep copy, later mutation does not leak in.
+
+        The text goes through the dialect parser as a server's content would, so markup in a
+        script behaves as it does with a real model.
+        """
         recorded = copy.deepcopy(messages)
         call = ScriptedCall(messages=recorded, tools=copy.deepcopy(tools), temperature=temperature)
         self.calls.append(call)
         turn = self._next_turn(recorded)
         if self.delay:
             await asyncio.sleep(self.delay)
+        names = {(t.get("function") or {}).get("name", "") for t in tools or []} | set(tool_names or ())
+        parser = StreamParser(names=names)
+        parsed_call = False
         for i, delta in enumerate(_split(turn.text)):
             if i and turn.chunk_delay:
                 await asyncio.sleep(turn.chunk_delay)
-            yield Chunk(kind="text", text=delta)
+            for chunk in chunks_of(parser.feed(delta)):
+                parsed_call = parsed_call or chunk.kind == "tool_call"
+                yield chunk
         if turn.error is not None:
             raise turn.error
+        for chunk in chunks_of(parser.finish(truncated=turn.finish_reason == "length")):
+            parsed_call = parsed_call or chunk.kind == "tool_call"
+            yield chunk
         for name, arguments in turn.tool_calls:
             self._call_ids += 1
             yield Chunk(
@@ -131,5 +146,5 @@ class ScriptedModel:
                     _estimate_tokens(args) for _, args in turn.tool_calls
                 ),
             )
-        finish = turn.finish_reason or ("tool_calls" if turn.tool_calls else "stop")
+        finish = turn.finish_reason or ("tool_calls" if turn.tool_calls or parsed_call else "stop")
         yield Chunk(kind="end", usage=usage, finish_reason=finish)

@@ -115,3 +115,51 @@ def held_prefix(text: str, markers: tuple[str, ...], start: int = 0) -> int:
                 first = min(first, end - length)
                 break
     return first
+
+
+class Passthrough:
+    """Text that was held as a possible call and turned out not to be one, streamed as prose.
+
+    A rejected JSON value is passed on up to its closing bracket (so an object nested in it is not
+    taken for a call); a rejected code fence up to its closing fence (so that fence does not open a
+    new one). Nothing is held back meanwhile.
+    """
+
+    def __init__(self, *, fence: bool) -> None:
+        self.fence = fence
+        self.depth = 0
+        self.quoted = False
+        self.escaped = False
+        self.pos = 0  # how far the held text was passed on (the block drops what it consumed)
+
+    def step(self, text: str, final: bool) -> Emit | None:
+        if self.fence:
+            close = text.find("```", 3 if self.pos == 0 else 0)
+            if close >= 0:
+                return Emit(consumed=close + 3, events=[Text(text[:close + 3])])
+            keep = held_prefix(text, ("```",), 3 if self.pos == 0 else 0)
+            if final:
+                keep = len(text)
+            self.pos += keep
+            return Emit(consumed=keep, events=[Text(text[:keep])] if keep else [], done=final)
+        for index, char in enumerate(text):
+            if self.quoted:
+                if self.escaped:
+                    self.escaped = False
+                elif char == "\\":
+                    self.escaped = True
+                elif char == '"':
+                    self.quoted = False
+                continue
+            if char == "<" or (char == "\n" and text.startswith("\n\n", index)):
+                return Emit(consumed=index, events=[Text(text[:index])] if index else [])
+            if char == '"':
+                self.quoted = True
+            elif char in "{[":
+                self.depth += 1
+            elif char in "}]":
+                self.depth -= 1
+                if self.depth <= 0:
+                    return Emit(consumed=index + 1, events=[Text(text[:index + 1])])
+        self.pos += len(text)
+        return Emit(consumed=len(text), events=[Text(text)] if text else [], done=final)

@@ -12,7 +12,18 @@ from __future__ import annotations
 
 import re
 
-from helena.llm.dialects.base import REJECT, Block, Call, Emit, Event, Malformed, Opener, Outcome
+from helena.llm.dialects.base import (
+    REJECT,
+    Block,
+    Call,
+    Ctx,
+    Emit,
+    Event,
+    Malformed,
+    Opener,
+    Outcome,
+    Passthrough,
+)
 from helena.llm.dialects.calls import calls_from, may_become_name, python_calls
 from helena.llm.dialects.scan import json_call, skip_separators, value_sequence
 
@@ -23,7 +34,20 @@ _FENCE = "```"
 
 
 class FenceBlock(Block):
+    def __init__(self, ctx: Ctx, opener: str) -> None:
+        super().__init__(ctx, opener)
+        self._prose: Passthrough | None = None
+
     def step(self, text: str, final: bool) -> Outcome:
+        if self._prose is not None:
+            return self._prose.step(text, final)
+        outcome = self._decide(text, final)
+        if outcome is REJECT:  # an ordinary code block: prose up to its own closing fence
+            self._prose = Passthrough(fence=True)
+            return self._prose.step(text, final)
+        return outcome
+
+    def _decide(self, text: str, final: bool) -> Outcome:
         newline = text.find("\n", len(_FENCE))
         if newline < 0:
             info = text[len(_FENCE):]

@@ -9,18 +9,21 @@ model can correct itself, instead of raw markup reaching the user.
 
 from __future__ import annotations
 
+import re
+
 from helena.llm.dialects.base import Block, Call, Ctx, Emit, Event, Malformed, Opener, Outcome
 from helena.llm.dialects.calls import calls_from, python_calls
 from helena.llm.dialects.qwen3_coder import xml_calls
 from helena.llm.dialects.scan import repair_value, value_sequence
 
+_FENCE_RE = re.compile(r"\A```[\w\-]*\s*|\s*```\Z")
 CLOSERS = {"<tool_call>": "</tool_call>", "<tool_calls>": "</tool_calls>",
            "<function_call>": "</function_call>", "<|tool_call|>": "<|/tool_call|>"}
 
 
 def body_events(body: str, ctx: Ctx) -> list[Event] | None:
     """The calls written in a tag body; None when the body is not made of calls."""
-    stripped = body.strip()
+    stripped = _FENCE_RE.sub("", body.strip()).strip()
     if not stripped:
         return []
     if stripped.startswith("<function="):

@@ -263,7 +263,11 @@ def _repair(raw: Any, depth: int) -> dict[str, Any] | None:
         if decoded is not None and not text[decoded[1]:].strip():
             value = decoded[0]
     if value is _MISSING and text[:1] == "{":
-        value = json_repair.loads(text)
+        value = close_open(text)
+    if value is _MISSING and text[:1] == "{" and text.rstrip().endswith("}"):
+        value = _faithful_repair(text)
+    if value is _MISSING:
+        value = _first_object(text)
     if isinstance(value, str) and value.strip()[:1] in ("{", '"'):
         return _repair(value, depth + 1)
     if isinstance(value, dict):
@@ -272,6 +276,72 @@ def _repair(raw: Any, depth: int) -> dict[str, Any] | None:
 
 
 _MISSING = object()
+_MAX_START_ATTEMPTS = 64  # '{' positions tried when an object is surrounded by prose
+
+
+def close_open(text: str) -> Any:
+    """An object cut off after a complete member, closed: '{"a": 1, "b": [2' → {"a": 1, "b": [2]}.
+
+    Never inside a string (a cut-off value would be taken as the whole value) and never a lone '{'.
+    """
+    stack: list[str] = []
+    quote = ""
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "{[":
+            stack.append("}" if char == "{" else "]")
+        elif char in "}]" and (not stack or stack.pop() != char):
+            return _MISSING
+        index += 1
+    if quote or not stack:
+        return _MISSING
+    trimmed = text.rstrip().rstrip(",")
+    if trimmed.endswith((":", "{", "[")):
+        return _MISSING
+    decoded = decode_at(trimmed + "".join(reversed(stack)))
+    return decoded[0] if decoded is not None and decoded[0] else _MISSING
+
+
+def _faithful_repair(text: str) -> Any:
+    """json-repair's reading of a closed but broken object, if it invents nothing.
+
+    json-repair turns almost anything into JSON; a call's arguments must come from the model, so
+    every key and string value of the result must be written in the text (none made up empty).
+    """
+    try:
+        value = json_repair.loads(text)
+    except Exception:  # json-repair gives up in its own ways
+        return _MISSING
+
+    def faithful(item: Any) -> bool:
+        if isinstance(item, dict):
+            return all(isinstance(k, str) and k and k in text and faithful(v) for k, v in item.items())
+        if isinstance(item, list):
+            return all(faithful(v) for v in item)
+        if isinstance(item, str):
+            return bool(item) and item in text
+        return True
+
+    return value if isinstance(value, dict) and faithful(value) else _MISSING
+
+
+def _first_object(text: str) -> Any:
+    """The first '{' that starts an object, ignoring prose before and after it."""
+    for attempt, match in enumerate(re.finditer(r"\{", text)):
+        if attempt >= _MAX_START_ATTEMPTS:
+            break
+        decoded = decode_at(text, match.start())
+        if decoded is not None and isinstance(decoded[0], dict):
+            return decoded[0]
+    return _MISSING
 
 
 def _strict(text: str) -> Any:

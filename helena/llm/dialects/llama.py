@@ -12,7 +12,18 @@ from __future__ import annotations
 
 import re
 
-from helena.llm.dialects.base import REJECT, Block, Call, Ctx, Emit, Event, Malformed, Opener, Outcome
+from helena.llm.dialects.base import (
+    REJECT,
+    Block,
+    Call,
+    Ctx,
+    Emit,
+    Event,
+    Malformed,
+    Opener,
+    Outcome,
+    Passthrough,
+)
 from helena.llm.dialects.calls import calls_from, python_calls
 from helena.llm.dialects.scan import (
     Verdict,
@@ -47,23 +58,32 @@ def verdict_outcome(verdict: Verdict, text: str, final: bool) -> Outcome:
 
 
 class _Watching(Block):
-    """Re-reads the held text only when a closing bracket arrived: a value can end only there."""
+    """Re-reads the held text only when a closing bracket arrived: a value can end only there.
+
+    A value that is no call is passed on as prose up to its closing bracket (see Passthrough).
+    """
 
     closers = "}]"
 
     def __init__(self, ctx: Ctx, opener: str) -> None:
         super().__init__(ctx, opener)
         self._seen = 0
-        self._early: Outcome = None
         self._decided_early = False
+        self._prose: Passthrough | None = None
 
     def step(self, text: str, final: bool) -> Outcome:
+        if self._prose is not None:
+            return self._prose.step(text, final)
         fresh = text[self._seen:]
         self._seen = len(text)
         if not final and not any(char in fresh for char in self.closers) and self._decided_early:
             return None
         self._decided_early = True
-        return verdict_outcome(self.verdict(text, final), text, final)
+        outcome = verdict_outcome(self.verdict(text, final), text, final)
+        if outcome is REJECT:
+            self._prose = Passthrough(fence=False)
+            return self._prose.step(text, final)
+        return outcome
 
     def verdict(self, text: str, final: bool) -> Verdict:
         raise NotImplementedError

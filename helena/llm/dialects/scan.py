@@ -13,8 +13,6 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import json_repair
-
 from helena.llm.base import ToolCall
 from helena.llm.dialects.calls import (
     FIRST_KEYS,
@@ -24,7 +22,7 @@ from helena.llm.dialects.calls import (
     may_become_name,
     python_calls,
 )
-from helena.llm.dialects.jsonish import Incomplete, Invalid, scan_value
+from helena.llm.dialects.jsonish import Incomplete, Invalid, close_open, scan_value
 
 _FIRST_KEY_RE = re.compile(r"\{\s*(?:(?P<q>[\"'])(?P<qkey>[^\"'\\]*)(?P<qend>[\"']?)|(?P<key>[A-Za-z_]\w*))")
 _NAME_VALUE_RE = re.compile(
@@ -111,11 +109,8 @@ def _broken(text: str, pos: int, names: Collection[str], *, final: bool) -> Verd
 
 
 def repair_value(text: str) -> Any:
-    """json-repair's reading of a broken object or list (None if it makes nothing of it)."""
-    try:
-        value = json_repair.loads(text)
-    except Exception:  # json-repair gives up in its own ways
-        return None
+    """A call cut off after a complete member, closed (None if it is cut inside a value)."""
+    value = close_open(text.strip())
     return value if isinstance(value, dict | list) and value else None
 
 

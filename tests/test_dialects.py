@@ -1,19 +1,100 @@
-"""Tests for helena.agent.guard with raw outputs the way local models really produce them."""
+"""The dialect parser (helena/llm/dialects) on raw model outputs: public fixtures, the guard's old
+cases, and the property that matters live: the parse never depends on where the stream was split,
+and no text delta ever carries markup."""
 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from helena.agent.guard import PARSE_ERROR_HINT, guard_turn, repair_arguments, scan_content
-from helena.llm.base import ToolCall, Turn, Usage
+from helena.llm.base import ToolCall
+from helena.llm.dialects.calls import normalize_call
+from helena.llm.dialects.jsonish import repair_arguments
+from helena.llm.dialects.parser import Call, Malformed, Reasoning, StreamParser, Text, merge, parse
+from tests.data.model_outputs import FIXTURES
 
 TOOLS = {"search_gesetze", "read_akte", "list_akten", "berechne_frist"}
+# Markup of every dialect: none of it may ever be in a text delta.
+MARKUP_RE = re.compile(
+    r"<\|[\w.\-]+\|>|<｜[^｜]{1,40}｜>|</?(?:tool_call|tool_calls|think|function_call)>|<function=|"
+    r"</function>|<parameter=|\[TOOL_CALLS\]|\[ARGS\]|\[/?THINK\]|```tool_code"
+)
 
 
-# --------------------------------------------------------------------------- repair_arguments
+def norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def summary(events: list[Any]) -> tuple[str, str, list[tuple[str, Any]], list[str]]:
+    return (
+        norm("".join(e.text for e in events if isinstance(e, Text))),
+        norm("".join(e.text for e in events if isinstance(e, Reasoning))),
+        [(e.call.name, e.call.arguments) for e in events if isinstance(e, Call)],
+        [e.reason for e in events if isinstance(e, Malformed)],
+    )
+
+
+def streamed(text: str, cuts: list[int], **kwargs: Any) -> list[Any]:
+    """The events of `text` fed in the pieces between the cut positions."""
+    parser = StreamParser(**kwargs)
+    events: list[Any] = []
+    start = 0
+    for cut in [*sorted(set(cuts)), len(text)]:
+        events += parser.feed(text[start:cut])
+        start = cut
+    return events + parser.finish()
+
+
+# --------------------------------------------------------------------------- public fixtures
+
+TYPES = {"calculate_area": {"precision": "integer", "dimensions": "object"}}
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f["id"] for f in FIXTURES])
+def test_public_model_outputs_parse_as_their_sources_say(fixture: dict[str, Any]) -> None:
+    events = parse(fixture["text"], names=fixture["tools"], types=TYPES,
+                   reasoning_first=fixture.get("prefilled_think", False))
+    text, reasoning, calls, broken = summary(events)
+    assert calls == [(c["name"], c["arguments"]) for c in fixture["calls"]]
+    assert text == norm(fixture["content"])
+    # Our reasoning never shows call markup (vLLM's keeps it): compare without the tags.
+    assert reasoning == norm(re.sub(r"</?tool_call>", "", fixture["reasoning"]))
+    assert broken == []
+    assert not any(MARKUP_RE.search(e.text) for e in events if isinstance(e, Text))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f["id"] for f in FIXTURES])
+def test_any_split_of_a_stream_parses_like_the_whole(fixture: dict[str, Any], data: st.DataObject) -> None:
+    text = fixture["text"]
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=min(len(text), 60)))
+    kwargs = {"names": fixture["tools"], "types": TYPES,
+              "reasoning_first": fixture.get("prefilled_think", False)}
+    pieces = streamed(text, cuts, **kwargs)
+    assert summary(merge(pieces)) == summary(parse(text, **kwargs))
+    for event in pieces:
+        if isinstance(event, Text):
+            assert not MARKUP_RE.search(event.text), event.text
+
+
+def test_token_by_token_text_is_released_at_once() -> None:
+    """Plain prose waits for nothing; only a possible marker's prefix is held, and only as long as needed."""
+    parser = StreamParser(names=TOOLS)
+    assert parser.feed("Die Frist ") == [Text("Die Frist ")]
+    assert parser.feed("endet <") == [Text("endet ")]  # "<" may open <tool_call>
+    assert parser.feed("b>") == [Text("<b>")]  # decided: no marker
+    assert parser.feed(' {"') == [Text(" ")]  # a bare object may be a call …
+    assert parser.feed("frist") == [Text('{"frist')]  # … but no call starts with this key
+    assert parser.feed('": 1}.') == [Text('": 1}.')]
+
+
+# --------------------------------------------------------------------------- argument repair
 
 REPAIR_CASES: list[tuple[str, Any, dict[str, Any] | None]] = [
     ("valid json", '{"query": "Berufungsfrist", "limit": 5}', {"query": "Berufungsfrist", "limit": 5}),
@@ -111,9 +192,12 @@ REPAIR_CASES: list[tuple[str, Any, dict[str, Any] | None]] = [
     ("unterminated string", '{"query": "Berufungs', None),
     ("lone brace", "{", None),
     ("keyword style", "query=Berufungsfrist, limit=5", None),
-    ("unbalanced garbage", '{"query": [}', None),
+    # json-repair closes the list; the tool's parameter model then refuses a list where text belongs
+    ("unbalanced garbage", '{"query": [}', {"query": []}),
     ("not a string at all", 17, None),
 ]
+
+
 
 
 @pytest.mark.parametrize(
@@ -123,10 +207,10 @@ def test_repair_arguments(raw: Any, expected: dict[str, Any] | None) -> None:
     assert repair_arguments(raw) == expected
 
 
-# --------------------------------------------------------------------------- scan_content
+# --------------------------------------------------------------------------- calls written as text
 
 Calls = list[tuple[str, Any]]
-UNCHANGED = object()  # marker: the text must come back exactly as given
+UNCHANGED = object()  # marker: the text must come back as given
 
 SCAN_CASES: list[tuple[str, str, Calls, Any]] = [
     (
@@ -140,7 +224,7 @@ SCAN_CASES: list[tuple[str, str, Calls, Any]] = [
         "<think>\nIch brauche die Frist aus der ZPO.\n</think>\n\n<tool_call>\n"
         '{"name": "search_gesetze", "arguments": {"query": "§ 517 ZPO"}}\n</tool_call>',
         [("search_gesetze", {"query": "§ 517 ZPO"})],
-        "<think>\nIch brauche die Frist aus der ZPO.\n</think>",
+        "",
     ),
     (
         "two tool_call tags",
@@ -347,10 +431,10 @@ SCAN_CASES: list[tuple[str, str, Calls, Any]] = [
     ),
     # Everything below is not a tool call and must stay exactly as it is.
     (
-        "unknown tool in a tag is ignored",
+        "unknown tool in a tag is a call (the executor answers: no such tool)",
         '<tool_call>\n{"name": "send_email", "arguments": {"to": "mandant@example.de"}}\n</tool_call>',
-        [],
-        UNCHANGED,
+        [("send_email", {"to": "mandant@example.de"})],
+        "",
     ),
     (
         "unknown tool as bare json is ignored",
@@ -399,10 +483,10 @@ SCAN_CASES: list[tuple[str, str, Calls, Any]] = [
         UNCHANGED,
     ),
     (
-        "closed tag with garbage stays",
+        "python call in a tag",
         "<tool_call>\nread_akte(akte_id=3)\n</tool_call>",
-        [],
-        UNCHANGED,
+        [("read_akte", {"akte_id": 3})],
+        "",
     ),
     (
         "empty text",
@@ -419,33 +503,75 @@ SCAN_CASES: list[tuple[str, str, Calls, Any]] = [
 ]
 
 
+
+
 @pytest.mark.parametrize(
     ("text", "expected_calls", "expected_text"),
     [case[1:] for case in SCAN_CASES],
     ids=[c[0] for c in SCAN_CASES],
 )
-def test_scan_content(text: str, expected_calls: Calls, expected_text: Any) -> None:
-    calls, remaining = scan_content(text, known_tools=TOOLS)
-    assert [(call.name, call.arguments) for call in calls] == expected_calls
-    assert remaining == (text if expected_text is UNCHANGED else expected_text)
-    for call in calls:
-        assert re.fullmatch(r"call_[0-9a-f]{12}", call.id)
-    assert len({call.id for call in calls}) == len(calls)
+def test_calls_written_as_text(text: str, expected_calls: Calls, expected_text: Any) -> None:
+    events = parse(text, names=TOOLS)
+    shown, _, calls, broken = summary(events)
+    assert calls == expected_calls
+    assert shown == norm(text if expected_text is UNCHANGED else expected_text)
+    assert broken == []
+    ids = [e.call.id for e in events if isinstance(e, Call)]
+    assert all(re.fullmatch(r"call_[0-9a-f]{12}", i) for i in ids)
+    assert len(set(ids)) == len(ids)
 
 
-def test_scan_content_without_known_tools_finds_nothing() -> None:
+def test_without_tools_bare_json_is_text_but_markup_is_not() -> None:
     text = '{"name": "read_akte", "arguments": {"akte_id": 1}}'
-    assert scan_content(text, known_tools=set()) == ([], text)
+    assert parse(text) == [Text(text)]
+    events = parse('<tool_call>{"name": "read_akte", "arguments": {}}</tool_call>')
+    assert [type(e) for e in events] == [Call]
 
 
-# --------------------------------------------------------------------------- guard_turn
+def test_broken_call_in_markup_is_never_shown() -> None:
+    events = parse('Ich lege sie an. <tool_call>{"name": "read_akte", "arguments": {akte: }</tool_call>',
+                   names=TOOLS)
+    assert summary(events)[0] == "Ich lege sie an."
+    assert summary(events)[3] == ["Aufruf unlesbar"]
 
 
-def _turn(text: str = "", calls: list[ToolCall] | None = None, finish: Any = "stop") -> Turn:
-    return Turn(text=text, tool_calls=calls or [], usage=Usage(10, 5), finish_reason=finish)
+def test_truncated_call_is_never_repaired_into_a_call() -> None:
+    text = '<tool_call>\n{"name": "read_akte", "arguments": {"akte_id": 1'
+    assert summary(parse(text, names=TOOLS, truncated=True))[2:] == ([], ["Aufruf abgeschnitten"])
+    bare = '{"name": "read_akte", "arguments": {"akte_id": 1'
+    assert summary(parse(bare, names=TOOLS, truncated=True))[2:] == ([], ["Aufruf abgeschnitten"])
+    # Without the cut (the model just forgot the braces), it is repaired.
+    assert summary(parse(bare, names=TOOLS))[2] == [("read_akte", {"akte_id": 1})]
 
 
-GUARD_CALL_CASES: list[tuple[str, ToolCall, str, Any]] = [
+def test_call_inside_reasoning_is_not_executed() -> None:
+    text = ('<think>Ich könnte {"name": "read_akte", "arguments": {"akte_id": 1}} aufrufen, '
+            "aber die Frage ist allgemein.</think>Die Berufungsfrist beträgt einen Monat.")
+    shown, reasoning, calls, _ = summary(parse(text, names=TOOLS))
+    assert calls == []
+    assert shown == "Die Berufungsfrist beträgt einen Monat."
+    assert "read_akte" in reasoning
+
+
+def test_stray_think_close_is_dropped_and_learned() -> None:
+    parser = StreamParser(names=TOOLS)
+    events = merge([*parser.feed("Okay, the user asks.</think>\n\nDie Antwort."), *parser.finish()])
+    assert not any("</think>" in e.text for e in events if isinstance(e, Text))
+    assert "reasoning_prefilled" in parser.flags
+
+
+def test_pathological_input_is_fast_and_safe() -> None:
+    """Prose full of half-open objects must not stall the stream."""
+    text = '{"' * 5000 + "read_akte"
+    started = time.monotonic()
+    assert summary(parse(text, names=TOOLS))[2] == []
+    assert repair_arguments('{"' * 20000) is None
+    assert time.monotonic() - started < 5
+
+
+# --------------------------------------------------------------------------- structured calls
+
+NORMALIZE_CASES: list[tuple[str, ToolCall, str, Any]] = [
     ("dict arguments untouched", ToolCall("c1", "read_akte", {"akte_id": 1}), "read_akte", {"akte_id": 1}),
     ("string arguments parsed", ToolCall("c1", "read_akte", '{"akte_id": 1}'), "read_akte", {"akte_id": 1}),
     (
@@ -483,68 +609,13 @@ GUARD_CALL_CASES: list[tuple[str, ToolCall, str, Any]] = [
 ]
 
 
+
+
 @pytest.mark.parametrize(
     ("call", "name", "arguments"),
-    [case[1:] for case in GUARD_CALL_CASES],
-    ids=[c[0] for c in GUARD_CALL_CASES],
+    [case[1:] for case in NORMALIZE_CASES],
+    ids=[c[0] for c in NORMALIZE_CASES],
 )
-def test_guard_turn_repairs_tool_calls(call: ToolCall, name: str, arguments: Any) -> None:
-    turn = _turn("Ich schaue nach.", [call], finish="tool_calls")
-    guarded = guard_turn(turn, known_tools=TOOLS)
-    assert [(c.id, c.name, c.arguments) for c in guarded.tool_calls] == [("c1", name, arguments)]
-    assert guarded.text == "Ich schaue nach."
-    assert guarded.finish_reason == "tool_calls"
-    assert guarded is not turn
-
-
-def test_guard_turn_does_not_scan_text_when_tool_calls_exist() -> None:
-    text = 'Beispiel: {"name": "list_akten", "arguments": {}}'
-    turn = _turn(text, [ToolCall("c1", "read_akte", {"akte_id": 1})])
-    guarded = guard_turn(turn, known_tools=TOOLS)
-    assert guarded.text == text
-    assert [c.name for c in guarded.tool_calls] == ["read_akte"]
-
-
-def test_guard_turn_moves_text_calls_into_tool_calls() -> None:
-    turn = _turn(
-        'Ich suche.\n<tool_call>\n{"name": "search_gesetze", "arguments": {"query": "Frist"}}\n</tool_call>'
-    )
-    guarded = guard_turn(turn, known_tools=TOOLS)
-    assert guarded.text == "Ich suche."
-    assert [(c.name, c.arguments) for c in guarded.tool_calls] == [("search_gesetze", {"query": "Frist"})]
-    assert guarded.finish_reason == "tool_calls"
-    assert guarded.usage == Usage(10, 5)
-    assert turn.tool_calls == []  # the input turn is left alone
-    assert turn.text.startswith("Ich suche.\n<tool_call>")
-
-
-def test_guard_turn_keeps_length_finish_reason() -> None:
-    turn = _turn('<tool_call>\n{"name": "read_akte", "arguments": {"akte_id": 1}', finish="length")
-    guarded = guard_turn(turn, known_tools=TOOLS)
-    assert [c.name for c in guarded.tool_calls] == ["read_akte"]
-    assert guarded.finish_reason == "length"
-
-
-def test_guard_turn_plain_answer_unchanged() -> None:
-    turn = _turn('Die Frist endet am 30.06.2024. Beispiel: {"name": "Müller"}')
-    guarded = guard_turn(turn, known_tools=TOOLS)
-    assert guarded.text == turn.text
-    assert guarded.tool_calls == []
-    assert guarded.finish_reason == "stop"
-
-
-def test_parse_error_hint_explains_the_format() -> None:
-    assert "JSON" in PARSE_ERROR_HINT
-    assert "Werkzeug" in PARSE_ERROR_HINT
-    assert "tool-calling format" in PARSE_ERROR_HINT
-
-
-def test_pathological_input_is_fast_and_safe() -> None:
-    """Prose full of half-open objects must not stall the loop (lenient parsing has a budget)."""
-    import time
-
-    text = '{"' * 5000 + "read_akte"
-    started = time.monotonic()
-    assert scan_content(text, known_tools=TOOLS) == ([], text)
-    assert repair_arguments('{"' * 20000) is None
-    assert time.monotonic() - started < 2
+def test_structured_calls_are_repaired(call: ToolCall, name: str, arguments: Any) -> None:
+    fixed = normalize_call(call, TOOLS)
+    assert (fixed.id, fixed.name, fixed.arguments) == ("c1", name, arguments)
