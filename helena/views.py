@@ -55,7 +55,7 @@ PLAN_REVIEW_HINT = ("Passt der Plan? Antworte einfach im Chat, z. B. „passt, l
                     "„füge vorher … hinzu“.")
 _PLAN_EVENTS = ("plan_created", "plan_ready_for_review", "plan_review", "plan_step")
 # Events the history needs (text deltas are replaced by the done event's text).
-_HISTORY_EVENTS = ("tool_call", "tool_result", "draft_created", "warning", "error", "done", "ask_user",
+_HISTORY_EVENTS = ("reasoning", "tool_call", "tool_result", "draft_created", "warning", "error", "done", "ask_user",
                    "plan_created", "plan_ready_for_review", "plan_review", "plan_step")
 
 
@@ -164,6 +164,7 @@ class Step:
     summary: str = ""
     error: str = ""
     sources: list[str] = field(default_factory=list)
+    reasoning: str = ""  # a reasoning step ("Überlegung"): the model's thinking, collapsed
 
 
 @dataclass
@@ -203,7 +204,14 @@ def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeStri
     steps: dict[str, Step] = {}
     for event in events:
         kind = event["type"]
-        if kind == "tool_call":
+        if kind == "reasoning":
+            last = answer.steps[-1] if answer.steps else None
+            if last is None or not last.reasoning:
+                last = Step(call_id="", tool="", label="Überlegung", argument="", arguments=[], done=True,
+                            reasoning=" ")
+                answer.steps.append(last)
+            last.reasoning = (last.reasoning + str(event.get("delta") or "")).lstrip()
+        elif kind == "tool_call":
             arguments = event.get("arguments") or {}
             step = Step(call_id=str(event.get("call_id", "")), tool=str(event.get("tool", "")),
                         label=labels.get(str(event.get("tool", "")), str(event.get("tool", ""))),

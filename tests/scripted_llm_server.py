@@ -14,7 +14,21 @@ Each scripted response is a dict, consumed in order across both chat endpoints:
   repeat_name  OpenAI: repeat id, type and name in every tool-call delta
   done_reason  Ollama done_reason / OpenAI finish_reason override (e.g. "length")
   usage        (prompt_tokens, completion_tokens)
-/api/show answers from `.model_info` (None: 404) and consumes no scripted response.
+  raw          a model's raw output, streamed as content token by token the way a tokenizer cuts
+               it: special tokens (<|python_tag|>, <tool_call>, <｜tool▁sep｜>, [TOOL_CALLS] …) whole,
+               everything else in word, space and single-punctuation pieces (JSON split at its quotes
+               and braces); for a server without a tool parser, or Ollama when its parser misses
+  thinking     Ollama: reasoning streamed in message.thinking before the content (str or deltas)
+  reasoning    OpenAI: reasoning deltas in `reasoning_key` ("reasoning_content" by default)
+  done_content Ollama: content that arrives only in the final done chunk (what Ollama's own
+               tool parser held back and flushes at the end)
+  call_style   OpenAI tool-call deltas: "indexed" (default), "no_index" (no index key),
+               "all_zero" (every call at index 0, told apart by id), "from_one" (indexes start
+               at 1); vLLM's first delta has no "arguments" key
+/api/show answers from `.model_info` (None: 404), `.capabilities` and `.template`, and consumes no
+scripted response. Like Ollama, /api/chat answers 400 "… does not support tools" when tools are
+sent to a model whose capabilities lack "tools" (and "… does not support thinking" likewise);
+`.openai_tools = False` makes /v1 refuse tools as vLLM does without --enable-auto-tool-choice.
 
 Instead of the FIFO script, `respond_with(fn)` answers every chat request with fn(request_json),
 a dict in the same format: concurrent conversations then each get the turn that fits their own
@@ -44,6 +58,26 @@ def _split_text(text: str | list[str]) -> list[str]:
     if isinstance(text, list):
         return [part for part in text if part]
     return re.findall(r"\S+\s*|\s+", text)
+
+
+# Special tokens of the dialects: a tokenizer emits each as one token, so a server streams it whole.
+_SPECIAL_RE = re.compile(
+    r"<\|[\w.\-]+\|>|<｜[^｜]{1,40}｜>|</?(?:tool_call|tool_calls|think|function_call|tool_response)>"
+    r"|\[(?:TOOL_CALLS|ARGS|CALL_ID|/TOOL_CALLS|THINK|/THINK)\]|</s>|<end_of_turn>|<start_of_turn>"
+)
+_PIECE_RE = re.compile(r"[^\W_]+|_+|\s+|[^\w\s]", re.U)
+
+
+def tokens(text: str) -> list[str]:
+    """A raw output cut as a tokenizer would: special tokens whole, the rest in small pieces."""
+    out: list[str] = []
+    cursor = 0
+    for match in _SPECIAL_RE.finditer(text):
+        out += _PIECE_RE.findall(text[cursor:match.start()])
+        out.append(match.group())
+        cursor = match.end()
+    out += _PIECE_RE.findall(text[cursor:])
+    return [piece for piece in out if piece]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -137,10 +171,10 @@ class _Handler(BaseHTTPRequestHandler):
             {
                 "modelfile": "# scripted",
                 "parameters": "",
-                "template": "{{ .Prompt }}",
+                "template": self.server.owner.template,
                 "details": {"format": "gguf", "family": "qwen3", "parameter_size": "8B"},
                 "model_info": info,
-                "capabilities": ["completion", "tools"],
+                "capabilities": self.server.owner.capabilities,
             },
         )
 
@@ -157,9 +191,16 @@ class _Handler(BaseHTTPRequestHandler):
     # --- Ollama ----------------------------------------------------------------------------
 
     def _ollama_chat(self, response: dict[str, Any], request: dict[str, Any]) -> None:
+        model = request.get("model", "")
+        capabilities = self.server.owner.capabilities
+        if request.get("tools") and "tools" not in capabilities:  # as server/routes.go answers
+            self._send_json(400, {"error": f"registry.ollama.ai/library/{model} does not support tools"})
+            return
+        if request.get("think") and "thinking" not in capabilities:
+            self._send_json(400, {"error": f'"{model}" does not support thinking'})
+            return
         if self._error_or_delay(response, {"error": response.get("body", "scripted error")}):
             return
-        model = request.get("model", "")
         stamp = "2025-01-01T00:00:00.000000Z"
 
         def line(payload: dict[str, Any]) -> bytes:
@@ -170,18 +211,23 @@ class _Handler(BaseHTTPRequestHandler):
                     "done": False}
 
         parts: list[bytes] = []
-        deltas = _split_text(response.get("text") or "")
+        thinking = response.get("thinking") or ""
+        parts += [line(message(content="", thinking=delta))
+                  for delta in (thinking if isinstance(thinking, list) else tokens(thinking))]
+        deltas = _split_text(response.get("text") or "") + tokens(response.get("raw") or "")
         parts += [line(message(content=delta)) for delta in deltas]
         calls = response.get("tool_calls") or []
-        for call in calls:
-            function = {"name": call["name"], "arguments": call.get("arguments", {})}
-            parts.append(line(message(content="", tool_calls=[{"function": function}])))
+        for index, call in enumerate(calls):  # whole, with the server's id and index (Ollama ≥ 0.12.10)
+            function = {"index": index, "name": call["name"], "arguments": call.get("arguments", {})}
+            call_id = call.get("id") or f"call_{index:08d}"
+            parts.append(line(message(content="", tool_calls=[{"id": call_id, "function": function}])))
         if response.get("stream_error"):
             parts.append(line({"error": response["stream_error"]}))
         else:
             prompt, completion = response.get("usage") or (17, len(deltas) + len(calls))
             parts.append(line({
-                "model": model, "created_at": stamp, "message": {"role": "assistant", "content": ""},
+                "model": model, "created_at": stamp,
+                "message": {"role": "assistant", "content": response.get("done_content") or ""},
                 "done": True, "done_reason": response.get("done_reason", "stop"),
                 "total_duration": 1000, "load_duration": 10, "prompt_eval_count": prompt,
                 "prompt_eval_duration": 100, "eval_count": completion, "eval_duration": 500,
@@ -191,6 +237,11 @@ class _Handler(BaseHTTPRequestHandler):
     # --- OpenAI ----------------------------------------------------------------------------
 
     def _openai_chat(self, response: dict[str, Any], request: dict[str, Any]) -> None:
+        if request.get("tools") and not self.server.owner.openai_tools:  # vLLM without a tool parser
+            message = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+            self._send_json(400, {"error": {"message": message, "type": "BadRequestError", "param": None,
+                                            "code": 400}})
+            return
         error = {"error": {"message": response.get("body", "scripted error"), "type": "server_error",
                            "param": None, "code": None}}
         if self._error_or_delay(response, error):
@@ -207,24 +258,34 @@ class _Handler(BaseHTTPRequestHandler):
             return event([{"index": 0, "delta": content, "logprobs": None, "finish_reason": finish}])
 
         parts = [delta({"role": "assistant", "content": ""})]
-        deltas = _split_text(response.get("text") or "")
+        reasoning = response.get("reasoning") or ""
+        key = response.get("reasoning_key") or "reasoning_content"
+        parts += [delta({"content": None, key: piece})
+                  for piece in (reasoning if isinstance(reasoning, list) else tokens(reasoning))]
+        deltas = _split_text(response.get("text") or "") + tokens(response.get("raw") or "")
         parts += [delta({"content": text}) for text in deltas]
         calls = response.get("tool_calls") or []
         repeat = bool(response.get("repeat_name"))
-        for index, call in enumerate(calls):
-            call_id = call.get("id") or f"call_{index}_{created}"
+        style = response.get("call_style") or "indexed"
+        for number, call in enumerate(calls):
+            index = 0 if style == "all_zero" else number + 1 if style == "from_one" else number
+            call_id = call.get("id") or f"call_{number}_{created}"
             arguments = call.get("arguments", {})
             if not isinstance(arguments, str):
                 arguments = json.dumps(arguments, ensure_ascii=False)
-            pieces = [arguments[i:i + 7] for i in range(0, len(arguments), 7)] or [""]
-            head = {"index": index, "id": call_id, "type": "function",
-                    "function": {"name": call["name"], "arguments": ""}}
+            pieces = [arguments[i:i + 7] for i in range(0, len(arguments), 7)]
+            head: dict[str, Any] = {"index": index, "id": call_id, "type": "function",
+                                    "function": {"name": call["name"]}}  # vLLM: no "arguments" key yet
+            if style == "no_index":
+                del head["index"]
             parts.append(delta({"tool_calls": [head]}))
             for piece in pieces:
                 fragment: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
                 if repeat:
                     fragment = {"index": index, "id": call_id, "type": "function",
                                 "function": {"name": call["name"], "arguments": piece}}
+                if style == "no_index":
+                    del fragment["index"]
                 parts.append(delta({"tool_calls": [fragment]}))
         if response.get("stream_error"):
             parts.append(b"data: " + json.dumps({"error": {"message": response["stream_error"],
@@ -280,6 +341,9 @@ class ScriptedLLMServer:
         self.paths: list[str] = []  # the path of each recorded request
         self.headers: list[dict[str, str]] = []  # lower-cased names
         self.model_info: dict[str, Any] | None = dict(DEFAULT_MODEL_INFO)
+        self.capabilities: list[str] = ["completion", "tools"]  # what /api/show reports
+        self.template = "{{ .Prompt }}"
+        self.openai_tools = True  # False: /v1 refuses tools (vLLM without --enable-auto-tool-choice)
         # Set to a list to record (epoch seconds after the write, raw chunk) of every streamed chunk:
         # bench/stream_latency.py measures from here to the websocket client.
         self.chunk_log: list[tuple[float, bytes]] | None = None

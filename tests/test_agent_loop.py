@@ -18,8 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from akten.models import Role, User
 from helena.agent.context import prepare_run
 from helena.agent.events import Emitter
-from helena.agent.guard import PARSE_ERROR_HINT
-from helena.agent.loop import CONTINUE_OFFER, Limits, run_agent
+from helena.agent.loop import CONTINUE_OFFER, PARSE_ERROR_HINT, Limits, run_agent
 from helena.agent.stall import STALL_MESSAGE
 from helena.llm.ollama import OllamaModel
 from helena.llm.openai_compat import OpenAICompatModel
@@ -152,7 +151,7 @@ def test_broken_json_in_content_is_repaired(server, user) -> None:
 
 
 def test_broken_arguments_from_openai_go_back_to_the_model(server, user) -> None:
-    server.script([{"tool_calls": [{"name": "lookup", "arguments": '{"query": "x",,'}]},
+    server.script([{"tool_calls": [{"name": "lookup", "arguments": '{"query": x y z'}]},
                    {"tool_calls": [{"name": "lookup", "arguments": {"query": "x"}}]},
                    {"text": "Jetzt passt es."}])
     _result, events, done = run(make_model("openai", server), user)

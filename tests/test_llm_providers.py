@@ -355,9 +355,10 @@ def test_openai_text_then_several_tool_calls(server: ScriptedLLMServer) -> None:
 
 
 def test_openai_unparsable_arguments_are_kept_raw(server: ScriptedLLMServer) -> None:
-    server.script([{"tool_calls": [{"name": "read_akte", "arguments": '{"query": "Meier"'}]}])
+    """Arguments nothing can read stay the raw string: the executor tells the model what was wrong."""
+    server.script([{"tool_calls": [{"name": "read_akte", "arguments": '{"query": Meier Müller'}]}])
     turn = turn_of(cloud(server), messages=USER, tools=TOOLS)
-    assert turn.tool_calls[0].arguments == '{"query": "Meier"'
+    assert turn.tool_calls[0].arguments == '{"query": Meier Müller'
 
 
 def test_openai_history_wire_format(server: ScriptedLLMServer) -> None:

@@ -20,14 +20,16 @@ diese dieser dieses kann können muss müssen soll sollte darf gibt gegen über 
 sich mich dich dir mir uns euch ihnen ihm ihn mein dein sein ihre unser bitte gern gerne ja nein
 """.split())  # noqa: SIM905 (a word list reads better as text)
 _ENGLISH = frozenset("""
-the a an and or but not no is are was were will be been has have had i you he she it we they with
-of to on for at from by as also only very how what who where when that because if so then here this
+the a and or but not no is are were be been has have had i you he she it we they with
+of to on for at from by as only very how what who where when that because if then here this
 these those can could must should may there their your my our please yes which would do does did
 let me sure okay based according
 """.split())  # noqa: SIM905 (a word list reads better as text)
 _WORD_RE = re.compile(r"[A-Za-zÄÖÜäöüß]+")
 _GERMAN_LETTERS = frozenset("äöüßÄÖÜ")
-MAX_WORDS = 12  # after this many words without a verdict the text counts as German enough
+# English answers show it at once ("The", "Based on", "Okay, the user", "I will"); three words
+# without an English one are German (or neutral: "§ 517 ZPO: …") and go out at once.
+NEUTRAL_WORDS = 3
 
 
 def language_of(text: str, *, final: bool = False) -> Language:
@@ -48,10 +50,12 @@ def language_of(text: str, *, final: bool = False) -> Language:
             english += 1
         if german and german >= english:
             return "de"
-        if english >= 3 and english > 2 * german:
+        if english >= 2 and english > german:
             return "en"
-        if count >= MAX_WORDS:
+        if count >= NEUTRAL_WORDS and not english:
             return "de"
+        if count >= 4 * NEUTRAL_WORDS:
+            return "de" if english < 3 else "en"
     if final:
         return "en" if english >= 2 and english > 2 * german else "de"
     return "unknown"

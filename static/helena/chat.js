@@ -265,6 +265,29 @@ function addStep(bubble, event) {
   steps.hidden = false;
 }
 
+function addReasoning(bubble, delta) {
+  // The model's thinking: one collapsed "Überlegung" step per stretch of reasoning, filled live.
+  if (!delta) return;
+  const steps = part(bubble, ".chat-steps");
+  let item = steps.lastElementChild;
+  if (!item || !item.classList.contains("chat-step--reasoning")) {
+    item = el("li", "chat-step chat-step--reasoning");
+    item.dataset.done = "true";
+    const details = el("details");
+    const summary = el("summary");
+    summary.append(el("span", "chat-step__title", "Überlegung"), " ",
+      el("span", "chat-step__result", "(das Modell hat vor der Antwort nachgedacht)"));
+    const body = el("div", "chat-step__body");
+    body.append(el("p", "chat-step__reasoning", ""));
+    details.append(summary, body);
+    item.append(details);
+    steps.append(item);
+    steps.hidden = false;
+  }
+  const text = item.querySelector(".chat-step__reasoning");
+  text.textContent = (text.textContent + delta).replace(/^\s+/, "");
+}
+
 function finishStep(bubble, event) {
   const steps = part(bubble, ".chat-steps");
   const callId = String(event.call_id || "");
@@ -680,6 +703,9 @@ function handle(event) {
       break;
     case "text":
       appendText(bubble, String(event.delta || ""));
+      break;
+    case "reasoning":
+      addReasoning(bubble, String(event.delta || ""));
       break;
     case "tool_call":
       addStep(bubble, event);
