@@ -25,6 +25,7 @@ bench: $(STAMP)
 	$(PY) -m config.launcher exec -- $(PY) bench/knowledge_search.py
 	$(PY) -m config.launcher exec -- $(PY) bench/agent_overhead.py
 	$(PY) -m config.launcher exec -- $(PY) bench/stream_latency.py
+	$(PY) bench/dialects.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

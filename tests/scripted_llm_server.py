@@ -120,6 +120,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if path == "/api/show":
                 self._show()
+            elif self._refused(path, body):
+                pass  # like a real server: refused before the model runs, no scripted turn used
             elif path == "/api/chat":
                 self._ollama_chat(owner._response_for(body), body)
             elif path in ("/v1/chat/completions", "/chat/completions"):
@@ -174,7 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "template": self.server.owner.template,
                 "details": {"format": "gguf", "family": "qwen3", "parameter_size": "8B"},
                 "model_info": info,
-                "capabilities": self.server.owner.capabilities,
+                **({"capabilities": self.server.owner.capabilities}
+                   if self.server.owner.capabilities is not None else {}),  # old servers: no such key
             },
         )
 
@@ -190,15 +193,27 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- Ollama ----------------------------------------------------------------------------
 
+    def _refused(self, path: str, request: dict[str, Any]) -> bool:
+        """Answer 400 as Ollama (server/routes.go) and vLLM do for what the model or server cannot."""
+        model = request.get("model", "")
+        owner = self.server.owner
+        if path == "/api/chat":
+            capabilities = owner.capabilities or []
+            if request.get("tools") and "tools" not in capabilities:
+                self._send_json(400, {"error": f"registry.ollama.ai/library/{model} does not support tools"})
+                return True
+            if request.get("think") and "thinking" not in capabilities:
+                self._send_json(400, {"error": f'"{model}" does not support thinking'})
+                return True
+        elif request.get("tools") and not owner.openai_tools:  # vLLM without a tool parser
+            message = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+            self._send_json(400, {"error": {"message": message, "type": "BadRequestError", "param": None,
+                                            "code": 400}})
+            return True
+        return False
+
     def _ollama_chat(self, response: dict[str, Any], request: dict[str, Any]) -> None:
         model = request.get("model", "")
-        capabilities = self.server.owner.capabilities
-        if request.get("tools") and "tools" not in capabilities:  # as server/routes.go answers
-            self._send_json(400, {"error": f"registry.ollama.ai/library/{model} does not support tools"})
-            return
-        if request.get("think") and "thinking" not in capabilities:
-            self._send_json(400, {"error": f'"{model}" does not support thinking'})
-            return
         if self._error_or_delay(response, {"error": response.get("body", "scripted error")}):
             return
         stamp = "2025-01-01T00:00:00.000000Z"
@@ -237,11 +252,6 @@ class _Handler(BaseHTTPRequestHandler):
     # --- OpenAI ----------------------------------------------------------------------------
 
     def _openai_chat(self, response: dict[str, Any], request: dict[str, Any]) -> None:
-        if request.get("tools") and not self.server.owner.openai_tools:  # vLLM without a tool parser
-            message = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
-            self._send_json(400, {"error": {"message": message, "type": "BadRequestError", "param": None,
-                                            "code": 400}})
-            return
         error = {"error": {"message": response.get("body", "scripted error"), "type": "server_error",
                            "param": None, "code": None}}
         if self._error_or_delay(response, error):
@@ -341,7 +351,7 @@ class ScriptedLLMServer:
         self.paths: list[str] = []  # the path of each recorded request
         self.headers: list[dict[str, str]] = []  # lower-cased names
         self.model_info: dict[str, Any] | None = dict(DEFAULT_MODEL_INFO)
-        self.capabilities: list[str] = ["completion", "tools"]  # what /api/show reports
+        self.capabilities: list[str] | None = ["completion", "tools"]  # /api/show (None: not reported)
         self.template = "{{ .Prompt }}"
         self.openai_tools = True  # False: /v1 refuses tools (vLLM without --enable-auto-tool-choice)
         # Set to a list to record (epoch seconds after the write, raw chunk) of every streamed chunk:

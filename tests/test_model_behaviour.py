@@ -1,0 +1,168 @@
+"""What a lawyer notices when a small open model serves Helena, end to end through the API, the runner
+and the real Ollama client against the scripted server: calls written in a model's own dialect are
+executed, a call cut off by the length limit never becomes a draft, an English answer is asked again
+in German before it is shown, an announced lookup is actually done, and a model that cannot write a
+readable call hands over to the next tier. Nothing raw reaches the stream or the stored history."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from drafts.models import Draft
+from helena.agent.loop import GERMAN_PROMPT, NUDGE_PROMPT, PARSE_ERROR_HINT, TRUNCATED_PROMPT
+from helena.models import Message
+from tests.conftest import Kanzlei
+from tests.scripted_llm_server import ScriptedLLMServer
+from tests.test_dialects import MARKUP_RE
+from tests.test_runs_api import ask, assert_one_done, events, wait
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+def shown_text(evs: list[dict]) -> str:
+    return "".join(e["delta"] for e in evs if e["type"] == "text")
+
+
+def assert_nothing_raw(evs: list[dict], conversation_id: str) -> None:
+    for event in evs:
+        if event["type"] in ("text", "done"):
+            assert not MARKUP_RE.search(event.get("delta") or event.get("text") or ""), event
+    for message in Message.objects.filter(conversation_id=conversation_id):
+        assert not MARKUP_RE.search(message.text), message.text
+
+
+@pytest.mark.parametrize(("dialect", "raw"), [
+    ("hermes", '<tool_call>\n{"name": "search_gesetze", "arguments": {"query": "Berufungsfrist"}}\n'
+               "</tool_call>"),
+    ("qwen3 reasoning", "<think>\nDer Nutzer fragt nach der Berufungsfrist. Ich suche im Gesetz.\n"
+                        '</think>\n\n<tool_call>\n{"name": "search_gesetze", "arguments": '
+                        '{"query": "Berufungsfrist"}}\n</tool_call>'),
+    ("qwen3-coder", "<tool_call>\n<function=search_gesetze>\n<parameter=query>\nBerufungsfrist\n"
+                    "</parameter>\n</function>\n</tool_call>"),
+    ("llama3 json", '<|python_tag|>{"name": "search_gesetze", "parameters": {"query": "Berufungsfrist"}}'),
+    ("llama pythonic", '[search_gesetze(query="Berufungsfrist")]'),
+    ("gemma", 'Ich suche das Gesetz.\n```tool_code\nsearch_gesetze(query="Berufungsfrist")\n```'),
+    ("mistral v11", '[TOOL_CALLS]search_gesetze[ARGS]{"query": "Berufungsfrist"}'),
+    ("deepseek", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>search_gesetze\n```json\n"
+                 '{"query": "Berufungsfrist"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'),
+    ("gpt-oss harmony", "<|channel|>analysis<|message|>Need the statute.<|end|><|start|>assistant<|channel|>"
+                        'commentary to=functions.search_gesetze <|constrain|>json<|message|>'
+                        '{"query": "Berufungsfrist"}<|call|>'),
+    ("granite", '<|tool_call|>[{"name": "search_gesetze", '
+                '"arguments": "{\\"query\\": \\"Berufungsfrist\\"}"}]'),
+])
+def test_each_dialect_runs_the_search(kanzlei: Kanzlei, tiers: ScriptedLLMServer, dialect: str,
+                                      raw: str) -> None:
+    tiers.script([{"raw": raw}, {"text": "Die Berufungsfrist beträgt einen Monat (§ 517 ZPO)."}])
+    client = kanzlei.client("anwalt")
+    conversation, run_id = ask(client, "Wie lange ist die Berufungsfrist?", mode="inline")
+    run = wait(client, run_id)
+    evs = events(client, run_id)
+    calls = [e for e in evs if e["type"] == "tool_call"]
+    assert [(c["tool"], c["arguments"]) for c in calls] == [("search_gesetze", {"query": "Berufungsfrist"})]
+    assert run["text"] == "Die Berufungsfrist beträgt einen Monat (§ 517 ZPO)."
+    assert_nothing_raw(evs, conversation)
+    assert assert_one_done(evs)["finish_reason"] == "stop"
+
+
+def test_a_call_cut_off_by_the_length_limit_never_becomes_a_draft(kanzlei: Kanzlei,
+                                                                 tiers: ScriptedLLMServer) -> None:
+    akte = kanzlei.akten["A"]
+    cut = ('Ich lege die Frist an.\n<tool_call>\n{"name": "create_draft_frist", "arguments": {"akte_id": "'
+           + str(akte.pk) + '", "bezeichnung": "Berufungsbegr')
+    tiers.script([{"raw": cut, "done_reason": "length"}, {"raw": cut, "done_reason": "length"},
+                  {"text": "Ich konnte die Frist nicht vollständig anlegen."}])
+    client = kanzlei.client("anwalt")
+    conversation, run_id = ask(client, "Leg die Berufungsbegründungsfrist an.", mode="inline",
+                               akte_id=str(akte.pk))
+    wait(client, run_id)
+    evs = events(client, run_id)
+    assert not Draft.objects.exists()
+    assert not [e for e in evs if e["type"] == "tool_call"]
+    warnings = [e for e in evs if e["type"] == "warning"]
+    assert any(w["code"] == "truncated" and "abgeschnitten" in w["message"] for w in warnings)
+    retry = tiers.requests_to("/api/chat")[1]["messages"]
+    assert retry[-1]["content"] == TRUNCATED_PROMPT
+    assert_nothing_raw(evs, conversation)
+
+
+def test_an_english_answer_is_asked_again_in_german_before_it_is_shown(kanzlei: Kanzlei,
+                                                                     tiers: ScriptedLLMServer) -> None:
+    tiers.script([{"text": "The deadline for an appeal is one month from service of the judgment."},
+                  {"text": "Die Berufungsfrist beträgt einen Monat ab Zustellung des Urteils."}])
+    client = kanzlei.client("anwalt")
+    conversation, run_id = ask(client, "Wie lange ist die Berufungsfrist?", mode="inline")
+    run = wait(client, run_id)
+    evs = events(client, run_id)
+    assert shown_text(evs) == "Die Berufungsfrist beträgt einen Monat ab Zustellung des Urteils."
+    assert run["text"] == shown_text(evs)
+    assert tiers.requests_to("/api/chat")[1]["messages"][-1]["content"] == GERMAN_PROMPT
+    stored = Message.objects.filter(conversation_id=conversation, role="assistant").get()
+    assert stored.text.startswith("Die Berufungsfrist")
+
+
+def test_an_english_question_gets_its_english_answer(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    tiers.script([{"text": "The deadline for an appeal is one month."}])
+    client = kanzlei.client("anwalt")
+    _, run_id = ask(client, "What is the deadline for an appeal in Germany?", mode="inline")
+    assert wait(client, run_id)["text"] == "The deadline for an appeal is one month."
+    assert len(tiers.requests_to("/api/chat")) == 1
+
+
+def test_an_announced_lookup_is_done(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    tiers.script([{"text": "Ich schaue mir die Fristen an …"},
+                  {"tool_calls": [{"name": "search_gesetze", "arguments": {"query": "Berufungsfrist"}}]},
+                  {"text": "Die Berufungsfrist beträgt einen Monat."}])
+    client = kanzlei.client("anwalt")
+    _, run_id = ask(client, "Wie lange ist die Berufungsfrist?", mode="inline")
+    run = wait(client, run_id)
+    evs = events(client, run_id)
+    assert [e["tool"] for e in evs if e["type"] == "tool_call"] == ["search_gesetze"]
+    assert run["text"] == "Die Berufungsfrist beträgt einen Monat."
+    assert tiers.requests_to("/api/chat")[1]["messages"][-1]["content"] == NUDGE_PROMPT
+
+
+def test_unreadable_calls_after_the_retry_hand_over_to_the_next_tier(kanzlei: Kanzlei,
+                                                                    tiers: ScriptedLLMServer) -> None:
+    broken = {"raw": '<tool_call>{"name": "search_gesetze", "arguments": {query: ???}}</tool_call>'}
+    tiers.script([broken, broken, {"text": "Leider komme ich nicht weiter."},
+                  {"tool_calls": [{"name": "search_gesetze", "arguments": {"query": "Berufungsfrist"}}]},
+                  {"text": "Das große Modell: ein Monat (§ 517 ZPO)."}])
+    client = kanzlei.client("anwalt")
+    conversation, run_id = ask(client, "Wann endet die Berufungsfrist?", mode="inline")
+    run = wait(client, run_id)
+    evs = events(client, run_id)
+    assert run["tier"] == 2 and run["text"] == "Das große Modell: ein Monat (§ 517 ZPO)."
+    codes = [e["code"] for e in evs if e["type"] == "warning"]
+    assert "tool_call_format" in codes and "escalation" in codes
+    requests = tiers.requests_to("/api/chat")
+    assert requests[1]["messages"][-1]["content"] == PARSE_ERROR_HINT
+    assert [r["model"] for r in requests] == ["klein", "klein", "klein", "gross", "gross"]
+    assert_nothing_raw(evs, conversation)
+
+
+def test_reasoning_is_a_step_never_the_answer(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    tiers.capabilities = ["completion", "tools", "thinking"]
+    tiers.script([{"thinking": "Okay, the user asks about the Berufungsfrist.",
+                   "text": "Die Berufungsfrist beträgt einen Monat."}])
+    client = kanzlei.client("anwalt")
+    conversation, run_id = ask(client, "Wie lange ist die Berufungsfrist?", mode="inline")
+    run = wait(client, run_id)
+    evs = events(client, run_id)
+    assert run["text"] == "Die Berufungsfrist beträgt einen Monat." == shown_text(evs)
+    reasoning = "".join(e["delta"] for e in evs if e["type"] == "reasoning")
+    assert reasoning == "Okay, the user asks about the Berufungsfrist."
+    stored = json.dumps([m.text for m in Message.objects.filter(conversation_id=conversation)])
+    assert "Okay, the user" not in stored
+    browser = Client()
+    browser.force_login(kanzlei.users["anwalt"])
+    response = browser.get(f"/helena/gespraech/{conversation}/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    step = page[page.index("chat-step--reasoning"):]
+    assert "Überlegung" in step[:400] and "Okay, the user asks" in step
+    answer = page[page.index('class="chat-text markdown"'):]
+    assert "Okay, the user" not in answer[:answer.index("</div>")]
