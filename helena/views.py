@@ -55,7 +55,8 @@ PLAN_REVIEW_HINT = ("Passt der Plan? Antworte einfach im Chat, z. B. „passt, l
                     "„füge vorher … hinzu“.")
 _PLAN_EVENTS = ("plan_created", "plan_ready_for_review", "plan_review", "plan_step")
 # Events the history needs (text deltas are replaced by the done event's text).
-_HISTORY_EVENTS = ("reasoning", "tool_call", "tool_result", "draft_created", "warning", "error", "done", "ask_user",
+_HISTORY_EVENTS = ("reasoning", "tool_call", "tool_result", "draft_created", "warning", "error", "done",
+                   "ask_user",
                    "plan_created", "plan_ready_for_review", "plan_review", "plan_step")
 
 

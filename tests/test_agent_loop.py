@@ -267,6 +267,16 @@ def test_ollama_tool_call_parse_error_is_retried_once_with_a_hint(server, user) 
     assert retry[-1]["content"] == PARSE_ERROR_HINT
 
 
+def test_a_second_tool_call_parse_error_ends_as_a_stall_with_an_answer(server, user) -> None:
+    """Unreadable twice: Helena answers with what she has; as a stall the run may escalate."""
+    bad = {"status": 500, "body": "error parsing tool call: raw='{\"query\": }'"}
+    server.script([bad, bad, {"text": "Ich konnte nicht nachschlagen."}])
+    _result, events, done = run(make_model("ollama", server), user)
+    assert done["finish_reason"] == "stall" and done["text"] == "Ich konnte nicht nachschlagen."
+    assert [e["code"] for e in of_type(events, "warning")] == ["tool_call_format"]
+    assert not of_type(events, "error")
+
+
 def test_rbac_through_the_tools_in_a_run(server, kanzlei) -> None:
     """A Praktikant asks about an Akte he may not see: the prompt leaves it out, the tool says
     'nicht gefunden', and nothing of it reaches the model."""

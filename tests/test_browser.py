@@ -8,6 +8,7 @@ and a phone-sized screen. Screenshots of the main states go to tests/artifacts/.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -756,3 +757,39 @@ def test_plan_review_and_replan_show_live_as_after_a_reload(
     page.reload()
     expect(answers(page).first.locator(".chat-plan")).to_have_count(2)
     assert plan_cards(page) == live
+
+
+def test_a_thinking_model_shows_its_reasoning_collapsed_and_never_raw_markup(
+    kanzlei: Kanzlei, tiers: ScriptedLLMServer, new_context: Any
+) -> None:
+    """Qwen3 as Ollama serves it: reasoning in its own field, a call in Hermes markup, then the answer."""
+    tiers.capabilities = ["completion", "tools", "thinking"]
+    tiers.script([
+        {"thinking": "Okay, the user asks about the Berufungsfrist. I should look it up.",
+         "raw": '<tool_call>\n{"name": "calculate_frist", "arguments": '
+                + json.dumps(FRIST) + "}\n</tool_call>", "chunk_delay": 0.05},
+        {"thinking": "The result says 02.11.2026.", "text": "Die Frist endet am **Montag**, 02.11.2026.",
+         "chunk_delay": 0.05},
+    ])
+    page = new_context().new_page()
+    conversation = Conversation.objects.create(user=kanzlei.users["anwalt"])
+    login(page, kanzlei.users["anwalt"], chat_path(conversation))
+    wait_connected(page)
+    send(page, "Wann endet die Frist, wenn am 01.10.2026 zugestellt wurde?")
+    answer = answers(page).first
+    wait_done(answer)
+    reasoning = answer.locator(".chat-step--reasoning")
+    expect(reasoning).to_have_count(2)
+    expect(reasoning.first.locator("summary")).to_contain_text("Überlegung")
+    expect(reasoning.first.locator(".chat-step__reasoning")).to_be_hidden()  # collapsed
+    expect(answer.locator(".chat-step__title").nth(1)).to_have_text("Berechne Frist: 2026-10-01")
+    expect(answer.locator(".chat-text")).to_have_text("Die Frist endet am Montag, 02.11.2026.")
+    reasoning.first.locator("summary").click()
+    expect(reasoning.first.locator(".chat-step__reasoning")).to_contain_text("Okay, the user asks")
+    screenshot(page, "chat-reasoning")
+    body = page.locator("body").inner_text()
+    assert "<tool_call>" not in body and "Okay, the user" not in answer.locator(".chat-text").inner_text()
+    page.reload()
+    answer = answers(page).first
+    expect(answer.locator(".chat-step--reasoning")).to_have_count(2)
+    expect(answer.locator(".chat-text")).to_have_text("Die Frist endet am Montag, 02.11.2026.")

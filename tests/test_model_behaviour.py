@@ -166,3 +166,25 @@ def test_reasoning_is_a_step_never_the_answer(kanzlei: Kanzlei, tiers: ScriptedL
     assert "Überlegung" in step[:400] and "Okay, the user asks" in step
     answer = page[page.index('class="chat-text markdown"'):]
     assert "Okay, the user" not in answer[:answer.index("</div>")]
+
+
+def test_admin_shows_the_detected_dialect_and_capabilities(kanzlei: Kanzlei,
+                                                           tiers: ScriptedLLMServer) -> None:
+    from helena.models import ModelTier
+
+    tiers.capabilities = ["completion", "tools", "thinking"]
+    row = ModelTier.objects.get(tier=1)
+    row.model_name = "qwen3:4b"
+    row.save()
+    admin = Client()
+    admin.force_login(kanzlei.users["admin"])
+    page = admin.get(f"/admin/helena/modeltier/{row.pk}/change/").content.decode()
+    assert "Format der Werkzeugaufrufe" in page and "automatisch erkennen" in page
+    assert "Format: Qwen3" in page and "Fähigkeiten laut /api/show: completion, tools, thinking" in page
+    assert "Werkzeuge: nativ" in page
+    tiers.capabilities = ["completion"]
+    from helena.llm import router
+
+    router.clear_health_cache()
+    page = admin.get(f"/admin/helena/modeltier/{row.pk}/change/").content.decode()
+    assert "im Prompt beschrieben" in page

@@ -183,9 +183,11 @@ class _Run:
         for attempt in (1, 2):
             try:
                 turn = await self._stream(sent, schemas)
-            except ToolCallFormatError:
-                if attempt == 2 or not schemas:
+            except ToolCallFormatError as exc:  # the server could not parse the model's call
+                if not schemas:
                     raise
+                if attempt == 2:  # like an unreadable call of ours: it counts toward escalation
+                    return Turn(malformed=[str(exc)])
                 sent = [*sent, {"role": "user", "content": PARSE_ERROR_HINT}]
                 continue
             if not turn.malformed or turn.tool_calls or not schemas:
