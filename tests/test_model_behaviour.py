@@ -176,8 +176,11 @@ def test_admin_shows_the_detected_dialect_and_capabilities(kanzlei: Kanzlei,
     row = ModelTier.objects.get(tier=1)
     row.model_name = "qwen3:4b"
     row.save()
+    from akten.models import Role, User
+
     admin = Client()
-    admin.force_login(kanzlei.users["admin"])
+    chefin = User.objects.create_superuser(username="chefin", password="pw", email="", role=Role.ADMIN)
+    admin.force_login(chefin)
     page = admin.get(f"/admin/helena/modeltier/{row.pk}/change/").content.decode()
     assert "Format der Werkzeugaufrufe" in page and "automatisch erkennen" in page
     assert "Format: Qwen3" in page and "Fähigkeiten laut /api/show: completion, tools, thinking" in page

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Collection
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -64,39 +65,52 @@ async def parsed_turn(*, raw: RawStream, key: tuple[str, str, str], profile: pro
         sent_messages = messages
         if prompt_mode:
             sent_messages = prompting.render(messages, tools or [], profile.prompt_format)
-        parser = StreamParser(names=names, reasoning_first=profile.reasoning_prefilled,
-                              types=tool_types(tools))
-        produced = False
-        saw_call = False
+        turn = _Turn(StreamParser(names=names, reasoning_first=profile.reasoning_prefilled,
+                                  types=tool_types(tools)), names)
         try:
-            async for part in raw(sent_messages, None if prompt_mode else tools):
-                if part.kind == "content":
-                    chunks = chunks_of(parser.feed(part.text))
-                elif part.kind == "reasoning":
-                    chunks = [Chunk(kind="reasoning", text=part.text)] if part.text else []
-                elif part.kind == "cut":
-                    chunks = chunks_of([Malformed("Aufruf abgeschnitten", part.text, truncated=True)])
-                elif part.kind == "call" and part.call is not None:
-                    chunks = [Chunk(kind="tool_call", tool_call=normalize_call(part.call, names))]
-                else:
-                    truncated = part.finish == "length"
-                    chunks = chunks_of(parser.finish(truncated=truncated))
-                    saw_call = saw_call or any(c.kind == "tool_call" for c in chunks)
-                    finish: FinishReason = ("tool_calls" if saw_call else "length" if truncated
-                                            else "error" if part.finish == "error" else "stop")
-                    chunks.append(Chunk(kind="end", usage=part.usage or Usage(), finish_reason=finish))
-                for chunk in chunks:
-                    produced = True
-                    saw_call = saw_call or chunk.kind == "tool_call"
-                    yield chunk
+            async with aclosing(raw(sent_messages, None if prompt_mode else tools)) as parts:
+                async for part in parts:
+                    for chunk in turn.chunks(part):
+                        yield chunk
         except ModelHTTPError as exc:
             refused = prompting.tools_unsupported(exc.detail or str(exc))
-            if prompt_mode or not tools or produced or not refused:
+            if prompt_mode or not tools or turn.produced or not refused:
                 raise
             log.info("%s refuses tools (%s): prompt-based tool calling from now on", key, exc.detail[:200])
             profiles.learn(key, profiles.NO_TOOLS)
             prompt_mode = True
             continue
-        for flag in parser.flags:
+        for flag in turn.parser.flags:
             profiles.learn(key, flag)
         return
+
+
+class _Turn:
+    """One attempt's state: raw parts in, Chunks out."""
+
+    def __init__(self, parser: StreamParser, names: frozenset[str]) -> None:
+        self.parser = parser
+        self.names = names
+        self.produced = False
+        self.saw_call = False
+
+    def chunks(self, part: Raw) -> list[Chunk]:
+        if part.kind == "content":
+            chunks = chunks_of(self.parser.feed(part.text))
+        elif part.kind == "reasoning":
+            chunks = [Chunk(kind="reasoning", text=part.text)] if part.text else []
+        elif part.kind == "cut":
+            chunks = chunks_of([Malformed("Aufruf abgeschnitten", part.text, truncated=True)])
+        elif part.kind == "call" and part.call is not None:
+            chunks = [Chunk(kind="tool_call", tool_call=normalize_call(part.call, self.names))]
+        else:
+            truncated = part.finish == "length"
+            chunks = chunks_of(self.parser.finish(truncated=truncated))
+            called = self.saw_call or any(c.kind == "tool_call" for c in chunks)
+            finish: FinishReason = ("tool_calls" if called else "length" if truncated
+                                    else "error" if part.finish == "error" else "stop")
+            chunks.append(Chunk(kind="end", usage=part.usage or Usage(), finish_reason=finish))
+        if chunks:
+            self.produced = True
+            self.saw_call = self.saw_call or any(c.kind == "tool_call" for c in chunks)
+        return chunks
