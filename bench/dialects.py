@@ -16,9 +16,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from helena.llm.dialects.parser import StreamParser  # noqa: E402
-from tests.data.model_outputs import FIXTURES  # noqa: E402
-from tests.scripted_llm_server import tokens  # noqa: E402
+from helena.llm.dialects.parser import StreamParser
+from tests.data.model_outputs import FIXTURES
+from tests.scripted_llm_server import tokens
 
 GOAL_US = 20.0
 HELENA_TOOLS = {"search_gesetze", "read_akte", "read_akte_detail", "read_fristen", "create_draft_frist",
