@@ -619,3 +619,40 @@ NORMALIZE_CASES: list[tuple[str, ToolCall, str, Any]] = [
 def test_structured_calls_are_repaired(call: ToolCall, name: str, arguments: Any) -> None:
     fixed = normalize_call(call, TOOLS)
     assert (fixed.id, fixed.name, fixed.arguments) == ("c1", name, arguments)
+
+
+# --------------------------------------------------------------------------- found by a red-team pass
+
+
+@pytest.mark.parametrize("text", [
+    'Laut [„BGH"] gilt das.\n\n<tool_call>{"name": "read_akte", "arguments": {"akte_id": 1}}</tool_call>',
+    'Laut {„Mandant"} gilt das.\n\n<think>intern</think>Antwort',
+    "Das ist [„Anlage K1\"] – siehe unten.\n\n[TOOL_CALLS]read_akte[ARGS]{\"akte_id\": 1}",
+    'Siehe ```-Blöcke. <tool_call>{"name": "read_akte", "arguments": {"akte_id": 1}}</tool_call>',
+    '```bash\necho hi\n<tool_call>{"name": "read_akte", "arguments": {"akte_id": 1}}</tool_call>\n```',
+    "```text\nHallo<|im_end|>",
+    '```tool_code\nsearch_gesetze(query="BGB"\n```',
+    "<|channel|>final<|message|>Antwort <think>x</think> und <|im_end|>",
+    '<|python_tag|>read_akte(akte_id=1)<|eom_id|>',
+    '{"arguments": {"city_name": "Berlin"}, "name": "read_akte"}',
+    '[print(read_akte(akte_id=1))]',
+    '<tool_call>{"name": "read_akte", "arguments": {"a": ' + "9" * 4301 + "}}</tool_call>",
+    "<|channel|>analysis" + " " * 300 + "<|message|>kein Harmony-Kopf mehr<|end|>",  # decided by content
+])
+def test_no_markup_or_reasoning_shown_for_any_split(text: str) -> None:
+    whole = summary(parse(text, names=TOOLS))
+    for cuts in ([], list(range(len(text))), [i for i in range(0, len(text), 3)]):
+        pieces = streamed(text, cuts, names=TOOLS)
+        assert summary(merge(pieces)) == whole
+        for event in pieces:
+            if isinstance(event, Text):
+                assert not MARKUP_RE.search(event.text) and "intern" not in event.text, event.text
+
+
+def test_a_call_with_a_long_brief_streams_in_linear_time() -> None:
+    """A Schriftsatz as an argument, token by token: the held call is not re-read from the start."""
+    text = '[TOOL_CALLS]read_akte[ARGS]{"notiz": "' + "Sehr geehrte Damen und Herren, " * 400 + '"}'
+    started = time.process_time()
+    events = streamed(text, list(range(0, len(text), 4)), names=TOOLS)
+    assert [e.call.name for e in events if isinstance(e, Call)] == ["read_akte"]
+    assert time.process_time() - started < 2

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from helena.llm.base import ToolCall
 
@@ -117,12 +117,17 @@ def held_prefix(text: str, markers: tuple[str, ...], start: int = 0) -> int:
     return first
 
 
+_STRONG = ("[TOOL_CALLS]", "[THINK]")
+
+
 class Passthrough:
     """Text that was held as a possible call and turned out not to be one, streamed as prose.
 
     A rejected JSON value is passed on up to its closing bracket (so an object nested in it is not
-    taken for a call); a rejected code fence up to its closing fence (so that fence does not open a
-    new one). Nothing is held back meanwhile.
+    taken for a call), but never past a blank line or a character that may open markup ("<", "`",
+    "[TOOL_CALLS]"): the scanner looks at those again. A code block is passed on up to its closing
+    fence (so that fence does not open a new one), its content read by a parser for markup only.
+    Nothing is held back meanwhile but a possible marker.
     """
 
     def __init__(self, *, fence: bool) -> None:
@@ -130,19 +135,20 @@ class Passthrough:
         self.depth = 0
         self.quoted = False
         self.escaped = False
-        self.pos = 0  # how far the held text was passed on (the block drops what it consumed)
+        self.prev = ""
+        self.started = False
+        self.inner: Any = None  # the markup-only parser of a code block's content
 
     def step(self, text: str, final: bool) -> Emit | None:
         if self.fence:
-            close = text.find("```", 3 if self.pos == 0 else 0)
-            if close >= 0:
-                return Emit(consumed=close + 3, events=[Text(text[:close + 3])])
-            keep = held_prefix(text, ("```",), 3 if self.pos == 0 else 0)
-            if final:
-                keep = len(text)
-            self.pos += keep
-            return Emit(consumed=keep, events=[Text(text[:keep])] if keep else [], done=final)
+            return self._fence(text, final)
         for index, char in enumerate(text):
+            first = not self.started and index == 0
+            if not first and (char in "<`" or (char == "\n" and self.prev == "\n")
+                              or (char == "[" and _strong_at(text, index))):
+                self.started = True
+                return Emit(consumed=index, events=[Text(text[:index])] if index else [])
+            self.prev = char
             if self.quoted:
                 if self.escaped:
                     self.escaped = False
@@ -151,8 +157,6 @@ class Passthrough:
                 elif char == '"':
                     self.quoted = False
                 continue
-            if char == "<" or (char == "\n" and text.startswith("\n\n", index)):
-                return Emit(consumed=index, events=[Text(text[:index])] if index else [])
             if char == '"':
                 self.quoted = True
             elif char in "{[":
@@ -161,5 +165,28 @@ class Passthrough:
                 self.depth -= 1
                 if self.depth <= 0:
                     return Emit(consumed=index + 1, events=[Text(text[:index + 1])])
-        self.pos += len(text)
+        self.started = self.started or bool(text)
         return Emit(consumed=len(text), events=[Text(text)] if text else [], done=final)
+
+    def _fence(self, text: str, final: bool) -> Emit | None:
+        if self.inner is None:
+            from helena.llm.dialects.parser import StreamParser  # the parser builds on this module
+
+            newline = text.find("\n")
+            self.inner = StreamParser(names=())
+            end = newline + 1 if newline >= 0 else len(text)
+            return Emit(consumed=end, events=[Text(text[:end])], done=final)
+        close = text.find("```")
+        if close >= 0:
+            events = [*self.inner.feed(text[:close]), *self.inner.finish(), Text("```")]
+            return Emit(consumed=close + 3, events=events)
+        keep = len(text) if final else held_prefix(text, ("```",))
+        events = self.inner.feed(text[:keep])
+        if final:
+            events += self.inner.finish()
+        return Emit(consumed=keep, events=events, done=final)
+
+
+def _strong_at(text: str, index: int) -> bool:
+    rest = text[index:index + 12]
+    return any(marker.startswith(rest) or rest.startswith(marker) for marker in _STRONG)

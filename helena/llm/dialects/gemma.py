@@ -28,6 +28,7 @@ from helena.llm.dialects.calls import calls_from, may_become_name, python_calls
 from helena.llm.dialects.scan import json_call, skip_separators, value_sequence
 
 CALL_LANGUAGES = frozenset({"", "json", "tool_code", "tool_call", "tool_calls", "python", "py"})
+_CODE = Emit(consumed=0)  # marker: an ordinary code block, passed on as prose
 _CODE_LANGUAGES = frozenset({"tool_code", "python", "py"})
 _IDENT_RE = re.compile(r"[A-Za-z_][\w.]*")
 _FENCE = "```"
@@ -42,7 +43,7 @@ class FenceBlock(Block):
         if self._prose is not None:
             return self._prose.step(text, final)
         outcome = self._decide(text, final)
-        if outcome is REJECT:  # an ordinary code block: prose up to its own closing fence
+        if outcome is _CODE:  # an ordinary code block: prose up to its own closing fence
             self._prose = Passthrough(fence=True)
             return self._prose.step(text, final)
         return outcome
@@ -55,10 +56,10 @@ class FenceBlock(Block):
                 return None
             return REJECT
         if text[len(_FENCE):newline].strip().lower() not in CALL_LANGUAGES:
-            return REJECT
+            return _CODE
         start = skip_separators(text, newline + 1)
         if start >= len(text):
-            return REJECT if final else None
+            return _CODE if final else None
         close = text.find(_FENCE, start)
         body_end = close if close >= 0 else len(text)
         if text[start] in "{[":
@@ -66,25 +67,30 @@ class FenceBlock(Block):
         language = text[len(_FENCE):newline].strip().lower()
         ident = _IDENT_RE.match(text, start)
         if ident is None:
-            return REJECT
+            return _CODE
         if language not in _CODE_LANGUAGES:  # e.g. ``` with a call: its name must fit a tool
             name = ident.group().removeprefix("print")
             if ident.end() == len(text):
-                return None if not final and may_become_name(name, self.ctx.names) else REJECT
+                return None if not final and may_become_name(name, self.ctx.names) else _CODE
             if text[ident.end()] != "(" or not may_become_name(name, self.ctx.names):
-                return REJECT
+                return _CODE
         if close < 0 and not final:
             return None  # a code block for calls (tool_code, python) is read whole
+        if close < 0 and self.ctx.truncated and language == "tool_code":
+            return Emit(consumed=len(text), events=[Malformed("Aufruf abgeschnitten", text, True)])
         calls = python_calls(text[start:body_end], self.ctx.names)
         if not calls:
-            return REJECT
+            if language == "tool_code":  # written for calls, so never shown: a broken call
+                end = self._end(text, close)
+                return Emit(consumed=end, events=[Malformed("Aufruf unlesbar", text[:end])])
+            return _CODE
         return Emit(consumed=self._end(text, close), events=[Call(call) for call in calls])
 
     def _json(self, text: str, start: int, close: int, final: bool) -> Outcome:
         verdict = json_call(text, start, self.ctx.names, final=final or close >= 0,
                             truncated=self.ctx.truncated)
         if verdict.kind == "no":
-            return REJECT
+            return _CODE
         if verdict.kind == "wait" or (close < 0 and not final):
             return None
         if verdict.kind == "malformed":
@@ -96,11 +102,11 @@ class FenceBlock(Block):
         for value in sequence.values:
             calls = calls_from(value, self.ctx.names)
             if calls is None:
-                return REJECT
+                return _CODE
             events.extend(Call(call) for call in calls)
         body_end = close if close >= 0 else len(text)
         if text[sequence.end:body_end].strip(" \t\r\n,;"):
-            return REJECT
+            return _CODE
         return Emit(consumed=self._end(text, close), events=events)
 
     @staticmethod

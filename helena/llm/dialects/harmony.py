@@ -13,6 +13,7 @@ harmony shows to users) as text, a message to a function is a call once complete
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from helena.llm.base import ToolCall
 from helena.llm.dialects.base import (
@@ -25,7 +26,6 @@ from helena.llm.dialects.base import (
     Opener,
     Outcome,
     Reasoning,
-    Text,
 )
 from helena.llm.dialects.base import held_prefix as _held
 from helena.llm.dialects.calls import coerce_args, known_name, new_id
@@ -43,6 +43,7 @@ class MessageBlock(Block):
         super().__init__(ctx, opener)
         self.channel: str | None = None
         self.recipient: str | None = None
+        self.inner: Any = None  # reads a final answer for any other dialect's markup
 
     def step(self, text: str, final: bool) -> Outcome:
         if self.channel is None:
@@ -50,9 +51,11 @@ class MessageBlock(Block):
         return self._body(text, final)
 
     def _header(self, text: str, final: bool) -> Outcome:
-        index = text.find(_MESSAGE)
+        index = text.find(_MESSAGE, 0, _MAX_HEADER + len(_MESSAGE))
         if index < 0:
-            if final or len(text) > _MAX_HEADER:
+            if len(text) >= _MAX_HEADER + len(_MESSAGE):
+                return Emit(consumed=_MAX_HEADER)  # no header this long: drop it, read on as prose
+            if final:
                 return Emit(consumed=len(text))  # a header without a message: markup, nothing to show
             return None
         header = text[:index]
@@ -68,9 +71,10 @@ class MessageBlock(Block):
         if found:
             index, marker = min(found)
             end = index + len(marker) if marker in _ENDS else index
-            return Emit(consumed=end, events=self._events(text[:index], complete=True))
+            return Emit(consumed=end, events=self._events(text[:index], complete=True, ending=True))
         if final:
-            return Emit(consumed=len(text), events=self._events(text, complete=not self.ctx.truncated))
+            return Emit(consumed=len(text), events=self._events(text, complete=not self.ctx.truncated,
+                                                                 ending=True))
         if self.recipient:
             return None  # a call is read whole
         keep = _held(text, (*_ENDS, *_NEXT))
@@ -78,7 +82,7 @@ class MessageBlock(Block):
             return None
         return Emit(consumed=keep, events=self._events(text[:keep], complete=True), done=False)
 
-    def _events(self, body: str, *, complete: bool) -> list[Event]:
+    def _events(self, body: str, *, complete: bool, ending: bool = False) -> list[Event]:
         if self.recipient:
             if not complete:
                 return [Malformed("Aufruf abgeschnitten", body, truncated=True)]
@@ -86,9 +90,16 @@ class MessageBlock(Block):
             call = ToolCall(id=new_id(), name=known_name(name, self.ctx.names) or name,
                             arguments=coerce_args(body.strip()))
             return [Call(call)]
-        if not body:
-            return []
-        return [Reasoning(body)] if self.channel == "analysis" else [Text(body)]
+        if self.channel == "analysis":
+            return [Reasoning(body)] if body else []
+        if self.inner is None:
+            from helena.llm.dialects.parser import StreamParser  # the parser builds on this module
+
+            self.inner = StreamParser(names=())
+        events: list[Event] = self.inner.feed(body)
+        if ending:
+            events += self.inner.finish(truncated=self.ctx.truncated)
+        return events
 
 
 OPENERS = [Opener(marker, MessageBlock) for marker in _NEXT]

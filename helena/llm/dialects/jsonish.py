@@ -70,7 +70,10 @@ class _Parser:
                 raise Incomplete("number may go on")
             self.pos = match.end()
             number = match.group()
-            return float(number) if any(c in number for c in ".eE") else int(number)
+            try:
+                return float(number) if any(c in number for c in ".eE") else int(number)
+            except ValueError as exc:  # more digits than Python converts (a model repeating itself)
+                raise Invalid("number too long") from exc
         match = _IDENT_RE.match(self.text, self.pos)
         if match:
             word = match.group()
@@ -206,6 +209,11 @@ def scan_value(text: str, pos: int = 0) -> tuple[Any, int]:
     """
     try:
         return _DECODER.raw_decode(text, pos)
+    except json.JSONDecodeError as exc:
+        # Valid JSON that merely has not ended yet: the lenient parser (a superset) would say the
+        # same, only a hundred times slower; streaming re-reads a growing call many times.
+        if exc.pos >= len(text) or exc.msg.startswith("Unterminated string"):
+            raise Incomplete("strict JSON not ended") from None
     except ValueError:
         pass
     except RecursionError as exc:

@@ -36,6 +36,7 @@ from helena.llm.dialects.scan import (
 
 _END_TOKENS = ("<|eom_id|>", "<|eot_id|>")
 _PY_CALL_RE = re.compile(r"[A-Za-z_][\w.]*\s*\(")
+_PY_NAME_RE = re.compile(r"[A-Za-z_][\w.]*\s*")
 
 
 def verdict_outcome(verdict: Verdict, text: str, final: bool) -> Outcome:
@@ -141,11 +142,14 @@ class PythonTagBlock(Block):
             for value in sequence.values:
                 calls = calls_from(value, self.ctx.names, any_name=True)
                 if calls is None:
-                    return Emit(consumed=sequence.end, events=[Malformed("Aufruf unlesbar", text)])
+                    raw = text[:sequence.end]
+                    return Emit(consumed=sequence.end, events=[Malformed("Aufruf unlesbar", raw)])
                 events.extend(Call(call) for call in calls)
             return Emit(consumed=sequence.end, events=events)
         match = _PY_CALL_RE.match(text, start)
         if match is None:
+            if not final and _PY_NAME_RE.fullmatch(text, start):
+                return None  # a call's name is still being written
             return Emit(consumed=start)  # prose after the tag: only the tag goes
         end = python_list_end(text, match.end() - 1)
         if end is None:

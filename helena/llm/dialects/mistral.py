@@ -31,7 +31,7 @@ class ToolCallsBlock(Block):
         at = named.end()
         rest = text[at:]
         if not final and (not rest or (rest[0] == "[" and any(
-                token.startswith(rest) and len(rest) < len(token) for token in _TOKENS))):
+                token.startswith(rest) and len(rest) <= len(token) for token in _TOKENS))):
             return None  # the name, [CALL_ID] or [ARGS] is still being written
         if not rest or rest[0] != "{":
             return Emit(consumed=at, events=[Malformed("Aufruf unlesbar", text[:at], self.ctx.truncated)])

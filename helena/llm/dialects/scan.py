@@ -60,7 +60,7 @@ def _early_object(text: str, pos: int, names: Collection[str]) -> Verdict:
             return WAIT if any(k.startswith(key) for k in FIRST_KEYS) else NO
     if key not in FIRST_KEYS:
         return NO
-    named = _NAME_VALUE_RE.search(text, pos)
+    named = _NAME_VALUE_RE.match(text, skip_separators(text, pos + 1))  # only a first key's value
     if named is not None:
         value = named.group("value")
         if named.group("end") and known_name(value, names) is None:
@@ -161,7 +161,8 @@ def python_call_list(text: str, pos: int, names: Collection[str], *, final: bool
     if ident is None:
         return NO
     if ident.end() == len(stripped):
-        return WAIT if not final and may_become_name(ident.group(), names) else NO
+        fits = may_become_name(ident.group(), names) or "print".startswith(ident.group())
+        return WAIT if not final and fits else NO
     if stripped[ident.end()] != "(" or not _known_call_name(ident.group(), names):
         return NO
     if text[pos] != "[":

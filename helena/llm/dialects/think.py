@@ -9,7 +9,7 @@ reasoning is reasoning: the model may decide against it, so it is never executed
 
 from __future__ import annotations
 
-from helena.llm.dialects.base import Block, Ctx, Emit, Opener, Outcome, Reasoning, held_prefix
+from helena.llm.dialects.base import Block, Ctx, Emit, Opener, Outcome, Reasoning, Text, held_prefix
 
 _CALL_TAG = "<tool_call>"
 PAIRS = {"<think>": "</think>", "<thinking>": "</thinking>", "[THINK]": "[/THINK]"}
@@ -55,7 +55,8 @@ class ThinkBlock(Block):
                 from helena.llm.dialects.parser import StreamParser
 
                 parser = StreamParser(names=self.ctx.names, types=self.ctx.types)
-                tail = [*parser.feed(text[held:]), *parser.finish(truncated=self.ctx.truncated)]
+                tail = [Reasoning(e.text) if isinstance(e, Text) else e
+                        for e in (*parser.feed(text[held:]), *parser.finish(truncated=self.ctx.truncated))]
                 head = [Reasoning(text[:held])] if text[:held] else []
                 return Emit(consumed=len(text), events=[*head, *tail])
             return Emit(consumed=len(text), events=[Reasoning(text)] if text else [])
