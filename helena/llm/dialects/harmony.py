@@ -102,4 +102,6 @@ class MessageBlock(Block):
         return events
 
 
-OPENERS = [Opener(marker, MessageBlock) for marker in _NEXT]
+# A server that prompts with "<|start|>assistant" streams a call's header from its recipient on:
+# " to=functions.NAME<|channel|>commentary json<|message|>{…}<|call|>".
+OPENERS = [Opener(marker, MessageBlock) for marker in (*_NEXT, "to=functions.")]

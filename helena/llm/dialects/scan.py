@@ -24,7 +24,9 @@ from helena.llm.dialects.calls import (
 )
 from helena.llm.dialects.jsonish import Incomplete, Invalid, close_open, scan_value
 
-_FIRST_KEY_RE = re.compile(r"\{\s*(?:(?P<q>[\"'])(?P<qkey>[^\"'\\]*)(?P<qend>[\"']?)|(?P<key>[A-Za-z_]\w*))")
+_FIRST_KEY_RE = re.compile(
+    r"\{\s*(?:(?P<q>[\"'„“”‘’])(?P<qkey>[^\"'„“”‘’\\]*)(?P<qend>[\"'“”‘’]?)|(?P<key>[A-Za-z_]\w*))"
+)
 _NAME_VALUE_RE = re.compile(
     r"[\"']?(?:" + "|".join(NAME_KEYS) + r")[\"']?\s*:\s*(?P<q>[\"'])(?P<value>[^\"'\\]*)(?P<end>[\"']?)"
 )

@@ -8,7 +8,8 @@ import re
 from helena.llm.dialects.base import REJECT, Block, Emit, Opener, Outcome
 
 DROPPED = ("</tool_call>", "</tool_calls>", "</function_call>", "</function>", "</parameter>",
-           "[/TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "</s>", "<end_of_turn>", "<start_of_turn>", "<eos>", "[/INST]")
+           "[/TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "</s>", "<end_of_turn>", "<start_of_turn>", "<eos>",
+           "[/INST]")
 _SPECIAL_RE = re.compile(r"<(?P<bar>[|｜])[\w.\-▁]{1,48}(?P=bar)>")
 _PARTIAL_RE = re.compile(r"<[|｜][\w.\-▁]*[|｜]?")
 _MAX_TOKEN = 52
