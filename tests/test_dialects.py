@@ -637,7 +637,6 @@ def test_structured_calls_are_repaired(call: ToolCall, name: str, arguments: Any
     '{"arguments": {"city_name": "Berlin"}, "name": "read_akte"}',
     '[print(read_akte(akte_id=1))]',
     '<tool_call>{"name": "read_akte", "arguments": {"a": ' + "9" * 4301 + "}}</tool_call>",
-    ' to=functions.read_akte<|channel|>commentary json<|message|>{"akte_id": 1}<|call|>',
     '{„name“: „read_akte“, „arguments“: {„akte_id“: 1}}',
     "<|channel|>analysis" + " " * 300 + "<|message|>kein Harmony-Kopf mehr<|end|>",  # decided by content
 ])

@@ -102,6 +102,4 @@ class MessageBlock(Block):
         return events
 
 
-# A server that prompts with "<|start|>assistant" streams a call's header from its recipient on:
-# " to=functions.NAME<|channel|>commentary json<|message|>{…}<|call|>".
-OPENERS = [Opener(marker, MessageBlock) for marker in (*_NEXT, "to=functions.")]
+OPENERS = [Opener(marker, MessageBlock) for marker in _NEXT]
