@@ -206,12 +206,13 @@ def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeStri
     for event in events:
         kind = event["type"]
         if kind == "reasoning":
+            delta = str(event.get("delta") or "")
             last = answer.steps[-1] if answer.steps else None
-            if last is None or not last.reasoning:
-                last = Step(call_id="", tool="", label="Überlegung", argument="", arguments=[], done=True,
-                            reasoning=" ")
-                answer.steps.append(last)
-            last.reasoning = (last.reasoning + str(event.get("delta") or "")).lstrip()
+            if last is not None and last.reasoning:  # the same stretch of reasoning goes on
+                last.reasoning += delta
+            elif delta.strip():
+                answer.steps.append(Step(call_id="", tool="", label="Überlegung", argument="", arguments=[],
+                                         done=True, reasoning=delta.lstrip()))
         elif kind == "tool_call":
             arguments = event.get("arguments") or {}
             step = Step(call_id=str(event.get("call_id", "")), tool=str(event.get("tool", "")),

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from akten.models import Role, User
 from helena.agent.context import prepare_run
 from helena.agent.events import Emitter
-from helena.agent.loop import CONTINUE_OFFER, PARSE_ERROR_HINT, Limits, run_agent
+from helena.agent.loop import ANSWER_PROMPT, CONTINUE_OFFER, PARSE_ERROR_HINT, Limits, run_agent
 from helena.agent.stall import STALL_MESSAGE
 from helena.llm.ollama import OllamaModel
 from helena.llm.openai_compat import OpenAICompatModel
@@ -275,6 +275,16 @@ def test_a_second_tool_call_parse_error_ends_as_a_stall_with_an_answer(server, u
     assert done["finish_reason"] == "stall" and done["text"] == "Ich konnte nicht nachschlagen."
     assert [e["code"] for e in of_type(events, "warning")] == ["tool_call_format"]
     assert not of_type(events, "error")
+
+
+def test_a_model_that_only_thought_is_asked_for_its_answer(server, user) -> None:
+    server.capabilities = ["completion", "tools", "thinking"]
+    server.script([{"thinking": "Die Frist ergibt sich aus § 517 ZPO."},
+                   {"text": "Die Berufungsfrist beträgt einen Monat."}])
+    _result, events, done = run(make_model("ollama", server), user)
+    assert done["finish_reason"] == "stop" and done["text"] == "Die Berufungsfrist beträgt einen Monat."
+    assert "".join(e["delta"] for e in of_type(events, "reasoning")) == "Die Frist ergibt sich aus § 517 ZPO."
+    assert server.requests_to("/api/chat")[-1]["messages"][-1]["content"] == ANSWER_PROMPT
 
 
 def test_rbac_through_the_tools_in_a_run(server, kanzlei) -> None:

@@ -263,6 +263,11 @@ class OllamaModel:
         self._info = info
         return info
 
+    @property
+    def show_failed(self) -> bool:
+        """Whether the last /api/show failed (the server is down or does not know the model)."""
+        return self._info_failed_at is not None
+
     async def context_window(self) -> int:
         """The model's trained context length from /api/show, capped by num_ctx; cached per instance."""
         length = (await self.model_info()).context_length

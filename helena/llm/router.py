@@ -331,7 +331,7 @@ def detected_dialect(config: TierConfig, *, timeout: float = 2.0) -> dict[str, A
                 await model.aclose()
 
         info = asyncio.run(show())
-        reachable = info != type(info)()
+        reachable = model.show_failed is False
         capabilities, template = info.capabilities, info.template
     profile = profiles.with_learned(
         profiles.detect(config.name, template=template, capabilities=capabilities, choice=config.dialect),

@@ -114,12 +114,7 @@ class StreamParser:
                 break
             assert isinstance(outcome, Emit)
             for event in outcome.events:
-                if isinstance(event, Text):
-                    _text(out, event.text)
-                elif isinstance(event, Reasoning) and out and isinstance(out[-1], Reasoning):
-                    out[-1] = Reasoning(out[-1].text + event.text)
-                else:
-                    out.append(event)
+                _append(out, event)
             self._buf = self._buf[outcome.consumed:]
             if outcome.done:
                 flag = getattr(block, "flag", None)
@@ -133,18 +128,25 @@ class StreamParser:
         if final and self._block is not None:  # e.g. reasoning that never closed
             outcome = self._block.step("", True)
             if isinstance(outcome, Emit):
-                out.extend(e for e in outcome.events if not isinstance(e, Text) or e.text)
+                for event in outcome.events:
+                    _append(out, event)
             self._block = None
         return out
 
 
 def _text(out: list[Event], text: str) -> None:
-    if not text:
-        return
-    if out and isinstance(out[-1], Text):
-        out[-1] = Text(out[-1].text + text)
-    else:
-        out.append(Text(text))
+    _append(out, Text(text))
+
+
+def _append(out: list[Event], event: Event) -> None:
+    """Add an event, joining it to the last one when both are text (or both reasoning)."""
+    if isinstance(event, Text | Reasoning):
+        if not event.text:
+            return
+        if out and type(out[-1]) is type(event):
+            out[-1] = type(event)(out[-1].text + event.text)  # type: ignore[union-attr]
+            return
+    out.append(event)
 
 
 def parse(text: str, *, names: Collection[str] = (), reasoning_first: bool = False,
@@ -158,12 +160,7 @@ def merge(events: Iterable[Event]) -> list[Event]:
     """Adjacent text (and reasoning) events joined: the form two parses are compared in."""
     out: list[Event] = []
     for event in events:
-        if isinstance(event, Text):
-            _text(out, event.text)
-        elif isinstance(event, Reasoning) and out and isinstance(out[-1], Reasoning):
-            out[-1] = Reasoning(out[-1].text + event.text)
-        else:
-            out.append(event)
+        _append(out, event)
     return out
 
 
