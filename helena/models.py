@@ -248,6 +248,16 @@ class ModelTier(models.Model):
                   "Modellnamen und an Ollamas /api/show; ein festes Format nur für Modelle, die die "
                   "Erkennung verfehlt.",
     )
+    standort = models.CharField(
+        "Standort", max_length=10, default="auto",
+        choices=[("auto", "automatisch (nach Adresse)"), ("intern", "intern (im Haus)"),
+                 ("extern", "extern (Cloud)")],
+        help_text="Wo das Modell läuft. „automatisch“: eine Adresse auf diesem Rechner oder im privaten "
+                  "Netz (127.0.0.1, 10.x, 192.168.x, Rechnername ohne Domain, .local/.internal/.lan) ist "
+                  "intern, jede andere Cloud; Stufe 3 gilt als Cloud, solange sie nicht als intern markiert "
+                  "ist. Ein Cloud-Modell wird erst nach der Cloud-Freigabe genutzt und erhält nur "
+                  "pseudonymisierte Daten.",
+    )
     enabled = models.BooleanField("aktiv", default=True)
     price_input_per_1k = models.DecimalField("Preis je 1.000 Eingabe-Tokens (EUR)", max_digits=10,
                                              decimal_places=6, default=Decimal("0"))
@@ -405,3 +415,43 @@ class PendingQuestion(models.Model):
 
     def __str__(self) -> str:
         return self.question[:80]
+
+
+class ErrorLog(models.Model):
+    """What broke, where: failed model calls, tool failures, guard failures, run errors, socket failures.
+
+    A row links to the run, the tool audit row or the ledger row it belongs to instead of copying
+    them, so an admin sees at a glance what fails and can drill into the details.
+    """
+
+    class Kind(models.TextChoices):
+        MODEL = "model", "Modellaufruf"
+        TOOL = "tool", "Werkzeug"
+        GUARD = "guard", "Schutzregel"
+        RUN = "run", "Lauf"
+        WEBSOCKET = "websocket", "Websocket"
+
+    created_at = models.DateTimeField("Zeitpunkt", auto_now_add=True, db_index=True)
+    kind = models.CharField("Art", max_length=12, choices=Kind.choices, db_index=True)
+    code = models.CharField("Code", max_length=60, blank=True, db_index=True)
+    message = models.TextField("Meldung", blank=True)
+    context_type = models.CharField("Kontext", max_length=20, blank=True)
+    mode = models.CharField("Ausführung", max_length=12, blank=True)
+    tool = models.CharField("Werkzeug", max_length=100, blank=True)
+    model = models.CharField("Modell", max_length=200, blank=True)
+    run = models.ForeignKey(AgentRun, verbose_name="Lauf", on_delete=models.SET_NULL, null=True, blank=True,
+                            related_name="errors")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, verbose_name="Benutzer", on_delete=models.SET_NULL,
+                             null=True, blank=True, related_name="+")
+    tool_call = models.ForeignKey(ToolCallLog, verbose_name="Werkzeugaufruf", on_delete=models.SET_NULL,
+                                  null=True, blank=True, related_name="+")
+    llm_call = models.ForeignKey(LLMCall, verbose_name="Modellaufruf", on_delete=models.SET_NULL, null=True,
+                                 blank=True, related_name="+")
+
+    class Meta:
+        verbose_name = "Fehlerprotokoll"
+        verbose_name_plural = "Fehlerprotokoll"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%d.%m.%Y %H:%M} {self.get_kind_display()} {self.code}"

@@ -1,0 +1,51 @@
+"""One check for every text that enters Helena (API, websocket, forms): no NUL characters and no lone
+surrogates. PostgreSQL cannot store the first, UTF-8 cannot encode the second; both used to end in
+a 500 or a crashed socket deep inside a handler. The edges call this once and refuse with a German
+message that never echoes the input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_DEPTH = 64  # nesting an edge walks before it calls the input too deep
+
+
+def text_problem(value: str) -> str | None:
+    """Why a text cannot be accepted (German, without the text), or None when it is fine."""
+    if "\x00" in value:
+        return "enthält ein Nullzeichen (\\u0000)"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "enthält ungültige Unicode-Zeichen (einzelne Surrogate)"
+    return None
+
+
+def find_bad_text(value: Any, *, where: str = "", depth: int = 0) -> str | None:
+    """The first problem in a parsed value (strings, dict keys and values, lists), as a German
+    message naming the field ("„text“ enthält …"), or None."""
+    if depth > MAX_DEPTH:
+        return "Die Eingabe ist zu tief verschachtelt."
+    if isinstance(value, str):
+        problem = text_problem(value)
+        return f"{_label(where)} {problem}." if problem else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            key_text = key if isinstance(key, str) else str(key)
+            problem = text_problem(key_text)
+            if problem:
+                return f"Ein Feldname {problem}."
+            found = find_bad_text(item, where=key_text, depth=depth + 1)
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            found = find_bad_text(item, where=where, depth=depth + 1)
+            if found:
+                return found
+    return None
+
+
+def _label(where: str) -> str:
+    return f"„{where}“" if where else "Die Eingabe"

@@ -1,0 +1,68 @@
+"""The error log (seed 003): one row per failed model call, tool failure, guard failure, run error or
+socket failure, so an admin sees what breaks before users complain.
+
+Writing a row must never break what failed: every error here is logged and swallowed.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from asgiref.sync import sync_to_async
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE = 2000
+
+
+def record_error(
+    *,
+    kind: str,
+    code: str = "",
+    message: str = "",
+    run_id: Any = None,
+    user_id: Any = None,
+    context_type: str = "",
+    mode: str = "",
+    tool: str = "",
+    model: str = "",
+    tool_call_id: Any = None,
+    llm_call_id: Any = None,
+) -> None:
+    """Store one ErrorLog row (kind: model/tool/guard/run/websocket); never raises."""
+    from helena.models import ErrorLog
+
+    try:
+        ErrorLog.objects.create(
+            kind=kind, code=str(code)[:60], message=str(message)[:MAX_MESSAGE],
+            context_type=str(context_type or "")[:20], mode=str(mode or "")[:12], tool=str(tool or "")[:100],
+            model=str(model or "")[:200], run_id=_uuid(run_id), user_id=_pk(user_id),
+            tool_call_id=_pk(tool_call_id), llm_call_id=_pk(llm_call_id),
+        )
+    except Exception:  # the log must not turn one failure into two
+        log.exception("writing the error log failed (%s %s)", kind, code)
+
+
+arecord_error = sync_to_async(record_error, thread_sensitive=False)
+
+
+def _pk(value: Any) -> Any:
+    """A primary key or None (run ids arrive as strings from the tools' context)."""
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _uuid(value: Any) -> uuid.UUID | None:
+    """A run id (AgentRun's primary key is a UUID) or None."""
+    if value in (None, ""):
+        return None
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except ValueError:
+        return None
