@@ -17,7 +17,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 
 from akten.models import Role
-from helena.llm import router
+from helena.llm import locality, router
 from helena.llm.accounting import usage_per_user_month
 from helena.models import (
     AgentRun,
@@ -59,13 +59,46 @@ class ToolCallLogAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 # --- settings ------------------------------------------------------------------------------
 
 
+class ModelTierForm(forms.ModelForm):
+    class Meta:
+        model = ModelTier
+        fields = ("tier", "provider", "model_name", "base_url", "context_window", "dialect",
+                  "standort", "enabled", "price_input_per_1k", "price_output_per_1k")
+
+    def clean(self) -> dict[str, Any]:
+        """A cloud model cannot be switched on before the firm's opt-in: the router would never call
+        it, and an admin who thinks it serves would be misled."""
+        data = super().clean()
+        if not data.get("enabled") or self.errors:
+            return data
+        row = ModelTier(**{name: data.get(name) for name in ("tier", "provider", "base_url", "standort")})
+        if router.row_is_cloud(row) and not HelenaSettings.load().cloud_allowed:
+            where = locality.describe(url=router.row_host(row), tier=row.tier,
+                                      standort=row.standort or "auto")
+            raise forms.ValidationError(
+                f"Dieses Modell läuft außerhalb der Kanzlei ({where}). Aktivieren lässt es sich erst, "
+                "wenn die Cloud unter „Helena-Einstellungen“ mit Bestätigung der Verträge nach § 43e BRAO "
+                "und Art. 28 DSGVO freigegeben ist. Läuft es doch im Haus, stelle „Standort“ auf „intern“.",
+                code="cloud_not_allowed",
+            )
+        return data
+
+
 @admin.register(ModelTier)
 class ModelTierAdmin(admin.ModelAdmin):
-    list_display = ("tier", "provider", "model_name", "dialect", "enabled", "price_input_per_1k",
-                    "price_output_per_1k")
-    list_filter = ("provider", "enabled")
+    form = ModelTierForm
+    list_display = ("tier", "provider", "model_name", "standort_erkannt", "dialect", "enabled",
+                    "price_input_per_1k", "price_output_per_1k")
+    list_filter = ("provider", "enabled", "standort")
     ordering = ("tier",)
-    readonly_fields = ("erkennung",)
+    readonly_fields = ("standort_erkannt", "erkennung")
+
+    @admin.display(description="Läuft")
+    def standort_erkannt(self, obj: ModelTier) -> str:
+        """Local or cloud, and why: the admin sees what the router will treat as cloud."""
+        if obj is None or not obj.pk:
+            return "– (nach dem Speichern)"
+        return locality.describe(url=router.row_host(obj), tier=obj.tier, standort=obj.standort or "auto")
 
     @admin.display(description="Erkannt")
     def erkennung(self, obj: ModelTier) -> str:
@@ -120,10 +153,10 @@ class HelenaSettingsAdmin(admin.ModelAdmin):
     """One row (pk 1, the one HelenaSettings.load() reads); the cloud switch records who confirmed it."""
 
     form = HelenaSettingsForm
-    readonly_fields = ("cloud_confirmed_by", "cloud_confirmed_at")
+    readonly_fields = ("cloud_confirmed_by", "cloud_confirmed_at", "was_das_haus_verlaesst")
     fieldsets = (
-        ("Cloud (Stufe 3)", {"fields": ("cloud_allowed", "cloud_confirmation", "cloud_confirmed_by",
-                                        "cloud_confirmed_at")}),
+        ("Cloud", {"fields": ("cloud_allowed", "cloud_confirmation", "cloud_confirmed_by",
+                              "cloud_confirmed_at", "was_das_haus_verlaesst")}),
         ("Einstufung", {"fields": ("llm_classifier",)}),
         ("Grenzen", {"fields": ("inline_max_steps", "background_max_steps", "inline_timeout_s",
                                 "background_timeout_s", "max_tool_calls_per_turn",
@@ -132,6 +165,27 @@ class HelenaSettingsAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return super().has_add_permission(request) and not HelenaSettings.objects.exists()
+
+    @admin.display(description="Was die Kanzlei verlässt")
+    def was_das_haus_verlaesst(self, obj: HelenaSettings | None) -> str:
+        """Every path on which text leaves the house, so the admin confirms knowingly."""
+        from helena.tools.web import search_url
+
+        clouds = [f"Stufe {c.tier} ({c.name}, {c.host})" for c in router.tier_configs().values() if c.cloud]
+        lines = [
+            ("Cloud-Modelle: " + ", ".join(clouds) if clouds else "Cloud-Modelle: keine eingerichtet")
+            + ". Sie erhalten nur nach der Freigabe Daten, und nur pseudonymisiert: Namen, Anschriften, "
+            "Aktenzeichen, E-Mail-Adressen, Telefonnummern, IBANs und Geburtsdaten aller Akten, die ein "
+            "Lauf berührt, werden durch Platzhalter ersetzt – im Gespräch, in Werkzeugergebnissen, in "
+            "Zusammenfassungen, bei der Einstufung und bei Planprüfungen.",
+        ]
+        url = search_url()
+        lines.append(
+            f"Websuche: {url} erhält die Suchanfragen, die Helena formuliert, pseudonymisiert wie oben "
+            "(ein SearxNG gibt sie an öffentliche Suchmaschinen weiter)." if url
+            else "Websuche: nicht eingerichtet (HELENA_SEARCH_URL), nichts verlässt die Kanzlei."
+        )
+        return " ".join(lines)
 
     def has_delete_permission(self, request: HttpRequest, obj: HelenaSettings | None = None) -> bool:
         return False

@@ -37,6 +37,7 @@ from helena.event_store import insert_events
 from helena.llm.base import LLMError
 from helena.llm.http import aclose_model
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message, RunEvent
+from helena.privacy import privacy_for
 from helena.tools.executor import settle_audits
 
 log = logging.getLogger(__name__)
@@ -295,18 +296,11 @@ async def finish_without_loop(*, run: AgentRun, reason: str, code: str, message:
 # --- the run ------------------------------------------------------------------------------------
 
 
-def _history(run: AgentRun) -> tuple[list[dict[str, Any]], str]:
+def _history(run: AgentRun, privacy: Any) -> tuple[list[dict[str, Any]], str]:
     """Earlier messages of the conversation as chat turns (long ones summarised), and the question."""
     from helena.agent.history import history_for
 
-    return history_for(conversation=run.conversation, run_id=run.pk)
-
-
-def _redactor_for(run: AgentRun) -> Any:
-    from helena.agent.pii import Redactor
-
-    akte = run.conversation.akte if run.conversation.akte_id else None
-    return Redactor.for_akte(akte)
+    return history_for(conversation=run.conversation, run_id=run.pk, privacy=privacy)
 
 
 def _first_contact(run: AgentRun) -> bool:
@@ -377,7 +371,9 @@ class _Claimed:
     run: AgentRun
     limits: Limits
     configs: dict[int, Any]  # router.TierConfig per tier
-    cloud_allowed: bool
+    cloud_allowed: bool  # tier 3 may serve (configured, and internal or opted in)
+    opt_in: bool  # the firm's cloud opt-in: without it no call reaches a cloud endpoint on any tier
+    privacy: Any  # helena.llm.pii.Privacy: the run's redaction for every cloud call it makes
     setup: RunSetup | None  # None when the run is to be cancelled before it starts
     next_seq: int = 1  # of the run's next event
 
@@ -399,8 +395,11 @@ def _claim(run_id: Any) -> _Claimed | None:
     run = AgentRun.objects.select_related("conversation", "user").get(pk=run_id)
     configs = router.tier_configs()
     setup = None
+    sources: list[Any] = []  # what the run's tools read, learned before each model call
+    privacy = privacy_for(user=run.user, conversation_id=run.conversation_id,
+                          akte_id=run.conversation.akte_id, sources=sources, offload=db)
     if not run.cancel_requested:
-        history, question = _history(run)
+        history, question = _history(run, privacy)
         setup = prepare_run(
             user=run.user,
             question=question,
@@ -411,8 +410,11 @@ def _claim(run_id: Any) -> _Claimed | None:
             context_type=run.conversation.context_type,
             conversation_id=run.conversation_id,
         )
+        setup.ctx.sources = sources
+        setup.ctx.privacy = privacy
     return _Claimed(run=run, limits=limits, configs=configs,
-                    cloud_allowed=router.is_cloud_allowed(helena=helena, configs=configs), setup=setup,
+                    cloud_allowed=router.is_cloud_allowed(helena=helena, configs=configs),
+                    opt_in=bool(helena.cloud_allowed), privacy=privacy, setup=setup,
                     next_seq=_next_seq(run.pk))
 
 
@@ -443,8 +445,8 @@ async def _execute(run_id: Any) -> None:
         await finish_without_loop(run=run, reason="cancelled", code="cancelled", message="Abgebrochen.")
         return
     try:
-        resolved = await router.resolve(tier=run.tier, cloud_allowed=claimed.cloud_allowed,
-                                        configs=claimed.configs)
+        resolved = await router.resolve(tier=run.tier, cloud_allowed=claimed.opt_in,
+                                        configs=claimed.configs, privacy=claimed.privacy)
     except LLMError as exc:
         await finish_without_loop(run=run, reason="error", code=exc.code, message=str(exc))
         return
@@ -456,7 +458,6 @@ def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
 
 
 async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
-    from helena.agent.pii import RedactingModel
     from helena.llm import router
     from helena.llm.accounting import RecordingModel
 
@@ -473,7 +474,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
     cancel = asyncio.Event()
     _cancel_watch.watch(run.pk, cancel)
     tier = resolved.tier
-    configured = set(claimed.configs)
+    configured = router.usable_tiers(claimed.configs, cloud_allowed=claimed.opt_in)
     models = [resolved.model]  # their connections are closed when the run ends
     recorders: list[RecordingModel] = []  # their ledger rows are awaited before the outcome
     tools_setup.ctx.audits = []  # the tool audit rows too
@@ -482,9 +483,6 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
             model = resolved.model
             if resolved.fallback_note:
                 await emitter.emit("warning", code="model_fallback", message=resolved.fallback_note)
-            if resolved.provider == "openai":  # cloud: nothing identifying leaves the firm
-                redactor = await db(_redactor_for, run)
-                model = RedactingModel(model, redactor)
             model = RecordingModel(
                 model,
                 run_id=run.pk,
@@ -517,10 +515,11 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
                     code="escalation",
                     message=f"Helena kam nicht weiter; neuer Versuch mit Modellstufe {next_tier}.",
                 )
-                resolved = await router.resolve(tier=next_tier, cloud_allowed=cloud_allowed)
+                resolved = await router.resolve(tier=next_tier, cloud_allowed=claimed.opt_in,
+                                                privacy=claimed.privacy)
                 models.append(resolved.model)
                 tier = resolved.tier
-                configured = set(await db(router.tier_configs))
+                configured = router.usable_tiers(await db(router.tier_configs), cloud_allowed=claimed.opt_in)
                 continue
             if emitter.suppress:
                 emitter.suppress = set()

@@ -229,11 +229,12 @@ DIALECT_CHOICES = dialect_profiles.CHOICES
 
 
 class ModelTier(models.Model):
-    """Which model serves tier 1 (small, local), 2 (large, local) or 3 (cloud)."""
+    """Which model serves tier 1 (small), 2 (large) or 3 (usually cloud). Local or cloud is a matter of
+    where it runs (`standort`, helena.llm.locality), not of the wire format."""
 
     class Provider(models.TextChoices):
-        OLLAMA = "ollama", "Ollama (lokal)"
-        OPENAI = "openai", "OpenAI-kompatibel (Cloud)"
+        OLLAMA = "ollama", "Ollama"
+        OPENAI = "openai", "OpenAI-kompatibel (vLLM, llama.cpp, LiteLLM, Cloud …)"
 
     tier = models.PositiveSmallIntegerField("Stufe", unique=True, choices=[(1, "1 – klein"), (2, "2 – groß"),
                                                                           (3, "3 – Cloud")])

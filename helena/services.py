@@ -114,8 +114,8 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
     routes, cloud = task_routes(), is_cloud_allowed(helena=helena)
     decision = classify(text=text, mode=mode, routes=routes, cloud_allowed=cloud)
     if helena.llm_classifier:
-        decision = _classify_with_tier1(user=user, text=text, mode=mode, routes=routes, cloud=cloud,
-                                        fallback=decision)
+        decision = _classify_with_tier1(user=user, conversation=conversation, text=text, mode=mode,
+                                        routes=routes, cloud=cloud, fallback=decision)
     tier = max(decision.tier, CONTEXT_MIN_TIER.get(conversation.context_type, 1))
     try:
         with admission(user), transaction.atomic():
@@ -136,8 +136,8 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
     return run
 
 
-def _classify_with_tier1(*, user: User, text: str, mode: str, routes: dict[str, int], cloud: bool,
-                         fallback: Any) -> Any:
+def _classify_with_tier1(*, user: User, conversation: Conversation, text: str, mode: str,
+                         routes: dict[str, int], cloud: bool, fallback: Any) -> Any:
     """The admin's optional LLM classifier on the tier-1 model (recorded as usage); the rules'
     decision stands on any failure."""
     from asgiref.sync import async_to_sync
@@ -146,11 +146,16 @@ def _classify_with_tier1(*, user: User, text: str, mode: str, routes: dict[str, 
     from helena.llm.accounting import RecordingModel
     from helena.llm.http import aclose_model
     from helena.llm.router import get_model_for_tier
+    from helena.privacy import privacy_for
 
-    model = get_model_for_tier(1)
-    if model is None:
+    privacy = privacy_for(user=user, conversation_id=conversation.pk, akte_id=conversation.akte_id, text=text)
+    privacy.refresh_sync()  # learned here: the call itself runs on another loop
+    found = get_model_for_tier(1, privacy=privacy)
+    if found is None:
         return fallback
-    recorded = RecordingModel(model, user_id=user.pk, tier=1, operation="classifier")
+    model, config = found
+    recorded = RecordingModel(model, user_id=user.pk, tier=1, operation="classifier",
+                              price_in=config.price_in, price_out=config.price_out)
 
     async def classify() -> Any:
         try:

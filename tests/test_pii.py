@@ -9,10 +9,11 @@ from decimal import Decimal
 import pytest
 
 from akten.models import Akte, Beteiligter
-from helena.agent.pii import PLACEHOLDER_HINT, RedactingModel, Redactor
 from helena.llm.base import ChatModel, collect
 from helena.llm.openai_compat import OpenAICompatModel
+from helena.llm.pii import PLACEHOLDER_HINT, RedactingModel, Redactor
 from helena.llm.scripted import ScriptedModel, ScriptedTurn
+from helena.privacy import akte_facts
 from tests.scripted_llm_server import start_scripted_server
 
 R = Beteiligter.Rolle
@@ -66,7 +67,7 @@ PII = [
 
 
 def redactor_for(akte: Akte) -> Redactor:
-    return Redactor.for_akte(akte)
+    return Redactor.for_akte(akte_facts([akte.pk])[0])
 
 
 def test_redacts_a_realistic_letter(akte: Akte) -> None:
@@ -132,7 +133,7 @@ def test_shared_surnames_get_a_neutral_placeholder(db) -> None:
                                rechtsgebiet="erbrecht")
     Beteiligter.objects.create(akte=akte, rolle=R.MANDANT, name="Petra Neumann")
     Beteiligter.objects.create(akte=akte, rolle=R.GEGNER, name="Jürgen Neumann")
-    redactor = Redactor.for_akte(akte)
+    redactor = redactor_for(akte)
     assert redactor.redact_text("Petra Neumann ./. Jürgen Neumann; Herr Neumann bewohnt das Haus.") == (
         "[MANDANT_1] ./. [GEGNER_1]; Herr [NACHNAME_1] bewohnt das Haus."
     )
@@ -141,7 +142,7 @@ def test_shared_surnames_get_a_neutral_placeholder(db) -> None:
 def test_kurzrubrum_names_without_beteiligte(db) -> None:
     akte = Akte.objects.create(aktenzeichen="1/26", kurzrubrum="Meier ./. Stahlbau GmbH",
                                rechtsgebiet="arbeitsrecht")
-    redactor = Redactor.for_akte(akte)
+    redactor = redactor_for(akte)
     assert redactor.redact_text("Akte 1/26: Meier ./. Stahlbau GmbH") == (
         "Akte [AZ_1]: [MANDANT_1] ./. [GEGNER_1] GmbH"
     )

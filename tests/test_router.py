@@ -18,6 +18,7 @@ from helena.llm import router
 from helena.llm.base import LLMError, ModelUnavailable, collect
 from helena.llm.ollama import OllamaModel
 from helena.llm.openai_compat import OpenAICompatModel
+from helena.llm.pii import RedactingModel
 from helena.llm.scripted import ScriptedModel, ScriptedTurn
 from helena.models import HelenaSettings, ModelTier, TaskRoute
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, unused_port
@@ -142,13 +143,19 @@ def server() -> ScriptedLLMServer:
 
 @pytest.fixture
 def env(settings) -> object:
-    settings.OLLAMA_HOST = "http://ollama.test:11434"
+    settings.OLLAMA_HOST = "http://ollama.lan:11434"  # an intranet name: local
     settings.HELENA_TIER1_MODEL = "qwen3:4b"
     settings.HELENA_TIER2_MODEL = "qwen3:14b"
     settings.HELENA_TIER3_MODEL = ""
     settings.OPENAI_BASE_URL = ""
     settings.OPENAI_API_KEY = ""
     return settings
+
+
+def allow_cloud() -> None:
+    settings_row = HelenaSettings.load()
+    settings_row.cloud_allowed, settings_row.cloud_confirmation = True, "AVV geschlossen"
+    settings_row.save()
 
 
 def down_url() -> str:
@@ -168,15 +175,19 @@ def row(tier: int, **fields: object) -> ModelTier:
 
 @pytest.mark.django_db
 def test_env_defaults_without_rows(env) -> None:
-    one, two = router.get_model_for_tier(1), router.get_model_for_tier(2)
+    (one, _), (two, _) = router.get_model_for_tier(1), router.get_model_for_tier(2)
     assert isinstance(one, OllamaModel) and isinstance(two, OllamaModel)
-    assert (one.name, one.host) == ("qwen3:4b", "http://ollama.test:11434")
-    assert (two.name, two.host) == ("qwen3:14b", "http://ollama.test:11434")
+    assert (one.name, one.host) == ("qwen3:4b", "http://ollama.lan:11434")
+    assert (two.name, two.host) == ("qwen3:14b", "http://ollama.lan:11434")
     assert router.get_model_for_tier(3) is None  # unset = no cloud
     env.HELENA_TIER3_MODEL = "gpt-4o-mini"
     env.OPENAI_BASE_URL = "https://cloud.example/v1"
     env.OPENAI_API_KEY = "sk-test"
-    three = router.get_model_for_tier(3)
+    assert router.get_model_for_tier(3) is None  # configured, but the firm has not opted in
+    allow_cloud()
+    redacting, config = router.get_model_for_tier(3)
+    assert isinstance(redacting, RedactingModel) and config.cloud  # a cloud model only ever redacted
+    three = redacting.inner
     assert isinstance(three, OpenAICompatModel)
     assert (three.name, three.base_url) == ("gpt-4o-mini", "https://cloud.example/v1")
     assert three.api_key == "sk-test"
@@ -221,7 +232,8 @@ def test_disabled_tier_is_skipped(env, server) -> None:
 @pytest.mark.django_db
 def test_context_window_override_for_the_cloud(env) -> None:
     row(3, model_name="gpt-4o", base_url="https://cloud.example/v1", context_window=32000)
-    model = router.get_model_for_tier(3)
+    allow_cloud()
+    model = router.get_model_for_tier(3)[0].inner
     assert isinstance(model, OpenAICompatModel)
     assert asyncio.run(model.context_window()) == 32000
 

@@ -44,21 +44,27 @@ def _summarise(*, previous: str, messages: list[Message], model: Any) -> str:
     return turn.text.strip()
 
 
-def _summary_model(*, conversation: Conversation, run_id: Any) -> Any:
+def _summary_model(*, conversation: Conversation, run_id: Any, privacy: Any) -> Any:
+    """The tier-1 model for the summary, booked as `summary`; a cloud one redacts with the run's
+    Privacy (learned here, in this synchronous code, so the call itself reads nothing)."""
     from helena.llm.accounting import RecordingModel
-    from helena.llm.router import get_model_for_tier, tier_configs
+    from helena.llm.router import get_model_for_tier
+    from helena.privacy import privacy_for
 
-    model = get_model_for_tier(1)
-    if model is None:
+    if privacy is None:
+        privacy = privacy_for(user=conversation.user, conversation_id=conversation.pk,
+                              akte_id=conversation.akte_id)
+    privacy.refresh_sync()
+    found = get_model_for_tier(1, privacy=privacy)
+    if found is None:
         return None
-    config = tier_configs().get(1)
+    model, config = found
     return RecordingModel(model, run_id=run_id, user_id=conversation.user_id, tier=1, operation="summary",
-                          context_type=conversation.context_type,
-                          price_in=getattr(config, "price_input_per_1k", 0) or 0,
-                          price_out=getattr(config, "price_output_per_1k", 0) or 0)
+                          context_type=conversation.context_type, price_in=config.price_in,
+                          price_out=config.price_out)
 
 
-def history_for(*, conversation: Conversation, run_id: Any = None,
+def history_for(*, conversation: Conversation, run_id: Any = None, privacy: Any = None,
                 context_window: int = DEFAULT_WINDOW) -> tuple[list[dict[str, Any]], str]:
     """The earlier turns for the model (a summary note first when the conversation is long) and the
     question of this run (the last user message)."""
@@ -73,7 +79,7 @@ def history_for(*, conversation: Conversation, run_id: Any = None,
     summary = conversation.summary
     if not summary or len(unsummarised) > KEEP_VERBATIM + SLACK:
         fold, unsummarised = unsummarised[:-KEEP_VERBATIM], unsummarised[-KEEP_VERBATIM:]
-        model = _summary_model(conversation=conversation, run_id=run_id)
+        model = _summary_model(conversation=conversation, run_id=run_id, privacy=privacy)
         try:
             fresh = _summarise(previous=summary, messages=fold, model=model) if model and fold else ""
         except Exception:  # no summary is better than no answer: keep the newest turns only

@@ -159,7 +159,7 @@ def _quality_model(ctx: ToolContext) -> Any:
     """The reviewer's model (seed 003 §4.3 'quality' profile): at least tier 2 if one is configured,
     booked as plan_review for the run."""
     from helena.llm.accounting import RecordingModel
-    from helena.llm.router import get_model_for_tier, tier_configs
+    from helena.llm.router import get_model_for_tier
 
     recording, node = None, ctx.model
     while node is not None and recording is None:
@@ -167,14 +167,13 @@ def _quality_model(ctx: ToolContext) -> Any:
         node = getattr(node, "inner", None)
     if recording is None or recording.tier >= 2:
         return _for_operation(ctx.model, "plan_review")
-    model = get_model_for_tier(2)
-    if model is None:
+    found = get_model_for_tier(2, privacy=ctx.privacy)
+    if found is None:
         return _for_operation(ctx.model, "plan_review")
-    config = tier_configs().get(2)
+    model, config = found
     return RecordingModel(model, run_id=recording.run_id, user_id=recording.user_id, tier=2,
                           operation="plan_review", context_type=recording.context_type,
-                          price_in=getattr(config, "price_input_per_1k", 0) or 0,
-                          price_out=getattr(config, "price_output_per_1k", 0) or 0)
+                          price_in=config.price_in, price_out=config.price_out)
 
 
 async def _review(ctx: ToolContext, plan: Plan, items: list[PlanItem]) -> tuple[bool, str]:

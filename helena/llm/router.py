@@ -19,11 +19,13 @@ import httpx
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from helena.llm import locality
 from helena.llm.base import ChatModel, ModelUnavailable
 from helena.llm.dialects import profiles
 from helena.llm.http import ssl_context
 from helena.llm.ollama import OllamaModel, forget_context_lengths
 from helena.llm.openai_compat import OpenAICompatModel
+from helena.llm.pii import Privacy, RedactingModel, Redactor
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,10 @@ DEFAULT_CLOUD_CONTEXT_WINDOW = 128000
 TIERS = (1, 2, 3)
 NOT_CONFIGURED = (
     "Kein Sprachmodell eingerichtet. Bitte in der Verwaltung unter „Modellstufen“ ein Modell hinterlegen."
+)
+CLOUD_REFUSED = (
+    "Dieses Modell läuft in der Cloud, und die Cloud ist nicht freigegeben. Eine Verwaltungsperson kann "
+    "sie unter „Helena-Einstellungen“ freigeben."
 )
 
 # host -> (monotonic time of the check, healthy)
@@ -58,9 +64,16 @@ class TierConfig:
     price_out: Decimal = Decimal("0")  # EUR per 1,000 output tokens
     source: Literal["admin", "env"] = "env"
     dialect: str = "auto"  # ModelTier.dialect
+    standort: str = "auto"  # ModelTier.standort: auto / intern / extern
 
     @property
-    def local(self) -> bool:
+    def cloud(self) -> bool:
+        """Runs outside the firm: only with the opt-in, only redacted (helena.llm.locality)."""
+        return locality.is_cloud(url=self.host, tier=self.tier, standort=self.standort)
+
+    @property
+    def health_checked(self) -> bool:
+        """Ollama servers answer GET /api/tags, so a down one is skipped before a run waits on it."""
         return self.provider == "ollama"
 
 
@@ -77,6 +90,7 @@ class Resolved:
     price_out: Decimal
     fallback_note: str = ""  # German, for a warning event; empty when the requested tier serves
     requested_tier: int = 0
+    cloud: bool = False  # runs outside the firm: the model comes wrapped in the run's redaction
 
 
 def _normalise_host(host: str) -> str:
@@ -100,6 +114,22 @@ def _env_config(tier: int) -> TierConfig | None:
                       host=_normalise_host(base_url or DEFAULT_OPENAI_BASE_URL), api_key=api_key)
 
 
+def row_host(row: Any) -> str:
+    """The base URL a ModelTier row calls (its own, else the environment's for its provider)."""
+    from helena.models import ModelTier
+
+    if row.provider == ModelTier.Provider.OPENAI:
+        host = row.base_url or settings.OPENAI_BASE_URL or DEFAULT_OPENAI_BASE_URL
+    else:
+        host = row.base_url or settings.OLLAMA_HOST
+    return _normalise_host(host)
+
+
+def row_is_cloud(row: Any) -> bool:
+    """Whether a ModelTier row points at a model outside the firm (helena.llm.locality)."""
+    return locality.is_cloud(url=row_host(row), tier=row.tier, standort=row.standort or "auto")
+
+
 def tier_configs() -> dict[int, TierConfig]:
     """All configured tiers, read now: an enabled row wins, a disabled row switches its tier off."""
     from helena.models import ModelTier
@@ -116,39 +146,59 @@ def tier_configs() -> dict[int, TierConfig]:
         if not row.enabled or not row.model_name.strip():
             continue
         provider: Provider = "openai" if row.provider == ModelTier.Provider.OPENAI else "ollama"
-        if provider == "ollama":
-            host = row.base_url or settings.OLLAMA_HOST
-        else:
-            host = row.base_url or settings.OPENAI_BASE_URL or DEFAULT_OPENAI_BASE_URL
         configs[tier] = TierConfig(
             tier=tier,
             provider=provider,
             name=row.model_name.strip(),
-            host=_normalise_host(host),
+            host=row_host(row),
             api_key=settings.OPENAI_API_KEY if provider == "openai" else "",
             context_window=row.context_window or None,
             price_in=row.price_input_per_1k,
             price_out=row.price_output_per_1k,
             source="admin",
             dialect=row.dialect or "auto",
+            standort=row.standort or "auto",
         )
     return configs
 
 
-def build_model(config: TierConfig) -> ChatModel:
-    """A ChatModel for a configuration; ModelTier.context_window caps/sets the window."""
+def build_model(config: TierConfig, *, cloud_allowed: bool, privacy: Privacy | None = None) -> ChatModel:
+    """The one place a model is made for a configuration, so no call site can forget the cloud rules:
+    a cloud model is refused without the firm's opt-in and otherwise comes wrapped in redaction
+    (the run's Privacy when there is one, else the pattern detectors alone).
+    ModelTier.context_window caps/sets the window.
+    """
+    if config.cloud and not cloud_allowed:
+        raise ModelUnavailable(CLOUD_REFUSED, detail=f"tier {config.tier} ({config.host}) is cloud")
+    model: ChatModel
     if config.provider == "ollama":
-        return OllamaModel(config.name, host=config.host, num_ctx=config.context_window,
-                           share_context_length=True, dialect=config.dialect)
-    return OpenAICompatModel(config.name, base_url=config.host, api_key=config.api_key,
-                             context_window=config.context_window or DEFAULT_CLOUD_CONTEXT_WINDOW,
-                             dialect=config.dialect)
+        model = OllamaModel(config.name, host=config.host, num_ctx=config.context_window,
+                            share_context_length=True, dialect=config.dialect)
+    else:
+        model = OpenAICompatModel(config.name, base_url=config.host, api_key=config.api_key,
+                                  context_window=config.context_window or DEFAULT_CLOUD_CONTEXT_WINDOW,
+                                  dialect=config.dialect)
+    if not config.cloud:
+        return model
+    if privacy is None:
+        return RedactingModel(model, Redactor())
+    return RedactingModel(model, privacy.redactor, learn=privacy.refresh)
 
 
-def get_model_for_tier(tier: int) -> ChatModel | None:
-    """The model configured for a tier (no health check, no cloud policy: that is resolve's job)."""
+def usable_tiers(configs: dict[int, TierConfig], *, cloud_allowed: bool) -> set[int]:
+    """The configured tiers a call may use: local ones always, cloud ones only with the opt-in."""
+    return {tier for tier, config in configs.items() if cloud_allowed or not config.cloud}
+
+
+def get_model_for_tier(tier: int, *, privacy: Privacy | None = None) -> tuple[ChatModel, TierConfig] | None:
+    """The model of a tier for a side call (summary, classifier, reviewer) with its configuration, or
+    None when the tier is not configured or is a cloud the firm has not allowed. No health check."""
+    from helena.models import HelenaSettings
+
     config = tier_configs().get(tier)
-    return build_model(config) if config else None
+    if config is None or (config.cloud and not HelenaSettings.load().cloud_allowed):
+        return None
+    return build_model(config, cloud_allowed=True, privacy=privacy), config
 
 
 def task_routes() -> dict[str, int]:
@@ -159,7 +209,8 @@ def task_routes() -> dict[str, int]:
 
 
 def is_cloud_allowed(*, helena: Any = None, configs: dict[int, TierConfig] | None = None) -> bool:
-    """The firm has opted in (HelenaSettings) and a tier-3 model is configured.
+    """Tier 3 may be used: it is configured, and it is internal or the firm has opted in
+    (HelenaSettings, with its confirmation).
 
     A caller that has just read the settings row or the tiers passes them, saving the queries.
     """
@@ -167,7 +218,7 @@ def is_cloud_allowed(*, helena: Any = None, configs: dict[int, TierConfig] | Non
 
     helena = helena if helena is not None else HelenaSettings.load()
     configs = configs if configs is not None else tier_configs()
-    return bool(helena.cloud_allowed) and 3 in configs
+    return 3 in usable_tiers(configs, cloud_allowed=bool(helena.cloud_allowed))
 
 
 async def _probe(host: str) -> bool:
@@ -232,7 +283,8 @@ def _unreachable_message(hosts: list[str]) -> str:
 
 
 async def resolve(
-    *, tier: int, cloud_allowed: bool, configs: dict[int, TierConfig] | None = None
+    *, tier: int, cloud_allowed: bool, configs: dict[int, TierConfig] | None = None,
+    privacy: Privacy | None = None,
 ) -> Resolved:
     """The model for a run on `tier`, falling back when that tier is missing, forbidden or down.
 
@@ -241,17 +293,19 @@ async def resolve(
     """
     if configs is None:
         configs = await sync_to_async(tier_configs)()
-    return await _resolve(configs, tier=tier, cloud_allowed=cloud_allowed)
+    return await _resolve(configs, tier=tier, cloud_allowed=cloud_allowed, privacy=privacy)
 
 
-async def _resolve(configs: dict[int, TierConfig], *, tier: int, cloud_allowed: bool) -> Resolved:
+async def _resolve(configs: dict[int, TierConfig], *, tier: int, cloud_allowed: bool,
+                   privacy: Privacy | None) -> Resolved:
     tier = min(max(tier, 1), 3)
-    cloud = cloud_allowed and 3 in configs
+    usable = usable_tiers(configs, cloud_allowed=cloud_allowed)
+    cloud = 3 in usable
     notes: list[str] = []
     if tier == 3 and not cloud:
         notes.append("Die Cloud (Stufe 3) ist nicht freigegeben oder nicht eingerichtet")
     down: list[str] = []
-    skipped_missing = False
+    skipped_missing = refused_cloud = False
     for candidate in _candidates(tier, cloud=cloud):
         config = configs.get(candidate)
         if config is None:
@@ -259,7 +313,11 @@ async def _resolve(configs: dict[int, TierConfig], *, tier: int, cloud_allowed: 
                 notes.append(f"Stufe {tier} ist nicht eingerichtet")
             skipped_missing = True
             continue
-        if config.local and not await is_healthy(config.host):
+        if candidate not in usable:  # a cloud row on tier 1 or 2 without the firm's opt-in
+            notes.append(f"{_label(config)} läuft in der Cloud, die nicht freigegeben ist")
+            refused_cloud = True
+            continue
+        if config.health_checked and not await is_healthy(config.host):
             if config.host not in down:
                 down.append(config.host)
             notes.append(f"{_label(config)} antwortet nicht ({config.host})")
@@ -270,7 +328,7 @@ async def _resolve(configs: dict[int, TierConfig], *, tier: int, cloud_allowed: 
         if note:
             log.warning("tier %s requested, using tier %s: %s", tier, candidate, note)
         return Resolved(
-            model=build_model(config),
+            model=build_model(config, cloud_allowed=cloud_allowed, privacy=privacy),
             tier=candidate,
             provider=config.provider,
             name=config.name,
@@ -279,9 +337,13 @@ async def _resolve(configs: dict[int, TierConfig], *, tier: int, cloud_allowed: 
             price_out=config.price_out,
             fallback_note=note,
             requested_tier=tier,
+            cloud=config.cloud,
         )
     if down:
-        raise ModelUnavailable(_unreachable_message(down), detail="; ".join(notes), retryable=True)
+        message = _unreachable_message(down) + (f" {CLOUD_REFUSED}" if refused_cloud else "")
+        raise ModelUnavailable(message, detail="; ".join(notes), retryable=True)
+    if refused_cloud:
+        raise ModelUnavailable(CLOUD_REFUSED, detail="; ".join(notes))
     detail = "no tier configured" if skipped_missing or not configs else "; ".join(notes)
     raise ModelUnavailable(NOT_CONFIGURED, detail=detail)
 

@@ -40,6 +40,12 @@ class ToolContext:
     # Set by a run: the audit rows of its tool calls are written behind the loop (a database round
     # trip per step less on the way to the next model call) and awaited before the run ends.
     audits: list[asyncio.Task[None]] | None = None
+    # Every source the run's tool results named, in order: the run's Privacy learns the Akten they
+    # belong to before the next model call, so a cloud model never sees their people in clear.
+    sources: list[Any] = field(default_factory=list)
+    # The run's helena.llm.pii.Privacy: for side calls and anything else that leaves the house
+    # (search_web's query). None outside a run.
+    privacy: Any = None
 
     @property
     def role(self) -> str:

@@ -242,5 +242,6 @@ async def execute(
             result = _error("invalid_arguments", exc.message, "Ungültige Argumente")
         else:
             result = await _run(tool, params, ctx)
+    ctx.sources.extend(result.sources)
     await _audit(name=name, raw=arguments, result=result, ctx=ctx, started=started)
     return result

@@ -1,6 +1,9 @@
 """search_web: a web search through a SearxNG-compatible JSON endpoint (HELENA_SEARCH_URL).
 
-Offered only when the endpoint is configured: without it the model is not tempted to try.
+Offered only when the endpoint is configured: without it the model is not tempted to try. The query
+leaves the house (a SearxNG passes it on to public search engines), so it is redacted like a cloud
+call, whatever model the run uses: names, addresses and file numbers of every Akte the run touched,
+and e-mails, phone numbers, IBANs and dates of birth by pattern.
 """
 
 from __future__ import annotations
@@ -43,14 +46,26 @@ def _result(item: dict[str, Any]) -> dict[str, str] | None:
     }
 
 
+async def outgoing_query(query: str, ctx: ToolContext) -> str:
+    """The query as it may leave the house: redacted with the run's Privacy (or patterns alone)."""
+    privacy = ctx.privacy
+    if privacy is None:
+        from helena.privacy import privacy_for
+
+        privacy = privacy_for(user=ctx.user, conversation_id=ctx.conversation_id, akte_id=ctx.akte_id)
+    await privacy.refresh()
+    return str(privacy.redact(query))
+
+
 async def _search_web(params: SearchWebParams, ctx: ToolContext) -> ToolResult:
     base = search_url()
     if not base:
         return ToolResult(ok=False, error="Die Websuche ist nicht eingerichtet.", error_code="unavailable",
                           summary="Websuche nicht eingerichtet")
+    query = await outgoing_query(params.query, ctx)
     async with httpx.AsyncClient(timeout=_HTTP_TIMEOUT, follow_redirects=True) as client:
         response = await client.get(
-            f"{base.rstrip('/')}/search", params={"q": params.query, "format": "json"},
+            f"{base.rstrip('/')}/search", params={"q": query, "format": "json"},
             headers={"Accept": "application/json"},
         )
         response.raise_for_status()  # 5xx is retried by the executor, 4xx fails
@@ -67,6 +82,10 @@ async def _search_web(params: SearchWebParams, ctx: ToolContext) -> ToolResult:
     }
     if not results:
         data["hinweis"] = "Keine Treffer im Web. Formuliere die Suche anders."
+    if query != params.query:
+        data["gesendete_suche"] = query
+        data["datenschutz"] = ("Namen, Anschriften, Aktenzeichen und Kontaktdaten verlassen die Kanzlei "
+                               "nicht; sie wurden vor der Suche durch Platzhalter ersetzt.")
     return ToolResult(
         ok=True,
         data=data,

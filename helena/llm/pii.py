@@ -14,25 +14,28 @@ round trip as "Herr Müller", not "Herr Thomas Müller". Surnames that are also 
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import copy
 import json
 import re
 import unicodedata
-from collections.abc import AsyncIterator, Collection, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from helena.llm.base import ChatModel, Chunk, ToolCall
 
-KINDS = ("MANDANT", "GEGNER", "PERSON", "NACHNAME", "ADRESSE", "AZ", "EMAIL", "TELEFON", "IBAN")
+KINDS = ("MANDANT", "GEGNER", "PERSON", "NACHNAME", "ADRESSE", "AZ", "EMAIL", "TELEFON", "IBAN",
+         "GEBURTSDATUM")
 
 PLACEHOLDER_HINT = (
-    "Datenschutz: Namen, Anschriften, Aktenzeichen, E-Mail-Adressen, Telefonnummern und IBANs sind "
-    "durch Platzhalter in eckigen Klammern ersetzt, z. B. [MANDANT_1], [GEGNER_1], [PERSON_1] "
-    "(weitere Beteiligte), [MANDANT_1_NACHNAME] (nur der Nachname), [ADRESSE_1], [AZ_1]. Verwende diese "
-    "Platzhalter unverändert und vollständig (mit Klammern) in Antworten und Werkzeugaufrufen; sie werden "
-    "vor der Anzeige durch die echten Angaben ersetzt. Frage nicht nach den echten Werten."
+    "Datenschutz: Namen, Anschriften, Aktenzeichen, E-Mail-Adressen, Telefonnummern, IBANs und "
+    "Geburtsdaten sind durch Platzhalter in eckigen Klammern ersetzt, z. B. [MANDANT_1], [GEGNER_1], "
+    "[PERSON_1] (weitere Beteiligte), [MANDANT_1_NACHNAME] (nur der Nachname), [ADRESSE_1], [AZ_1]. "
+    "Verwende diese Platzhalter unverändert und vollständig (mit Klammern) in Antworten und "
+    "Werkzeugaufrufen; sie werden vor der Anzeige durch die echten Angaben ersetzt. Frage nicht nach "
+    "den echten Werten."
 )
 
 # Words before a name that make a common-word surname a name ("Herr Richter", not "der Richter").
@@ -84,6 +87,14 @@ COURT_AZ_RE = re.compile(
     r"(?<![\w/])(?:\d{1,3}\s?[A-Z][A-Za-z]{0,3}|[IVX]{1,5}(?:\s?[A-Z][A-Za-z]{0,3})?)\s?\d{1,6}/\d{2}(?:\d{2})?"
     r"(?![\w/])"
 )
+_MONTHS = "Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember"
+# A date of birth, after what announces one ("geb. 12.03.1980", "geboren am 3. Mai 1975", "* 1980-03-12");
+# other dates (Fristen, Termine) stay, the model needs them.
+BIRTH_RE = re.compile(
+    r"(?:(?<!\w)geb\.|(?<!\w)geboren(?:\s+am)?|(?<!\w)Geburtsdatum:?|(?<!\w)Geb\.-Datum:?|(?<![\w*])\*)\s*"
+    r"(?P<v>\d{1,2}\.\s?(?:\d{1,2}\.\s?|(?:" + _MONTHS + r")\s+)\d{2,4}|\d{4}-\d{2}-\d{2})(?!\d)",
+    re.IGNORECASE,
+)
 INTERNAL_AZ_RE = re.compile(r"(?<![\w/.,])\d{1,5}/\d{2}(?:\d{2})?(?![\w/])")
 _STREET_WORD = (
     r"(?:[A-ZÄÖÜ][a-zäöüß-]*(?:straße|strasse|str\.|weg|allee|platz|gasse|damm|ring|ufer|chaussee|steig|"
@@ -128,6 +139,32 @@ def _literal(value: str) -> str:
     return r"\s+".join(re.escape(part) for part in value.split())
 
 
+PUBLIC_ROLES = frozenset({"gericht", "behoerde"})  # Beteiligter.Rolle values whose names stay
+
+
+@dataclass(frozen=True)
+class Party:
+    """One Beteiligter as the redactor needs it (plain data: this module knows no ORM)."""
+
+    name: str
+    rolle: str  # akten.models.Beteiligter.Rolle value
+    anschrift: str = ""
+    telefon: str = ""
+    email: str = ""
+    aktenzeichen_extern: str = ""
+    notiz: str = ""
+
+
+@dataclass(frozen=True)
+class AkteFacts:
+    """What identifies an Akte's people: its parties, its Aktenzeichen and Kurzrubrum."""
+
+    key: Any  # the Akte's id
+    aktenzeichen: str = ""
+    kurzrubrum: str = ""
+    parties: tuple[Party, ...] = ()
+
+
 @dataclass
 class _Known:
     pattern: re.Pattern[str]
@@ -155,48 +192,62 @@ class Redactor:
         self._values: dict[str, str] = {}  # placeholder -> original value
         self._counters: dict[str, int] = {}
         self._patterned: set[tuple[str, str]] = set()  # keys that have a pattern in _known
+        self._akten: set[Any] = set()  # AkteFacts.key of every Akte learned
 
     # --- building --------------------------------------------------------------------------
 
     @classmethod
-    def for_akte(cls, akte: Any | None, *, extra_names: Iterable[str] = ()) -> Redactor:
-        """A Redactor that knows the Akte's people, addresses and file numbers.
-
-        Reads the database: from async code call it through sync_to_async. Courts and authorities
-        are public, so their names and addresses stay; their file numbers are replaced.
-        """
+    def for_akte(cls, akte: AkteFacts | None, *, extra_names: Iterable[str] = ()) -> Redactor:
+        """A Redactor that knows one Akte's people, addresses and file numbers (and extra names)."""
         redactor = cls()
-        people: list[tuple[str, str]] = []  # (name, kind)
-        beteiligte: list[Any] = []
-        public: set[str] = set()
         if akte is not None:
-            from akten.models import Beteiligter
-
-            order = {Beteiligter.Rolle.MANDANT: 0, Beteiligter.Rolle.GEGNER: 1}
-            beteiligte = sorted(akte.beteiligte.all(), key=lambda b: (order.get(b.rolle, 2), b.pk))
-            public = {Beteiligter.Rolle.GERICHT, Beteiligter.Rolle.BEHOERDE}
-            for b in beteiligte:
-                if b.rolle not in public:
-                    kind = {"mandant": "MANDANT", "gegner": "GEGNER"}.get(b.rolle, "PERSON")
-                    people.append((b.name, kind))
-                    for line in b.anschrift.splitlines():
-                        people += [(m.group(1), "PERSON") for m in GESCHAEFTSFUEHRER.finditer(line)]
-        people += [(name, "PERSON") for name in extra_names if name and name.strip()]
-        redactor._add_people(people)
-        if akte is not None:
-            for b in beteiligte:
-                if b.rolle not in public:
-                    redactor._add_address(b.anschrift)
-                    if b.telefon.strip():
-                        redactor.add_value(b.telefon, kind="TELEFON")
-                    if b.email.strip():
-                        redactor.add_value(b.email, kind="EMAIL")
-                if b.aktenzeichen_extern.strip():
-                    redactor.add_value(b.aktenzeichen_extern, kind="AZ")
-            if akte.aktenzeichen:
-                redactor.add_value(akte.aktenzeichen, kind="AZ")
-            redactor._add_kurzrubrum(akte.kurzrubrum or "")
+            redactor.add_akte(akte)
+        redactor.add_names(extra_names)
         return redactor
+
+    def add_names(self, names: Iterable[str]) -> None:
+        """People known only by name (e.g. the firm's own staff)."""
+        self._add_people([(name, "PERSON") for name in names if name and name.strip()])
+
+    def add_akte(self, akte: AkteFacts) -> None:
+        """Learn an Akte's people, addresses and file numbers; an Akte already learned is skipped.
+
+        Courts and authorities are public, so their names and addresses stay; their file numbers
+        are replaced. A run learns every Akte it touches, so a value gets the same placeholder in
+        every message, whichever Akte it came from.
+        """
+        if akte.key in self._akten:
+            return
+        self._akten.add(akte.key)
+        order = {"mandant": 0, "gegner": 1}
+        parties = sorted(akte.parties, key=lambda p: order.get(p.rolle, 2))
+        people: list[tuple[str, str]] = []  # (name, kind)
+        for party in parties:
+            if party.rolle not in PUBLIC_ROLES:
+                kind = {"mandant": "MANDANT", "gegner": "GEGNER"}.get(party.rolle, "PERSON")
+                people.append((party.name, kind))
+                for line in party.anschrift.splitlines():
+                    people += [(m.group(1), "PERSON") for m in GESCHAEFTSFUEHRER.finditer(line)]
+        self._add_people(people)
+        for party in parties:
+            if party.rolle not in PUBLIC_ROLES:
+                self._add_address(party.anschrift)
+                if party.telefon.strip():
+                    self.add_value(party.telefon, kind="TELEFON")
+                if party.email.strip():
+                    self.add_value(party.email, kind="EMAIL")
+                for match in IBAN_RE.finditer(party.notiz):
+                    self.add_value(match.group(0), kind="IBAN")
+            if party.aktenzeichen_extern.strip():
+                self.add_value(party.aktenzeichen_extern, kind="AZ")
+        if akte.aktenzeichen:
+            self.add_value(akte.aktenzeichen, kind="AZ")
+        self._add_kurzrubrum(akte.kurzrubrum or "")
+
+    @property
+    def akten(self) -> frozenset[Any]:
+        """Keys of the Akten learned so far."""
+        return frozenset(self._akten)
 
     def _placeholder(self, kind: str, value: str, key: tuple[str, str]) -> str:
         existing = self._placeholders.get(key)
@@ -328,11 +379,12 @@ class Redactor:
                     spans.append(_Span(start, end, 0, known.kind, known.value, known.key))
         detectors: list[tuple[int, str, re.Pattern[str]]] = [
             (1, "EMAIL", EMAIL_RE), (2, "IBAN", IBAN_RE), (3, "AZ", COURT_AZ_RE), (4, "TELEFON", PHONE_RE),
-            (5, "AZ", INTERNAL_AZ_RE), (6, "ADRESSE", STREET_RE),
+            (5, "AZ", INTERNAL_AZ_RE), (6, "ADRESSE", STREET_RE), (7, "GEBURTSDATUM", BIRTH_RE),
         ]
         for priority, kind, pattern in detectors:
             for match in pattern.finditer(text):
-                parts = [(match.start(), match.group(0))]
+                parts = [(match.start("v"), match.group("v")) if "v" in pattern.groupindex
+                         else (match.start(), match.group(0))]
                 if "plz" in pattern.groupindex and match.group("plz"):
                     parts = [(match.start(), text[match.start():match.start("plz")].rstrip(" \t\n,")),
                              (match.start("plz"), match.group("plz"))]
@@ -446,6 +498,22 @@ class Redactor:
         return dict(self._values)
 
 
+def mentions(text: str, name: str) -> bool:
+    """Whether a text names this person or organisation (full name, or a distinctive surname), in
+    any spelling the redactor would catch; a cheap substring test first, a word-bounded one after."""
+    core, surname = _split_name(name)
+    folded = text.casefold()
+    candidates = [core] + ([surname] if surname and surname not in COMMON_WORD_SURNAMES else [])
+    for candidate in candidates:
+        if not candidate or len(candidate) < 4:
+            continue
+        for variant in _transliterations(candidate):
+            needle = variant.casefold()
+            if needle in folded and re.search(r"(?<!\w)" + _literal(needle) + r"(?!\w)", folded):
+                return True
+    return False
+
+
 def _split_name(name: str) -> tuple[str, str | None]:
     """(core name without titles or legal form, surname of a natural person or None)."""
     name = _clean(name)
@@ -484,13 +552,60 @@ def _normalise_text(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+class Learner(Protocol):
+    """Teaches a Redactor the Akten a run has touched (implemented where the ORM is: helena.privacy)."""
+
+    def pending(self) -> bool:
+        """Whether there is anything new to learn (cheap, no I/O)."""
+
+    def __call__(self, redactor: Redactor) -> None:
+        """Learn what is new (may read the database; runs off the event loop)."""
+
+
+async def _in_thread(function: Callable[[], None]) -> None:
+    await asyncio.to_thread(function)
+
+
+class Privacy:
+    """The redaction of one run (or one side call): a single Redactor for every model call it makes,
+    so a value keeps its placeholder across the main loop, the summary, the plan reviewer and the
+    acceptance checks, and a Learner that adds each Akte the run touches before the next call."""
+
+    def __init__(
+        self,
+        *,
+        learner: Learner | None = None,
+        offload: Callable[[Callable[[], None]], Awaitable[None]] = _in_thread,
+    ) -> None:
+        self.redactor = Redactor()
+        self.learner = learner
+        self._offload = offload
+
+    def refresh_sync(self) -> None:
+        """Learn what is new, from synchronous code (the history summary)."""
+        if self.learner is not None and self.learner.pending():
+            self.learner(self.redactor)
+
+    async def refresh(self) -> None:
+        """Learn what is new before a model call; free when nothing is."""
+        learner = self.learner
+        if learner is not None and learner.pending():
+            await self._offload(lambda: learner(self.redactor))
+
+    def redact(self, text: str) -> str:
+        """Redact a text that leaves the house outside a model call (a web search query)."""
+        return self.redactor.redact_text(text)
+
+
 class RedactingModel:
     """A ChatModel wrapper for the cloud: the inner model sees placeholders, the loop real values."""
 
-    def __init__(self, inner: ChatModel, redactor: Redactor, *, hint: bool = True) -> None:
+    def __init__(self, inner: ChatModel, redactor: Redactor, *, hint: bool = True,
+                 learn: Callable[[], Awaitable[None]] | None = None) -> None:
         self.inner = inner
         self.redactor = redactor
         self.hint = hint
+        self.learn = learn  # called before every call: the run's Privacy.refresh
 
     def __repr__(self) -> str:
         return f"RedactingModel({self.inner!r})"
@@ -537,6 +652,8 @@ class RedactingModel:
             held, pending[kind] = pending[kind], ""
             return Chunk(kind=kind, text=self.redactor.restore(held)) if held else None  # type: ignore[arg-type]
 
+        if self.learn is not None:
+            await self.learn()
         try:
             async for chunk in self.inner.stream(messages=self._outgoing(messages), tools=tools,
                                                  temperature=temperature, tool_names=tool_names):
