@@ -29,6 +29,7 @@ def _akte_out(akte: Akte) -> dict:
         "rechtsgebiet": akte.rechtsgebiet,
         "status": akte.status,
         "gegenstandswert": None if akte.gegenstandswert is None else f"{akte.gegenstandswert:.2f}",
+        "auftragsdatum": akte.auftragsdatum,
         "bundesland": akte.bundesland,
         "anwalt": person_out(akte.anwalt),
         "sachbearbeiter": person_out(akte.sachbearbeiter),

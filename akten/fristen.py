@@ -410,6 +410,12 @@ _ISO_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _DE_RE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")
 
 
+def _quote(value: object, *, limit: int = 40) -> str:
+    """A value a user sent, fit to quote back in an error: short, on one line."""
+    text = " ".join(str(value).split())
+    return f"„{text[:limit]}…“" if len(text) > limit else f"„{text}“"
+
+
 def parse_datum(value: str | date) -> date:
     """Accept a date or 'YYYY-MM-DD' / 'TT.MM.JJJJ'; reject everything else in German.
 
@@ -421,14 +427,14 @@ def parse_datum(value: str | date) -> date:
     if isinstance(value, date):
         return value
     if not isinstance(value, str):
-        raise FristError(f"Ungültiges Datum: {value!r} (erwartet JJJJ-MM-TT oder TT.MM.JJJJ).")
+        raise FristError(f"Ungültiges Datum: {_quote(value)} (erwartet JJJJ-MM-TT oder TT.MM.JJJJ).")
     text = value.strip()
     if m := _ISO_RE.match(text):
         year, month, day = (int(g) for g in m.groups())
     elif m := _DE_RE.match(text):
         day, month, year = (int(g) for g in m.groups())
     else:
-        raise FristError(f"Ungültiges Datum: „{value}“ (erwartet JJJJ-MM-TT oder TT.MM.JJJJ).")
+        raise FristError(f"Ungültiges Datum: {_quote(value)} (erwartet JJJJ-MM-TT oder TT.MM.JJJJ).")
     if year < 1:
         raise FristError(f"Ungültiges Datum: „{value}“ (Jahr außerhalb des gültigen Bereichs).")
     if not 1 <= month <= 12:
@@ -444,7 +450,7 @@ def parse_datum(value: str | date) -> date:
 def _parse_count(key: str, value: object) -> int:
     """One Dauer component: a plain non-negative int (bools and floats are rejected)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise FristError(f"Dauer „{key}“ muss eine ganze Zahl sein, nicht {value!r}.")
+        raise FristError(f"Dauer „{key}“ muss eine ganze Zahl sein, nicht {_quote(value)}.")
     if value < 0:
         raise FristError(f"Dauer „{key}“ darf nicht negativ sein ({value}).")
     return value
@@ -820,6 +826,13 @@ def _parse_vorfrist_dauer(tage: int | None, wochen: int | None) -> Dauer:
     """Default 7 Tage; a Vorfrist longer than a year is certainly a typo."""
     if tage is None and wochen is None:
         tage = 7
+    for unit, value in (("Tage", tage), ("Wochen", wochen)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise FristError(f"Die Vorfrist ({unit}) muss eine ganze Zahl sein, nicht {_quote(value)}.")
+        if value < 0:
+            raise FristError(f"Die Vorfrist darf nicht negativ sein ({value} {unit}).")
     dauer = parse_dauer(
         {"tage": 0 if tage is None else tage, "wochen": 0 if wochen is None else wochen}
     )

@@ -110,6 +110,11 @@ class Akte(models.Model):
         blank=True,
         validators=[MinValueValidator(0)],
     )
+    auftragsdatum = models.DateField(
+        "Auftragsdatum", null=True, blank=True,
+        help_text="Tag des Auftrags: wählt die Gebührentabelle (§ 60 RVG; vor dem 01.06.2025 die "
+                  "Tabelle 2021).",
+    )
     bundesland = models.CharField(
         "Bundesland (für Fristen)",
         max_length=2,

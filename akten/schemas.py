@@ -70,6 +70,7 @@ class AkteOut(Schema):
     rechtsgebiet: str
     status: str
     gegenstandswert: str | None
+    auftragsdatum: date | None = None
     bundesland: str
     anwalt: PersonOut | None
     sachbearbeiter: PersonOut | None

@@ -55,8 +55,16 @@ def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResp
 
 @api.exception_handler(ValidationError)
 def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    errors = json.loads(json.dumps(exc.errors, default=str))
+    errors = [_safe_error(err) for err in json.loads(json.dumps(exc.errors, default=str))]
     return _error(request, 422, "invalid_input", describe_validation_errors(errors), errors=errors)
+
+
+def _safe_error(err: dict) -> dict:
+    """A validation error without the input it refers to: a 100 kB value is not echoed back."""
+    kept = {k: err[k] for k in ("type", "loc", "msg") if k in err}
+    if isinstance(kept.get("msg"), str) and len(kept["msg"]) > 300:
+        kept["msg"] = kept["msg"][:300] + "…"
+    return kept
 
 
 @api.exception_handler(OperationalError)

@@ -47,6 +47,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.middleware.TextCheckMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -175,6 +176,8 @@ HELENA_DB_THREADS: int = env.int("HELENA_DB_THREADS", default=8)
 # A chat socket that has heard nothing of an unfinished run for this long reads the run's stored
 # events (live events travel over Redis pub/sub, which does not redeliver); helena/consumers.py.
 HELENA_WS_RESYNC_SECONDS: float = env.float("HELENA_WS_RESYNC_SECONDS", default=5.0)
+# Open chat sockets per user, across all processes (helena/sockets.py); more are closed with 4429.
+HELENA_WS_MAX_PER_USER: int = env.int("HELENA_WS_MAX_PER_USER", default=20)
 
 LOGGING = {
     "version": 1,

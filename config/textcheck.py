@@ -6,6 +6,8 @@ message that never echoes the input.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 MAX_DEPTH = 64  # nesting an edge walks before it calls the input too deep
@@ -49,3 +51,45 @@ def find_bad_text(value: Any, *, where: str = "", depth: int = 0) -> str | None:
 
 def _label(where: str) -> str:
     return f"„{where}“" if where else "Die Eingabe"
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_too_deep(text: str, *, limit: int = MAX_DEPTH) -> bool:
+    """Whether a JSON text nests deeper than `limit`, decided before parsing it: the parser recurses
+    per level, and 20 kB of "[[[[…" raised a RecursionError that crashed the socket."""
+    depth = 0
+    for match in _BRACKET.finditer(_JSON_STRING.sub("", text)):
+        if match.group() in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def parse_json(text: str | bytes) -> Any:
+    """JSON from outside, bounded and checked: raises BadInput (German, never echoing the input) for
+    invalid JSON, nesting deeper than MAX_DEPTH, NUL characters and lone surrogates."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput("Die Eingabe ist kein gültiges UTF-8.") from None
+    if json_too_deep(text):
+        raise BadInput("Die Eingabe ist zu tief verschachtelt.")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise BadInput("Die Eingabe ist kein gültiges JSON.") from None
+    problem = find_bad_text(value)
+    if problem:
+        raise BadInput(problem)
+    return value
+
+
+class BadInput(ValueError):
+    """Input an edge refuses; the message is German and safe to show (it quotes no input)."""

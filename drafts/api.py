@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Query, Router, Schema
+from ninja import Field, Query, Router, Schema
 from ninja.errors import HttpError
 
 from akten.models import User
@@ -64,8 +64,22 @@ class DraftOut(Schema):
     may_decide: bool
 
 
+HISTORY_SHOWN = 50  # newest decisions in a draft's detail; the rest via /drafts/{id}/history
+
+
 class DraftDetailOut(DraftOut):
-    history: list[DraftEventOut]
+    history: list[DraftEventOut]  # the first event (created) and the newest ones, oldest first
+    history_total: int  # all events; more than shown when refused decisions piled up
+
+
+class HistoryFilter(Schema):
+    limit: int = Field(50, ge=1, le=200)
+    offset: int = Field(0, ge=0)
+
+
+class HistoryPage(Schema):
+    total: int
+    items: list[DraftEventOut]
 
 
 class DraftFilter(Schema):
@@ -107,10 +121,15 @@ def _out(draft: Draft, user: User, *, history: bool = False) -> dict[str, Any]:
     }
     if history:
         events = DraftEvent.objects.filter(draft=draft).select_related("user")
-        data["history"] = [
-            {"action": e.action, "user": person_out(e.user), "at": e.at, "details": e.details} for e in events
-        ]
+        total = events.count()
+        shown = list(events[:1]) + list(reversed(events.order_by("-at", "-pk")[:HISTORY_SHOWN - 1]))
+        data["history"] = [_event_out(e) for e in dict.fromkeys(shown)]
+        data["history_total"] = total
     return data
+
+
+def _event_out(event: DraftEvent) -> dict[str, Any]:
+    return {"action": event.action, "user": person_out(event.user), "at": event.at, "details": event.details}
 
 
 def _json_body(request: HttpRequest) -> dict[str, Any] | None:
@@ -152,6 +171,15 @@ def drafts_list(request: HttpRequest, response: HttpResponse, filters: Query[Dra
 @router.get("/drafts/{draft_id}", response=DraftDetailOut, summary="Ein Entwurf mit Verlauf")
 def draft_detail(request: HttpRequest, draft_id: str) -> dict:
     return _out(selectors.get_draft(user=request.auth, draft_id=draft_id), request.auth, history=True)
+
+
+@router.get("/drafts/{draft_id}/history", response=HistoryPage, summary="Verlauf eines Entwurfs, seitenweise")
+def draft_history(request: HttpRequest, draft_id: str, page: Query[HistoryFilter]) -> dict:
+    """Every decision and refused attempt, oldest first: the audit is kept whole, read in pages."""
+    draft = selectors.get_draft(user=request.auth, draft_id=draft_id)
+    events = DraftEvent.objects.filter(draft=draft).select_related("user")
+    return {"total": events.count(),
+            "items": [_event_out(e) for e in events[page.offset:page.offset + page.limit]]}
 
 
 @router.post(

@@ -29,8 +29,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from akten.selectors import NotFound
-from helena import selectors, services
+from config.textcheck import BadInput, parse_json
+from helena import selectors, services, sockets
 from helena.broadcast import MESSAGE_TYPE, group_name
+from helena.errorlog import arecord_error
 from helena.services import MAX_MESSAGE_CHARS, RunRefused
 
 logger = logging.getLogger(__name__)
@@ -40,6 +42,7 @@ MAX_FRAMES_PER_SECOND = 10
 MAX_CLIENT_ID_CHARS = 100  # a refusal echoes the frame's client_id, cut to this length
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4429  # the user has HELENA_WS_MAX_PER_USER sockets open already
 RESYNC_IDLE_FACTOR = 6  # without an unfinished run, read the database every 6 × the interval
 
 
@@ -49,6 +52,37 @@ def _now() -> str:
 
 class ConversationConsumer(AsyncWebsocketConsumer):
     """`/ws/helena/conversations/<conversation_id>/`."""
+
+    resync: asyncio.Task[None] | None = None
+    conversation: Any = None
+    registered = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """However the socket ends (a close, a dropped connection, an exception in a handler), its
+        subscription, resync task and place in the user's socket count are released."""
+        try:
+            await super().__call__(scope, receive, send)
+        except Exception as exc:
+            logger.exception("websocket consumer failed")
+            await arecord_error(kind="websocket", code=type(exc).__name__, message=str(exc)[:500],
+                                user_id=getattr(scope.get("user"), "pk", None))
+            raise
+        finally:
+            await self._release()
+
+    async def _release(self) -> None:
+        resync, self.resync = self.resync, None
+        if resync is not None:
+            resync.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await resync
+        conversation, self.conversation = self.conversation, None
+        if conversation is not None:
+            with contextlib.suppress(Exception):
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.registered:
+            self.registered = False
+            await sockets.unregister(user_id=self.user.pk, channel=self.channel_name)
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -69,6 +103,13 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await self.accept()
             await self.close(code=CLOSE_NOT_FOUND if found == "not_found" else CLOSE_FORBIDDEN)
             return
+        if not await sockets.register(user_id=self.user.pk, channel=self.channel_name):
+            await self.accept()
+            await self._error("too_many_sockets", "Zu viele offene Verbindungen: höchstens "
+                              f"{sockets.limit()} je Benutzer. Bitte schließe andere Tabs mit Helena.")
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        self.registered = True
         self.conversation = found
         self.group = group_name(found.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
@@ -76,12 +117,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         self.resync = asyncio.create_task(self._resync_loop())
 
     async def disconnect(self, code: int) -> None:
-        if self.resync is not None:
-            self.resync.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.resync
-        if self.conversation is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        await self._release()
 
     # ------------------------------------------------------------------ client → server
 
@@ -100,10 +136,10 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await self._error("invalid_message",
                               f"Die Nachricht ist zu lang (höchstens {MAX_MESSAGE_CHARS} Zeichen).")
             return
-        try:
-            frame = json.loads(text_data)
-        except json.JSONDecodeError:
-            await self._error("invalid_message", "Die Nachricht ist kein gültiges JSON.")
+        try:  # bounded before parsing; no NUL, no lone surrogate; errors quote nothing of the frame
+            frame = parse_json(text_data)
+        except BadInput as exc:
+            await self._error("invalid_message", str(exc))
             return
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
             await self._error("invalid_message", "Jede Nachricht braucht ein Feld „type“.")
@@ -115,7 +151,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             "sync": self._catch_up,
         }.get(frame["type"])
         if handler is None:
-            await self._error("invalid_message", f"Unbekannter Nachrichtentyp „{frame['type'][:40]}“. "
+            await self._error("invalid_message", "Unbekannter Nachrichtentyp. "
                               "Erlaubt: user_message, cancel, continue_in_background, sync.")
             return
         # A refusal names the frame it refers to when the client gave the frame a `client_id`.
@@ -127,8 +163,10 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await self._error(exc.code, exc.message, retry_at=exc.retry_at, client_id=ref)
         except NotFound:
             await self._error("not_found", "Dieser Lauf wurde nicht gefunden.", client_id=ref)
-        except Exception:  # the socket stays open whatever one frame does
+        except Exception as exc:  # the socket stays open whatever one frame does
             logger.exception("websocket frame %s failed", frame.get("type"))
+            await arecord_error(kind="websocket", code=type(exc).__name__, message=str(exc)[:500],
+                                user_id=self.user.pk, context_type=self.conversation.context_type)
             await self._error("error", "Das hat nicht geklappt. Bitte versuche es noch einmal.",
                               client_id=ref)
 
@@ -183,6 +221,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         last_read = time.monotonic()
         while True:
             await asyncio.sleep(interval)
+            await sockets.refresh(user_id=self.user.pk, channel=self.channel_name)
             now = time.monotonic()
             unfinished = any(run_id not in self.finished for run_id in self.sent)
             if not ((unfinished and now - self.heard >= interval)
@@ -241,4 +280,4 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         """An `error` event about a frame: not part of any run (run_id null, seq 0)."""
         payload = {"type": "error", "run_id": None, "seq": 0, "ts": _now(), "code": code, "message": message}
         payload.update({k: v for k, v in extra.items() if v is not None})
-        await self.send(text_data=json.dumps(payload, ensure_ascii=False, default=str))
+        await self.send(text_data=json.dumps(payload, ensure_ascii=True, default=str))

@@ -149,6 +149,7 @@ def _read_akte_detail(params: ReadAkteDetailParams, ctx: ToolContext) -> ToolRes
         **akte_kurz(akte),
         "sachbearbeiter": person(akte.sachbearbeiter),
         "gegenstandswert": None if akte.gegenstandswert is None else f"{akte.gegenstandswert:.2f}",
+        "auftragsdatum": akte.auftragsdatum.isoformat() if akte.auftragsdatum else None,
         "bundesland": akte.bundesland,
         "schlagworte": list(akte.tags),
         "zusammenfassung": akte.summary,

@@ -6,8 +6,9 @@ The model must never do date or fee arithmetic itself; these tools do it with th
 from __future__ import annotations
 
 import copy
+from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -15,7 +16,7 @@ from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
 from akten import kosten
-from akten.fristen import FristError, berechne_frist
+from akten.fristen import PRESETS, FristError, berechne, parse_datum
 from akten.kosten import KV_GKG, VV_RVG, KostenError, berechne_gkg, berechne_rvg
 from akten.selectors import NotFound, get_akte
 from helena.tools.base import Tool, ToolContext, ToolResult
@@ -59,9 +60,21 @@ class DauerParams(BaseModel):
 
 
 class CalculateFristParams(_InlineSchema):
+    """The options of POST /fristen/berechnen, so the chat computes exactly what the calculator does."""
+
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
-    start: str = Field(..., description="Ereignistag, z. B. Tag der Zustellung (JJJJ-MM-TT oder TT.MM.JJJJ)")
-    dauer: DauerParams = Field(..., description="z. B. {\"monate\": 1} für die Berufungsfrist")
+    start: str = Field(..., description="Ereignistag, z. B. Tag der Zustellung (JJJJ-MM-TT oder TT.MM.JJJJ); "
+                                        "bei fristbeginn=tagesbeginn der erste Tag der Frist")
+    dauer: DauerParams | None = Field(None, description="z. B. {\"monate\": 1} für die Berufungsfrist")
+    preset: Literal[tuple(PRESETS)] | None = Field(  # type: ignore[valid-type]
+        None, description="statt dauer eine vordefinierte Frist: " + ", ".join(PRESETS))
+    fristbeginn: Literal["ereignis", "tagesbeginn"] = Field(
+        "ereignis",
+        description="ereignis: der Ereignistag zählt nicht mit (§ 187 Abs. 1 BGB, z. B. Zustellung); "
+                    "tagesbeginn: die Frist beginnt mit dem Anfang des Tages (§ 187 Abs. 2 BGB, z. B. "
+                    "Lebensalter, Beginn eines Arbeits- oder Mietverhältnisses)",
+    )
+    vorfrist_tage: int | None = Field(None, ge=0, le=366, description="Vorfrist so viele Tage vor Fristende")
     bundesland: str | None = Field(
         None,
         description="Bundesland des Gerichts (NW, BY, …); ohne: das der Akte im Fokus bzw. des Kanzleisitzes",
@@ -85,7 +98,11 @@ def _bundesland(params: CalculateFristParams, ctx: ToolContext) -> tuple[str, st
 def _calculate_frist(params: CalculateFristParams, ctx: ToolContext) -> ToolResult:
     bundesland, quelle = _bundesland(params, ctx)
     try:
-        ergebnis = berechne_frist(start=params.start, dauer=params.dauer.model_dump(), bundesland=bundesland)
+        ergebnis = berechne(
+            start=params.start, dauer=params.dauer.model_dump() if params.dauer else None,
+            preset=params.preset, bundesland=bundesland, fristbeginn=params.fristbeginn,
+            vorfrist_tage=params.vorfrist_tage,
+        )
     except FristError as exc:
         return ToolResult(
             ok=False, error=str(exc), error_code="invalid_arguments", summary="Frist nicht berechenbar"
@@ -107,8 +124,10 @@ calculate_frist = Tool(
     description=(
         "Compute the end of a deadline (Frist) from a start event and a duration under §§ 187, 188, 193 "
         "BGB and § 222 ZPO, including weekends and public holidays of the Bundesland, with a German "
-        "explanation. ALWAYS use this instead of computing dates yourself. Without bundesland the "
-        "Bundesland of the Akte in focus (or of the firm) is used."
+        "explanation. ALWAYS use this instead of computing dates yourself. Give dauer or a preset; "
+        "fristbeginn=tagesbeginn for a Frist that starts at the beginning of a day (§ 187 Abs. 2 BGB); "
+        "vorfrist_tage adds a Vorfrist. Without bundesland the Bundesland of the Akte in focus (or of the "
+        "firm) is used."
     ),
     kind="read",
     params=CalculateFristParams,
@@ -132,6 +151,25 @@ class GetKostenRulesParams(_InlineSchema):
     gebuehren: list[GebuehrParams] | None = Field(
         None, description="ohne: Verfahrens- und Terminsgebühr (3100, 3104)"
     )
+    auftragsdatum: str | None = Field(
+        None, description="Tag des Auftrags (JJJJ-MM-TT); wählt die RVG-Tabelle (§ 60 RVG). Ohne: das "
+                          "Auftragsdatum der Akte, sonst heute")
+    anhaengigkeit: str | None = Field(
+        None, description="Tag der Anhängigkeit (JJJJ-MM-TT); wählt die GKG-Tabelle (§ 71 GKG). Ohne: heute")
+    akte_id: str | None = Field(None, description="Akte, deren Auftragsdatum gilt; ohne: die Akte im Fokus")
+
+
+def _auftragsdatum(params: GetKostenRulesParams, ctx: ToolContext, heute: date) -> tuple[date, str]:
+    """(Auftragsdatum, where it came from): given, else the Akte's (named or in focus), else today."""
+    if params.auftragsdatum and params.auftragsdatum.strip():
+        return parse_datum(params.auftragsdatum), "angegeben"
+    akte_id = params.akte_id or ctx.akte_id
+    if akte_id:
+        akte = get_akte(user=ctx.user, akte_id=akte_id)  # NotFound: the executor's "nicht gefunden"
+        if akte.auftragsdatum:
+            return akte.auftragsdatum, f"Auftragsdatum der Akte {akte.aktenzeichen}"
+        return heute, f"heute (die Akte {akte.aktenzeichen} nennt kein Auftragsdatum)"
+    return heute, "heute (kein Auftragsdatum angegeben)"
 
 
 _STANDARD_GEBUEHREN = [GebuehrParams(nr="3100"), GebuehrParams(nr="3104")]
@@ -213,10 +251,18 @@ def _get_kosten_rules(params: GetKostenRulesParams, ctx: ToolContext) -> ToolRes
         return ToolResult(
             ok=True, data=_regeln(), summary="Gebührenregeln RVG/GKG abgerufen", sources=quellen
         )
-    stichtag = timezone.localdate(ctx.now())
+    heute = timezone.localdate(ctx.now())
+    try:
+        auftrag, auftrag_quelle = _auftragsdatum(params, ctx, heute)
+        stichtag = parse_datum(params.anhaengigkeit) if params.anhaengigkeit else heute
+    except FristError as exc:
+        return ToolResult(ok=False, error=str(exc), error_code="invalid_arguments",
+                          summary="Ungültiges Datum")
     hinweise = [
-        f"Tabelle nach dem heutigen Datum ({stichtag:%d.%m.%Y}) gewählt. Für Aufträge vor dem 01.06.2025 "
-        f"gilt die Tabelle 2021 (§ 60 RVG)."
+        f"RVG-Tabelle nach dem Auftragsdatum {auftrag:%d.%m.%Y} ({auftrag_quelle}) gewählt (§ 60 RVG: vor "
+        "dem 01.06.2025 die Tabelle 2021, ab dann die Tabelle 2025).",
+        f"GKG-Tabelle nach dem Tag der Anhängigkeit {stichtag:%d.%m.%Y}"
+        + ("" if params.anhaengigkeit else " (heute angenommen)") + " gewählt (§ 71 GKG).",
     ]
     gebuehren = params.gebuehren or _STANDARD_GEBUEHREN
     if not params.gebuehren:
@@ -225,12 +271,13 @@ def _get_kosten_rules(params: GetKostenRulesParams, ctx: ToolContext) -> ToolRes
         )
     rvg_posten = [p for p in _posten(gebuehren) if p["nr"] not in KV_GKG]
     gkg_posten = [p for p in _posten(gebuehren) if p["nr"] in KV_GKG]
-    data: dict[str, Any] = {"stichtag": stichtag.isoformat(), "rvg": None, "gkg": None, "hinweise": hinweise}
+    data: dict[str, Any] = {"auftragsdatum": auftrag.isoformat(), "stichtag": stichtag.isoformat(),
+                            "rvg": None, "gkg": None, "hinweise": hinweise}
     teile: list[str] = []
     try:
         if rvg_posten:
             rvg = berechne_rvg(
-                gegenstandswert=params.gegenstandswert.strip(), gebuehren=rvg_posten, auftragsdatum=stichtag
+                gegenstandswert=params.gegenstandswert.strip(), gebuehren=rvg_posten, auftragsdatum=auftrag
             )
             data["gegenstandswert"] = f"{rvg.gegenstandswert:.2f}"
             data["rvg"] = rvg.as_dict()
@@ -254,8 +301,9 @@ get_kosten_rules = Tool(
         "Lawyer (RVG) and court (GKG) fees. Without gegenstandswert: the rules - VV RVG / KV GKG numbers "
         "with their rates and the fee tables 2021/2025. With gegenstandswert: the computed fees (default "
         "3100 + 3104 with Auslagenpauschale and 19 % USt) and the court fee (KV 1210 unless other KV GKG "
-        "numbers are given), using the table in force today. ALWAYS use this instead of computing fees "
-        "yourself."
+        "numbers are given). The RVG table is chosen by the Auftragsdatum (given, else the Akte's, else "
+        "today), the GKG table by the Anhängigkeit (default today). ALWAYS use this instead of computing "
+        "fees yourself."
     ),
     kind="read",
     params=GetKostenRulesParams,

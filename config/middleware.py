@@ -1,0 +1,76 @@
+"""The HTTP edge's one check of every text that comes in (config.textcheck), before any view runs.
+
+A NUL character or a lone surrogate in a query parameter, a form field or a JSON body used to reach
+PostgreSQL or the UTF-8 encoder deep inside a handler and answer 500. Here the request is refused
+once, for the API as JSON (422, {detail, code}), for pages as a short German page (400); nothing is
+stored and no view runs. JSON bodies are bounded in depth before they are parsed, and the API's
+bodies must be JSON objects (every endpoint takes one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html import escape
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from config.textcheck import BadInput, parse_json, text_problem
+
+API_PREFIX = "/api/"
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def _problem(request: HttpRequest) -> str | None:
+    path_problem = text_problem(request.path)
+    if path_problem:
+        return f"Die Adresse {path_problem}."
+    for key, values in request.GET.lists():
+        for value in (key, *values):
+            found = text_problem(value)
+            if found:
+                return f"„{_safe(key)}“ {found}."
+    if request.method not in BODY_METHODS:
+        return None
+    content_type = request.content_type or ""
+    if content_type == "application/json" or content_type.endswith("+json"):
+        try:
+            value = parse_json(request.body or b"null") if request.body else None
+        except BadInput as exc:
+            return str(exc)
+        if request.path.startswith(API_PREFIX) and value is not None and not isinstance(value, dict):
+            return "Der Inhalt muss ein JSON-Objekt sein."
+        return None
+    if content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        for key, values in request.POST.lists():
+            for value in (key, *values):
+                found = text_problem(value)
+                if found:
+                    return f"„{_safe(key)}“ {found}."
+    return None
+
+
+def _safe(name: str) -> str:
+    """A field name fit to quote: bad characters and length cut away."""
+    cleaned = "".join(ch for ch in name if ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF)
+    return cleaned[:40] or "Feld"
+
+
+class TextCheckMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            problem = _problem(request)
+        except RequestDataTooBig:
+            problem = None  # Django answers that itself (400) when the view reads the body
+        if problem is None:
+            return self.get_response(request)
+        if request.path.startswith(API_PREFIX):
+            return JsonResponse({"detail": f"Ungültige Eingabe: {problem}", "code": "invalid_input"},
+                                status=422, json_dumps_params={"ensure_ascii": False})
+        page = (f"<!doctype html><html lang=\"de\"><meta charset=\"utf-8\"><title>Ungültige Eingabe</title>"
+                f"<h1>Ungültige Eingabe</h1><p>{escape(problem)}</p>"
+                "<p>Bitte gehe zurück und korrigiere die Eingabe. Es wurde nichts gespeichert.</p></html>")
+        return HttpResponse(page, status=400, content_type="text/html; charset=utf-8")
