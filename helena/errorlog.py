@@ -32,13 +32,24 @@ def record_error(
     llm_call_id: Any = None,
 ) -> None:
     """Store one ErrorLog row (kind: model/tool/guard/run/websocket); never raises."""
-    from helena.models import ErrorLog
+    from helena.models import AgentRun, ErrorLog
 
     try:
+        run_id = _uuid(run_id)
+        if run_id is not None and not (context_type and mode and model):
+            # The run knows where it happened: context, execution mode, model.
+            known = AgentRun.objects.filter(pk=run_id).values(
+                "context_type", "mode", "model", "user_id").first()
+            if known is None:
+                run_id = None
+            else:
+                context_type = context_type or known["context_type"]
+                mode, model = mode or known["mode"], model or known["model"]
+                user_id = user_id or known["user_id"]
         ErrorLog.objects.create(
             kind=kind, code=str(code)[:60], message=str(message)[:MAX_MESSAGE],
             context_type=str(context_type or "")[:20], mode=str(mode or "")[:12], tool=str(tool or "")[:100],
-            model=str(model or "")[:200], run_id=_uuid(run_id), user_id=_pk(user_id),
+            model=str(model or "")[:200], run_id=run_id, user_id=_pk(user_id),
             tool_call_id=_pk(tool_call_id), llm_call_id=_pk(llm_call_id),
         )
     except Exception:  # the log must not turn one failure into two

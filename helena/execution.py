@@ -33,6 +33,7 @@ from helena.agent.loop import Limits, run_agent
 from helena.aio import PerLoop, make_resident
 from helena.broadcast import publish_events, publish_events_sync
 from helena.db import db, release_connections, run_context
+from helena.errorlog import arecord_error, record_error
 from helena.event_store import insert_events
 from helena.llm.base import LLMError
 from helena.llm.http import aclose_model
@@ -42,6 +43,8 @@ from helena.tools.executor import settle_audits
 
 log = logging.getLogger(__name__)
 
+# Warnings that mean a guard caught something going wrong (the error log shows them to the admin).
+GUARD_CODES = frozenset({"tool_cap", "tool_call_format", "truncated", "stall"})
 CONTINUE_PROMPT = "Mach bitte im Hintergrund weiter, bis die Aufgabe erledigt ist."
 DEADLINE_GRACE = timedelta(seconds=60)  # after timeout + grace, the sweep declares a run dead
 CANCEL_POLL_SECONDS = 0.5
@@ -178,6 +181,7 @@ class PersistentEmitter(Emitter):
     def __init__(self, *, run: AgentRun, next_seq: int | None = None) -> None:
         super().__init__(run_id=str(run.pk))
         self.run_pk = run.pk
+        self.user_id = run.user_id
         self.conversation_id = run.conversation_id
         self.suppress: set[str] = set()
         self._seq: int | None = None if next_seq is None else next_seq - 1
@@ -195,6 +199,11 @@ class PersistentEmitter(Emitter):
         if type not in EVENT_TYPES:
             raise ValueError(f"unknown event type {type!r}")
         self._raise_failure()
+        if (type == "error" and data.get("code") != "cancelled") or (
+                type == "warning" and data.get("code") in GUARD_CODES):
+            await arecord_error(kind="run" if type == "error" else "guard", code=str(data.get("code", "")),
+                                message=str(data.get("message", "")), run_id=self.run_pk,
+                                user_id=self.user_id)
         last = self._pending[-1] if self._pending else None
         if type in ("text", "reasoning") and last is not None and last.type == type \
                 and data.keys() == {"delta"} and last.data.keys() == {"delta"}:
@@ -671,6 +680,7 @@ def sweep_stale_runs() -> int:
             locked.text = message
             locked.ended_at = timezone.now()
             locked.save()
+        record_error(kind="run", code="run_lost", message=message, run_id=run.pk, user_id=run.user_id)
         stored = []
         for type_, payload in (
             ("error", {"code": "run_lost", "message": message}),

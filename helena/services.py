@@ -10,6 +10,7 @@ from django.utils import timezone
 from akten.models import Akte, User
 from akten.selectors import NotFound, get_akte
 from helena.agent.prompts import CONTEXT_MIN_TIER
+from helena.errorlog import record_error
 from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion, ToolCallLog
 
 _MAX_TEXT = 500
@@ -23,6 +24,9 @@ def _visible_akte(*, user: User | None, akte_id: Any) -> Akte | None:
         return get_akte(user=user, akte_id=akte_id)
     except NotFound:
         return None
+
+
+TOOL_FAILURES = frozenset({"tool_failed", "timeout"})
 
 
 def record_tool_call(
@@ -43,7 +47,7 @@ def record_tool_call(
     if user is not None and getattr(user, "pk", None) is None:
         user = None
     akte = _visible_akte(user=user, akte_id=akte_id) or _visible_akte(user=user, akte_id=fallback_akte_id)
-    return ToolCallLog.objects.create(
+    row = ToolCallLog.objects.create(
         tool=tool[:100],
         params=params,
         ok=ok,
@@ -55,6 +59,10 @@ def record_tool_call(
         akte=akte,
         run_id=run_id or None,
     )
+    if error_code in TOOL_FAILURES:  # broke on our side, not a refusal or a bad argument of the model
+        record_error(kind="tool", code=error_code, message=error or "", run_id=run_id, user_id=row.user_id,
+                     tool=tool, tool_call_id=row.pk)
+    return row
 
 
 # --- conversations and runs ------------------------------------------------------------------

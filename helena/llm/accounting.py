@@ -19,6 +19,7 @@ from django.db.models import Count, Sum
 from django.db.models.functions import TruncMonth
 
 from helena.db import db
+from helena.errorlog import record_error
 from helena.llm.base import ChatModel, Chunk, LLMError, Usage
 from helena.models import LLMCall
 
@@ -137,7 +138,9 @@ class RecordingModel:
         except BaseException as exc:  # LLMError, bugs, and cancellation (timeouts) alike
             if not booked:
                 booked = True
-                await self._book(started=started, usage=None, error=_error_text(exc))
+                await self._book(started=started, usage=None, error=_error_text(exc),
+                                 failure=None if isinstance(exc, asyncio.CancelledError)
+                                 else str(getattr(exc, "code", "") or type(exc).__name__))
             raise
         finally:
             aclose = getattr(chunks, "aclose", None)
@@ -150,7 +153,7 @@ class RecordingModel:
             await asyncio.gather(*self._bookings)
 
     async def _book(self, *, started: float, usage: Usage | None, error: str,
-                    ended: float | None = None) -> None:
+                    ended: float | None = None, failure: str | None = None) -> None:
         """A failed write is logged, not raised: the user's answer matters more than the ledger row."""
         latency_ms = int(((ended or time.monotonic()) - started) * 1000)
         usage = usage or Usage()
@@ -161,12 +164,15 @@ class RecordingModel:
                 completion_tokens=usage.completion_tokens,
                 latency_ms=latency_ms,
                 error=error,
+                failure=failure,
             )
         except Exception:
             log.exception("LLMCall could not be written (model %s, run %s)", self.name, self.run_id)
 
-    def _write(self, *, prompt_tokens: int, completion_tokens: int, latency_ms: int, error: str) -> LLMCall:
-        return LLMCall.objects.create(
+    def _write(self, *, prompt_tokens: int, completion_tokens: int, latency_ms: int, error: str,
+               failure: str | None = None) -> LLMCall:
+        """The ledger row; a failed call (`failure`: its code) also goes to the error log, linked."""
+        row = LLMCall.objects.create(
             run_id=self.run_id,
             user_id=self.user_id,
             provider=str(self.provider)[:20],
@@ -181,6 +187,10 @@ class RecordingModel:
                           price_in=self.price_in, price_out=self.price_out),
             error=error[:ERROR_MAX],
         )
+        if failure:
+            record_error(kind="model", code=failure, message=error, run_id=self.run_id, user_id=self.user_id,
+                         context_type=self.context_type, model=self.name, llm_call_id=row.pk)
+        return row
 
 
 # --- reporting --------------------------------------------------------------------------------
