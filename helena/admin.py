@@ -337,3 +337,6 @@ class LLMCallAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
             "changelist_url": reverse("admin:helena_llmcall_changelist"),
         }
         return TemplateResponse(request, "admin/helena/llm_usage.html", context)
+
+
+from helena import admin_errors  # noqa: E402, F401  (registers the error log)

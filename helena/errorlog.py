@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from datetime import date, timedelta
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -77,3 +78,26 @@ def _uuid(value: Any) -> uuid.UUID | None:
         return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
     except ValueError:
         return None
+
+
+def errors_per_day(*, days: int = 14, today: date | None = None) -> list[dict[str, Any]]:
+    """Failures per day (Europe/Berlin) and kind for the last `days` days, newest first, days without
+    any included: the admin sees at a glance whether something started breaking."""
+    from django.db.models import Count
+    from django.db.models.functions import TruncDate
+    from django.utils import timezone
+
+    from helena.models import ErrorLog
+
+    tz = timezone.get_current_timezone()
+    today = today or timezone.localdate()
+    first = today - timedelta(days=days - 1)
+    counts: dict[date, dict[str, int]] = {first + timedelta(days=i): {} for i in range(days)}
+    rows = (ErrorLog.objects.annotate(day=TruncDate("created_at", tzinfo=tz)).filter(day__gte=first)
+            .values("day", "kind").annotate(n=Count("id")))
+    for row in rows:
+        if row["day"] in counts:
+            counts[row["day"]][row["kind"]] = row["n"]
+    kinds = [kind for kind, _ in ErrorLog.Kind.choices]
+    return [{"day": day, "total": sum(per_kind.values()), "kinds": [per_kind.get(k, 0) for k in kinds]}
+            for day, per_kind in sorted(counts.items(), reverse=True)]
