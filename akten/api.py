@@ -11,11 +11,12 @@ from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from ninja import Field, Query, Router, Schema
+from pydantic import ConfigDict
 
 from akten import fristen, kosten, selectors
 from akten.models import Akte, Frist, User
 from akten.schemas import AkteDetailOut, AkteOut, FristOut, MeOut, person_out
-from config.errors import invalid
+from config.errors import BETRAG_PATTERN, DATUM_PATTERN, errors, invalid
 
 router = Router(tags=["Kanzlei"])
 
@@ -68,8 +69,8 @@ def me(request: HttpRequest) -> dict:
 class AktenFilter(Schema):
     q: str | None = None
     status: Literal["offen", "ruhend", "archiviert", "geschlossen"] | None = None
-    limit: int = 100
-    offset: int = 0
+    limit: int = Field(100, ge=1, le=500)
+    offset: int = Field(0, ge=0)
 
 
 @router.get("/akten", response=list[AkteOut], summary="Akten, die ich sehen darf")
@@ -81,7 +82,8 @@ def akten_list(request: HttpRequest, response: HttpResponse, filters: Query[Akte
     return [_akte_out(a) for a in qs[filters.offset : filters.offset + filters.limit]]
 
 
-@router.get("/akten/{akte_id}", response=AkteDetailOut, summary="Eine Akte mit Beteiligten und Fristen")
+@router.get("/akten/{akte_id}", response={200: AkteDetailOut, **errors(404)},
+             summary="Eine Akte mit Beteiligten und Fristen")
 def akte_detail(request: HttpRequest, akte_id: str) -> dict:
     akte = selectors.get_akte(user=request.auth, akte_id=akte_id)
     fristen = selectors.fristen_for(user=request.auth, akte_id=akte.pk, status="active")
@@ -109,7 +111,7 @@ class FristenFilter(Schema):
     akte_id: str | None = None
 
 
-@router.get("/fristen", response=list[FristOut], summary="Fristen meiner Akten")
+@router.get("/fristen", response={200: list[FristOut], **errors(404)}, summary="Fristen meiner Akten")
 def fristen_list(request: HttpRequest, filters: Query[FristenFilter]) -> list[dict]:
     qs = selectors.fristen_for(user=request.auth, akte_id=filters.akte_id, status=filters.status)
     return [_frist_out(f) for f in qs]
@@ -129,13 +131,29 @@ def _exact(value: Any) -> Any:
     return value
 
 
+# What akten.fristen.parse_dauer accepts, for the document (it checks and explains in German itself).
+DAUER_SCHEMA = {
+    "type": "object", "minProperties": 1, "additionalProperties": False,
+    "properties": {unit: {"type": "integer", "minimum": 0} for unit in ("tage", "wochen", "monate", "jahre")},
+}
+
+
 class FristBerechnenIn(Schema):
-    start: str = Field(..., description="Ereignistag bzw. Fristbeginn, JJJJ-MM-TT")
-    dauer: dict[str, Any] | None = Field(None, description='z. B. {"monate": 1} oder {"wochen": 2}')
-    preset: str | None = Field(None, description="statt dauer: " + ", ".join(fristen.PRESETS))
+    """Either `dauer` or `preset` (anyOf in the document); the calendar checks (a 31 February, a
+    Frist beyond the year 9999) are 422 with a German reason."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"anyOf": [{"required": ["dauer"], "properties": {"dauer": {"type": "object"}}},
+                                     {"required": ["preset"], "properties": {"preset": {"type": "string"}}}]})
+
+    start: str = Field(..., pattern=DATUM_PATTERN, description="Ereignistag bzw. Fristbeginn, JJJJ-MM-TT")
+    dauer: dict[str, Any] | None = Field(None, description='z. B. {"monate": 1} oder {"wochen": 2}',
+                                         json_schema_extra=DAUER_SCHEMA)
+    preset: Literal[tuple(fristen.PRESETS)] | None = Field(  # type: ignore[valid-type]
+        None, description="statt dauer: " + ", ".join(fristen.PRESETS))
     bundesland: str | None = Field(None, description="BW, BY, BE, … TH (Feiertage des Gerichtsorts)")
     fristbeginn: Literal["ereignis", "tagesbeginn"] = "ereignis"
-    vorfrist_tage: int | None = Field(None, description="Vorfrist so viele Tage vor Fristende")
+    vorfrist_tage: int | None = Field(None, ge=0, le=366, description="Vorfrist so viele Tage vor Fristende")
 
 
 class VerschiebungOut(Schema):
@@ -166,15 +184,33 @@ def frist_berechnen(request: HttpRequest, payload: FristBerechnenIn) -> dict:
     return result.as_dict()
 
 
+# What akten.kosten.parse_betrag / parse_satz accept, for the document: a positive amount with at
+# most two decimals, as text ("5000.50", "5000,50") or a JSON number; which rate a number permits is
+# the calculator's check (422 with the statute's range).
+BETRAG_SCHEMA = {"anyOf": [{"type": "string", "pattern": BETRAG_PATTERN},
+                           {"type": "integer", "minimum": 1}, {"type": "number", "exclusiveMinimum": 0}]}
+SATZ_SCHEMA = {"anyOf": [{"type": "string", "pattern": BETRAG_PATTERN},
+                         {"type": "number", "exclusiveMinimum": 0}, {"type": "null"}]}
+GEBUEHR_NUMMERN = sorted({*kosten.VV_RVG, *kosten.KV_GKG})
+
+
+def _nummer_schema(schema: dict[str, Any]) -> None:
+    """A fee number as text or integer, one of those the calculator knows."""
+    schema.pop("anyOf", None)
+    schema["enum"] = [*GEBUEHR_NUMMERN, *(int(nr) for nr in GEBUEHR_NUMMERN if nr.isdigit())]
+
+
 class GebuehrIn(Schema):
-    nr: str | int
-    satz: Any = None
+    nr: str | int = Field(..., json_schema_extra=_nummer_schema, description="Nummer aus VV RVG oder KV GKG")
+    satz: Any = Field(None, json_schema_extra=SATZ_SCHEMA)
 
 
 class RvgIn(Schema):
-    gegenstandswert: Any = Field(..., description='Dezimalzahl, am besten als Text: "5000.00"')
+    gegenstandswert: Any = Field(..., description='Dezimalzahl, am besten als Text: "5000.00"',
+                                 json_schema_extra=BETRAG_SCHEMA)
     gebuehren: list[GebuehrIn] = Field(..., description='z. B. [{"nr": "3100"}, {"nr": "3104"}]')
-    auftragsdatum: str | None = Field(None, description="wählt die Tabelle (2021 oder 2025)")
+    auftragsdatum: str | None = Field(None, pattern=DATUM_PATTERN,
+                                      description="wählt die Tabelle (2021 oder 2025)")
     auslagenpauschale: bool = True
     ust: bool = True
 
@@ -217,9 +253,11 @@ def kosten_rvg(request: HttpRequest, payload: RvgIn) -> dict:
 
 
 class GkgIn(Schema):
-    gegenstandswert: Any = Field(..., description='Streitwert, am besten als Text: "5000.00"')
+    gegenstandswert: Any = Field(..., description='Streitwert, am besten als Text: "5000.00"',
+                                 json_schema_extra=BETRAG_SCHEMA)
     gebuehren: list[GebuehrIn] | None = Field(None, description='Vorgabe: [{"nr": "1210"}] (3,0)')
-    stichtag: str | None = Field(None, description="Eingang des Verfahrens; wählt die Tabelle")
+    stichtag: str | None = Field(None, pattern=DATUM_PATTERN,
+                                 description="Eingang des Verfahrens; wählt die Tabelle")
 
 
 class GkgOut(Schema):

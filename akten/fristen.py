@@ -406,8 +406,9 @@ PRESETS: Mapping[str, FristPreset] = MappingProxyType(
 # Parsing / validation
 # --------------------------------------------------------------------------- #
 
-_ISO_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-_DE_RE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")
+# ASCII digits only: int() would read Arabic-Indic digits too, and no one writes a date with them.
+_ISO_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})$")
+_DE_RE = re.compile(r"^([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})$")
 
 
 def _quote(value: object, *, limit: int = 40) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from http import HTTPStatus
+from typing import Any
 
 from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
@@ -12,12 +14,47 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from akten.api import router as akten_router
 from akten.auth import api_auth
 from akten.selectors import NotFound
-from config.errors import ApiError, describe_validation_errors
+from config.errors import ApiError, ErrorOut, describe_validation_errors
 from drafts.api import router as drafts_router
 from helena.api import router as helena_router
 from helena.knowledge.api import router as knowledge_router
 
-api = NinjaAPI(
+
+class HelenaAPI(NinjaAPI):
+    """Declares in the OpenAPI document the errors every operation can give, so clients (and the
+    schemathesis run in the tests) know them: 401 (no or a bad token), 422 (invalid input: the text
+    check of config.middleware and every validation), 503 (database unavailable); with a body also
+    400 (not JSON) and 403 (a session without CSRF token). What only some endpoints give (403, 404,
+    409, 429) each declares with config.errors.errors()."""
+
+    COMMON = (401, 422, 503)
+    WITH_BODY = (400, 403)
+
+    def get_openapi_schema(self, *args: Any, **kwargs: Any) -> Any:
+        schema = super().get_openapi_schema(*args, **kwargs)
+        error_ref = self._error_schema_ref(schema)
+        for item in schema.get("paths", {}).values():
+            for method, operation in item.items():
+                if method not in ("get", "post", "put", "patch", "delete"):
+                    continue
+                statuses = [*self.COMMON, *(self.WITH_BODY if method != "get" else ())]
+                responses = operation.setdefault("responses", {})
+                for status in statuses:
+                    responses.setdefault(status, {
+                        "description": HTTPStatus(status).phrase,
+                        "content": {"application/json": {"schema": {"$ref": error_ref}}},
+                    })
+        return schema
+
+    @staticmethod
+    def _error_schema_ref(schema: Any) -> str:
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components.setdefault(
+            "ErrorOut", ErrorOut.model_json_schema(ref_template="#/components/schemas/{model}"))
+        return "#/components/schemas/ErrorOut"
+
+
+api = HelenaAPI(
     title="Helena API",
     version="1",
     description="Interne JSON-API der Kanzlei: Akten, Fristen, Kosten und Helena.",
@@ -55,8 +92,9 @@ def _unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResp
 
 @api.exception_handler(ValidationError)
 def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    errors = [_safe_error(err) for err in json.loads(json.dumps(exc.errors, default=str))]
-    return _error(request, 422, "invalid_input", describe_validation_errors(errors), errors=errors)
+    raw = json.loads(json.dumps(exc.errors, default=str))
+    return _error(request, 422, "invalid_input", describe_validation_errors(raw),
+                  errors=[_safe_error(err) for err in raw])
 
 
 def _safe_error(err: dict) -> dict:

@@ -4,6 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from ninja import Schema
+from pydantic import ConfigDict
+
+
+class ErrorOut(Schema):
+    """Every error answer of the API. Some carry more: `errors` (validation), `fields` (refused
+    draft fields), `draft_status` (409 on a decided draft), `retry_at` (429)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    detail: str
+    code: str
+
+
+def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
+    """The errors an endpoint gives beyond those of every request (401, 422, 503; 400 and 403 with a
+    body: config.api adds them), for its `response=` map and so its OpenAPI document."""
+    return {status: ErrorOut for status in statuses}
+
 
 class ApiError(Exception):
     """Raised by API handlers; rendered as {"detail", "code"} with the given status."""
@@ -60,9 +79,32 @@ _PYDANTIC_DE = {
 }
 
 
+# Patterns the API's schemas use, each with what it means in German: one place, so the document
+# and the error a user reads say the same.
+DATUM_PATTERN = r"^\s*([0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{1,2}\.[0-9]{1,2}\.[0-9]{4})\s*$"
+BETRAG_PATTERN = r"^\s*[0-9]+([.,][0-9]{1,2})?\s*$"
+NOT_BLANK = r"\S"
+_PATTERN_DE = {
+    DATUM_PATTERN: "ist kein gültiges Datum (JJJJ-MM-TT oder TT.MM.JJJJ)",
+    BETRAG_PATTERN: "ist kein gültiger Betrag (z. B. „5000.00“)",
+    NOT_BLANK: "darf nicht leer sein",
+}
+_BOUNDS_DE = {"greater_than_equal": ("ge", "muss mindestens {} sein"),
+              "less_than_equal": ("le", "darf höchstens {} sein"),
+              "greater_than": ("gt", "muss größer als {} sein"),
+              "less_than": ("lt", "muss kleiner als {} sein"),
+              "string_too_long": ("max_length", "darf höchstens {} Zeichen lang sein")}
+
+
 def error_text(err: dict[str, Any]) -> str:
     """The German problem of one pydantic error, without the field name ("ist zu lang")."""
-    text = _PYDANTIC_DE.get(err.get("type", ""))
+    kind, ctx = err.get("type", ""), err.get("ctx") or {}
+    if kind == "string_pattern_mismatch":
+        return _PATTERN_DE.get(str(ctx.get("pattern", "")), "hat nicht das erwartete Format")
+    if kind in _BOUNDS_DE and _BOUNDS_DE[kind][0] in ctx:
+        key, text = _BOUNDS_DE[kind]
+        return text.format(ctx[key])
+    text = _PYDANTIC_DE.get(kind)
     if text is None:
         text = str(err.get("msg", "ungültig")).removeprefix("Value error, ")
     return text

@@ -21,32 +21,34 @@ API_PREFIX = "/api/"
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
-def _problem(request: HttpRequest) -> str | None:
+def _problem(request: HttpRequest) -> BadInput | None:
     path_problem = text_problem(request.path)
     if path_problem:
-        return f"Die Adresse {path_problem}."
+        return BadInput(f"Die Adresse {path_problem}.")
     for key, values in request.GET.lists():
         for value in (key, *values):
             found = text_problem(value)
             if found:
-                return f"„{_safe(key)}“ {found}."
+                return BadInput(f"„{_safe(key)}“ {found}.")
     if request.method not in BODY_METHODS:
         return None
     content_type = request.content_type or ""
     if content_type == "application/json" or content_type.endswith("+json"):
         try:
-            value = parse_json(request.body or b"null") if request.body else None
+            if not request.body.strip():
+                return None  # no body: endpoints whose body is optional take that as "nothing"
+            value = parse_json(request.body)
         except BadInput as exc:
-            return str(exc)
-        if request.path.startswith(API_PREFIX) and value is not None and not isinstance(value, dict):
-            return "Der Inhalt muss ein JSON-Objekt sein."
+            return exc
+        if request.path.startswith(API_PREFIX) and not isinstance(value, dict):
+            return BadInput("Der Inhalt muss ein JSON-Objekt sein.")
         return None
     if content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
         for key, values in request.POST.lists():
             for value in (key, *values):
                 found = text_problem(value)
                 if found:
-                    return f"„{_safe(key)}“ {found}."
+                    return BadInput(f"„{_safe(key)}“ {found}.")
     return None
 
 
@@ -67,10 +69,13 @@ class TextCheckMiddleware:
             problem = None  # Django answers that itself (400) when the view reads the body
         if problem is None:
             return self.get_response(request)
+        if request.path.startswith(API_PREFIX) and problem.malformed:
+            return JsonResponse({"detail": f"Die Anfrage ist fehlerhaft: {problem}", "code": "bad_request"},
+                                status=400, json_dumps_params={"ensure_ascii": False})
         if request.path.startswith(API_PREFIX):
             return JsonResponse({"detail": f"Ungültige Eingabe: {problem}", "code": "invalid_input"},
                                 status=422, json_dumps_params={"ensure_ascii": False})
         page = (f"<!doctype html><html lang=\"de\"><meta charset=\"utf-8\"><title>Ungültige Eingabe</title>"
-                f"<h1>Ungültige Eingabe</h1><p>{escape(problem)}</p>"
+                f"<h1>Ungültige Eingabe</h1><p>{escape(str(problem))}</p>"
                 "<p>Bitte gehe zurück und korrigiere die Eingabe. Es wurde nichts gespeichert.</p></html>")
         return HttpResponse(page, status=400, content_type="text/html; charset=utf-8")

@@ -78,13 +78,13 @@ def parse_json(text: str | bytes) -> Any:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError:
-            raise BadInput("Die Eingabe ist kein gültiges UTF-8.") from None
+            raise BadInput("Die Eingabe ist kein gültiges UTF-8.", malformed=True) from None
     if json_too_deep(text):
         raise BadInput("Die Eingabe ist zu tief verschachtelt.")
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
-        raise BadInput("Die Eingabe ist kein gültiges JSON.") from None
+        raise BadInput("Die Eingabe ist kein gültiges JSON.", malformed=True) from None
     problem = find_bad_text(value)
     if problem:
         raise BadInput(problem)
@@ -92,4 +92,9 @@ def parse_json(text: str | bytes) -> Any:
 
 
 class BadInput(ValueError):
-    """Input an edge refuses; the message is German and safe to show (it quotes no input)."""
+    """Input an edge refuses; the message is German and safe to show (it quotes no input).
+    `malformed`: not even JSON (the API answers 400 as for any unreadable body, else 422)."""
+
+    def __init__(self, message: str, *, malformed: bool = False) -> None:
+        super().__init__(message)
+        self.malformed = malformed

@@ -17,7 +17,7 @@ from ninja.errors import HttpError
 from akten.models import User
 from akten.schemas import PersonOut, person_out
 from akten.selectors import get_akte
-from config.errors import ApiError, invalid
+from config.errors import ApiError, errors, invalid
 from drafts import selectors, services
 from drafts.fields import FieldsInvalid
 from drafts.models import Draft, DraftEvent
@@ -86,8 +86,8 @@ class DraftFilter(Schema):
     status: DraftStatus | None = None
     akte_id: str | None = None
     kind: DraftKind | None = None
-    limit: int = 100
-    offset: int = 0
+    limit: int = Field(100, ge=1, le=500)
+    offset: int = Field(0, ge=0)
 
 
 class RejectIn(Schema):
@@ -156,7 +156,7 @@ def _decision_errors(exc: Exception) -> ApiError:
     raise exc
 
 
-@router.get("/drafts", response=list[DraftOut], summary="Entwürfe, die ich sehen darf")
+@router.get("/drafts", response={200: list[DraftOut], **errors(404)}, summary="Entwürfe, die ich sehen darf")
 def drafts_list(request: HttpRequest, response: HttpResponse, filters: Query[DraftFilter]) -> list[dict]:
     if not 1 <= filters.limit <= 500 or filters.offset < 0:
         raise invalid("limit muss zwischen 1 und 500 liegen, offset darf nicht negativ sein.")
@@ -168,12 +168,14 @@ def drafts_list(request: HttpRequest, response: HttpResponse, filters: Query[Dra
     return [_out(d, request.auth) for d in qs[filters.offset : filters.offset + filters.limit]]
 
 
-@router.get("/drafts/{draft_id}", response=DraftDetailOut, summary="Ein Entwurf mit Verlauf")
+@router.get("/drafts/{draft_id}", response={200: DraftDetailOut, **errors(404)},
+             summary="Ein Entwurf mit Verlauf")
 def draft_detail(request: HttpRequest, draft_id: str) -> dict:
     return _out(selectors.get_draft(user=request.auth, draft_id=draft_id), request.auth, history=True)
 
 
-@router.get("/drafts/{draft_id}/history", response=HistoryPage, summary="Verlauf eines Entwurfs, seitenweise")
+@router.get("/drafts/{draft_id}/history", response={200: HistoryPage, **errors(404)},
+             summary="Verlauf eines Entwurfs, seitenweise")
 def draft_history(request: HttpRequest, draft_id: str, page: Query[HistoryFilter]) -> dict:
     """Every decision and refused attempt, oldest first: the audit is kept whole, read in pages."""
     draft = selectors.get_draft(user=request.auth, draft_id=draft_id)
@@ -184,7 +186,7 @@ def draft_history(request: HttpRequest, draft_id: str, page: Query[HistoryFilter
 
 @router.post(
     "/drafts/{draft_id}/approve",
-    response=DraftDetailOut,
+    response={200: DraftDetailOut, **errors(403, 404, 409)},
     summary="Entwurf freigeben (legt den Datensatz an)",
     description=(
         "Optionaler Body: geänderte Felder, entweder als {\"fields\": {...}} oder direkt als Objekt "
@@ -203,7 +205,10 @@ def draft_approve(request: HttpRequest, draft_id: str) -> dict:
     return _out(draft, request.auth, history=True)
 
 
-@router.post("/drafts/{draft_id}/reject", response=DraftDetailOut, summary="Entwurf ablehnen")
+@router.post("/drafts/{draft_id}/reject", response={200: DraftDetailOut, **errors(403, 404, 409)},
+             summary="Entwurf ablehnen",
+             openapi_extra={"requestBody": {"required": False, "content": {"application/json": {
+                 "schema": {"$ref": "#/components/schemas/RejectIn"}}}}})
 def draft_reject(request: HttpRequest, draft_id: str, payload: RejectIn | None = None) -> dict:
     payload = payload or RejectIn()
     try:

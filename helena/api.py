@@ -6,9 +6,9 @@ from datetime import datetime
 from typing import Literal
 
 from django.http import HttpRequest
-from ninja import Query, Router, Schema, Status
+from ninja import Field, Query, Router, Schema, Status
 
-from config.errors import ApiError
+from config.errors import NOT_BLANK, ApiError, errors
 from helena import selectors, services
 from helena.models import AgentRun
 
@@ -17,7 +17,7 @@ router = Router(tags=["Helena"])
 
 class ConversationIn(Schema):
     akte_id: str | None = None
-    context_type: str | None = None
+    context_type: Literal["global", "akte", "fristen", "recherche", "entwurf"] | None = None
 
 
 class IdOut(Schema):
@@ -42,7 +42,8 @@ class ConversationOut(Schema):
 
 
 class MessageIn(Schema):
-    text: str
+    text: str = Field(..., max_length=services.MAX_MESSAGE_CHARS, pattern=NOT_BLANK,
+                      description="Leerraum am Anfang und Ende wird entfernt.")
     mode: Literal["auto", "inline", "background"] = "auto"
 
 
@@ -96,7 +97,7 @@ def _run_out(run: AgentRun) -> dict:
     }
 
 
-@router.post("/helena/conversations", response={201: IdOut}, summary="Neue Unterhaltung")
+@router.post("/helena/conversations", response={201: IdOut, **errors(404)}, summary="Neue Unterhaltung")
 def create_conversation(request: HttpRequest, payload: ConversationIn) -> Status:
     try:
         conversation = services.create_conversation(
@@ -107,7 +108,8 @@ def create_conversation(request: HttpRequest, payload: ConversationIn) -> Status
     return Status(201, {"id": str(conversation.pk)})
 
 
-@router.get("/helena/conversations/{conversation_id}", response=ConversationOut, summary="Nachrichten")
+@router.get("/helena/conversations/{conversation_id}", response={200: ConversationOut, **errors(404)},
+             summary="Nachrichten")
 def get_conversation(request: HttpRequest, conversation_id: str) -> dict:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
     return {
@@ -136,7 +138,7 @@ def get_conversation(request: HttpRequest, conversation_id: str) -> dict:
 
 @router.post(
     "/helena/conversations/{conversation_id}/messages",
-    response={202: RunIdOut},
+    response={202: RunIdOut, **errors(404, 409, 429)},
     summary="Nachricht an Helena (startet einen Lauf)",
 )
 def post_message(request: HttpRequest, conversation_id: str, payload: MessageIn) -> Status:
@@ -150,7 +152,7 @@ def post_message(request: HttpRequest, conversation_id: str, payload: MessageIn)
     return Status(202, {"run_id": str(run.pk)})
 
 
-@router.get("/helena/runs/{run_id}", response=RunOut, summary="Status eines Laufs")
+@router.get("/helena/runs/{run_id}", response={200: RunOut, **errors(404)}, summary="Status eines Laufs")
 def get_run(request: HttpRequest, run_id: str) -> dict:
     return _run_out(selectors.get_run(user=request.auth, run_id=run_id))
 
@@ -159,7 +161,8 @@ class EventsFilter(Schema):
     after: int = 0
 
 
-@router.get("/helena/runs/{run_id}/events", response=list[dict], summary="Ereignisse eines Laufs")
+@router.get("/helena/runs/{run_id}/events", response={200: list[dict], **errors(404)},
+             summary="Ereignisse eines Laufs")
 def get_events(request: HttpRequest, run_id: str, filters: Query[EventsFilter]) -> list[dict]:
     run = selectors.get_run(user=request.auth, run_id=run_id)
     return [
@@ -174,7 +177,8 @@ def get_events(request: HttpRequest, run_id: str, filters: Query[EventsFilter]) 
     ]
 
 
-@router.post("/helena/runs/{run_id}/cancel", response=RunOut, summary="Lauf abbrechen")
+@router.post("/helena/runs/{run_id}/cancel", response={200: RunOut, **errors(404, 409)},
+             summary="Lauf abbrechen")
 def cancel(request: HttpRequest, run_id: str) -> dict:
     run = selectors.get_run(user=request.auth, run_id=run_id)
     try:
@@ -184,7 +188,8 @@ def cancel(request: HttpRequest, run_id: str) -> dict:
 
 
 @router.post(
-    "/helena/runs/{run_id}/continue", response={202: RunIdOut}, summary="Im Hintergrund weitermachen"
+    "/helena/runs/{run_id}/continue", response={202: RunIdOut, **errors(404, 409, 429)},
+    summary="Im Hintergrund weitermachen",
 )
 def continue_run(request: HttpRequest, run_id: str) -> Status:
     run = selectors.get_run(user=request.auth, run_id=run_id)

@@ -117,7 +117,7 @@ def test_a_huge_bad_value_is_not_echoed_back(kanzlei: Kanzlei) -> None:
         content_type="application/json")
     assert response.status_code == 422
     assert len(response.content) < 1_000
-    assert "Ungültiges Datum" in response.json()["detail"]
+    assert "kein gültiges Datum" in response.json()["detail"]
 
 
 @pytest.mark.django_db
@@ -128,7 +128,7 @@ def test_vorfrist_errors_speak_of_the_vorfrist(kanzlei: Kanzlei) -> None:
         content_type="application/json")
     assert response.status_code == 422
     detail = response.json()["detail"]
-    assert detail == "Die Vorfrist darf nicht negativ sein (-3 Tage)." and "Dauer" not in detail
+    assert detail == "Ungültige Eingabe: vorfrist_tage muss mindestens 0 sein." and "Dauer" not in detail
 
 
 @pytest.mark.django_db

@@ -5,21 +5,22 @@ from __future__ import annotations
 from typing import Literal
 
 from django.http import HttpRequest
-from ninja import Query, Router, Schema
+from ninja import Field, Query, Router, Schema
 
-from config.errors import invalid, not_found
+from config.errors import NOT_BLANK, errors, invalid, not_found
 from helena.knowledge import selectors
 
 router = Router(tags=["Wissen"])
 
 
 class SucheFilter(Schema):
-    q: str = ""
+    q: str = Field(..., max_length=selectors.MAX_QUERY_CHARS, pattern=NOT_BLANK,
+                   description="Frage, Stichworte oder Zitat (z. B. „§ 626 BGB“)")
     kind: Literal["gesetz", "urteil", "muster"] | None = None
     gesetz: str | None = None
     gericht: str | None = None
     kategorie: str | None = None
-    limit: int = 10
+    limit: int = Field(10, ge=1, le=selectors.MAX_LIMIT)
 
 
 class TrefferOut(Schema):
@@ -55,7 +56,8 @@ def knowledge_search(request: HttpRequest, filters: Query[SucheFilter]) -> list[
     return [{**hit.as_dict(), "id": str(hit.id)} for hit in hits]
 
 
-@router.get("/knowledge/normen/{gesetz}/{bezeichnung}", response=NormOut, summary="Volltext einer Norm")
+@router.get("/knowledge/normen/{gesetz}/{bezeichnung}", response={200: NormOut, **errors(404)},
+             summary="Volltext einer Norm")
 def knowledge_norm(request: HttpRequest, gesetz: str, bezeichnung: str) -> dict:
     try:
         norm = selectors.get_norm(gesetz=gesetz, bezeichnung=bezeichnung)
