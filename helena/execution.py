@@ -406,7 +406,7 @@ def _claim(run_id: Any) -> _Claimed | None:
     setup = None
     sources: list[Any] = []  # what the run's tools read, learned before each model call
     privacy = privacy_for(user=run.user, conversation_id=run.conversation_id,
-                          akte_id=run.conversation.akte_id, sources=sources, offload=db)
+                          akte_id=run.conversation.akte_id, sources=sources)
     if not run.cancel_requested:
         history, question = _history(run, privacy)
         setup = prepare_run(

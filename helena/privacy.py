@@ -15,6 +15,7 @@ from typing import Any
 
 from akten.models import Akte, Beteiligter, Dokument, Frist, Zeiterfassung
 from drafts.models import Draft
+from helena.db import db
 from helena.llm.pii import PUBLIC_ROLES, AkteFacts, Party, Privacy, Redactor, mentions
 
 # Tables whose rows belong to one Akte (a tool result's {"table", "id"} sources).
@@ -143,11 +144,12 @@ class ConversationLearner:
 
 
 def privacy_for(*, user: Any = None, conversation_id: Any = None, akte_id: Any = None,
-                sources: list[Any] | None = None, text: str = "", offload: Any = None) -> Privacy:
-    """The Privacy of a run or side call in a conversation (nothing is read until a cloud call needs it)."""
+                sources: list[Any] | None = None, text: str = "", offload: Any = db) -> Privacy:
+    """The Privacy of a run or side call in a conversation (nothing is read until a cloud call needs it);
+    what it learns is read with `offload` (helena.db.db: off the event loop, connections managed)."""
     learner = ConversationLearner(user=user, conversation_id=conversation_id, akte_id=akte_id,
                                   sources=sources, text=text)
-    return Privacy(learner=learner) if offload is None else Privacy(learner=learner, offload=offload)
+    return Privacy(learner=learner, offload=offload)
 
 
 def _int(value: Any) -> int | None:
