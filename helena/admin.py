@@ -108,7 +108,7 @@ class ModelTierAdmin(admin.ModelAdmin):
         config = router.tier_configs().get(obj.tier) if obj.enabled else None
         if config is None:
             return "– (Stufe nicht aktiv)"
-        found = router.detected_dialect(config)
+        found = router.detected_dialect(config, cloud_allowed=HelenaSettings.load().cloud_allowed)
         profile = found["profile"]
         parts = [f"Format: {profile.label}"]
         if found["reachable"] is False:

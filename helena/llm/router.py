@@ -374,16 +374,17 @@ def escalate(
     return None
 
 
-def detected_dialect(config: TierConfig, *, timeout: float = 2.0) -> dict[str, Any]:
+def detected_dialect(config: TierConfig, *, cloud_allowed: bool, timeout: float = 2.0) -> dict[str, Any]:
     """What Helena knows about a tier's model, for the admin: the profile it uses and why.
 
     Asks Ollama's /api/show (with a short timeout; the admin page must not hang on a server that
-    is down); an OpenAI-compatible server has no such endpoint, so only the name tells.
+    is down); an OpenAI-compatible server has no such endpoint, so only the name tells. A cloud
+    server is not asked before the firm's opt-in: no call of any kind goes there before it.
     """
     capabilities: list[str] | None = None
     template = ""
     reachable: bool | None = None
-    if config.provider == "ollama":
+    if config.provider == "ollama" and (cloud_allowed or not config.cloud):
         model = OllamaModel(config.name, host=config.host, timeout=timeout)
 
         async def show() -> Any:
