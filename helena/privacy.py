@@ -16,7 +16,7 @@ from typing import Any
 from akten.models import Akte, Beteiligter, Dokument, Frist, Zeiterfassung
 from drafts.models import Draft
 from helena.db import db
-from helena.llm.pii import PUBLIC_ROLES, AkteFacts, Party, Privacy, Redactor, mentions
+from helena.llm.pii import PUBLIC_ROLES, AkteFacts, Party, Privacy, Redactor, mentions, spellings
 
 # Tables whose rows belong to one Akte (a tool result's {"table", "id"} sources).
 _CHILD_TABLES = {model._meta.db_table: model for model in (Frist, Dokument, Zeiterfassung, Draft)}
@@ -87,7 +87,11 @@ def akten_named_in(*, user: Any, text: str) -> set[int]:
     for akte_id, name in Beteiligter.objects.filter(akte__in=visible).exclude(
         rolle__in=PUBLIC_ROLES
     ).values_list("akte_id", "name"):
-        if akte_id not in ids and mentions(text, name):
+        words = {word for spelling in spellings(name) for word in spelling.casefold().split()
+                 if len(word) > 3}
+        if akte_id in ids or not any(word in folded for word in words):
+            continue  # a cheap look first: most parties are not named at all
+        if mentions(text, name):
             ids.add(akte_id)
     return ids
 

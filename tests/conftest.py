@@ -120,6 +120,17 @@ def kanzlei(db) -> Kanzlei:
     return Kanzlei(users=users, akten=akten, tokens=tokens)
 
 
+@pytest.fixture
+def admin_client(kanzlei: Kanzlei) -> Client:
+    """The Kanzlei's admin, logged in to the Django admin (staff and superuser)."""
+    user = kanzlei.users["admin"]
+    user.is_staff = user.is_superuser = True
+    user.save()
+    client = Client()
+    client.force_login(user)
+    return client
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _no_lingering_connections(django_db_setup) -> Iterator[None]:
     """Before the test database is dropped: end the connections that helper threads of this process

@@ -12,16 +12,6 @@ from tests.conftest import Kanzlei
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin_client(kanzlei: Kanzlei) -> Client:
-    user = kanzlei.users["admin"]
-    user.is_staff = user.is_superuser = True
-    user.save()
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 @pytest.mark.parametrize("model", [m for m in admin.site._registry if m._meta.app_label == "akten"],
                          ids=lambda m: m.__name__)
 def test_changelist_with_search_and_add_page(admin_client: Client, model) -> None:

@@ -80,17 +80,13 @@ def test_a_run_without_a_model_is_logged(kanzlei: Kanzlei, server: ScriptedLLMSe
     assert entry.code and "Cloud" in entry.message
 
 
-def test_the_admin_lists_errors_with_filters_and_a_daily_count(kanzlei: Kanzlei,
-                                                                tiers: ScriptedLLMServer) -> None:
+def test_the_admin_lists_errors_with_filters_and_a_daily_count(kanzlei: Kanzlei, tiers: ScriptedLLMServer,
+                                                                admin_client: Client) -> None:
     tiers.script([{"status": 500, "body": "kaputt"}] * 6)
     client = kanzlei.client("anwalt")
     _, run_id = ask(client, "Hallo?", mode="inline")
     wait(client, run_id)
-    admin_user = kanzlei.users["admin"]
-    admin_user.is_staff = admin_user.is_superuser = True
-    admin_user.save()
-    office = Client()
-    office.force_login(admin_user)
+    office = admin_client
     page = office.get("/admin/helena/errorlog/").content.decode()
     assert "Fehler je Tag" in page and 'id="errors-per-day"' in page
     today = timezone.localdate().strftime("%d.%m.%Y")

@@ -231,13 +231,8 @@ def test_local_or_cloud_by_where_the_model_runs(url: str, tier: int, standort: s
 
 
 @pytest.fixture
-def office(kanzlei: Kanzlei) -> Client:
-    admin_user = kanzlei.users["admin"]
-    admin_user.is_staff = admin_user.is_superuser = True
-    admin_user.save()
-    client = Client()
-    client.force_login(admin_user)
-    return client
+def office(admin_client: Client) -> Client:
+    return admin_client
 
 
 def tier_form(**fields: Any) -> dict[str, Any]:

@@ -126,7 +126,7 @@ def _digits(value: str) -> str:
     return digits
 
 
-def _transliterations(value: str) -> list[str]:
+def spellings(value: str) -> list[str]:
     """Spelling variants a text may use for the same name: ASCII umlauts and capitals."""
     ascii_form = (value.replace("ä", "ae").replace("ö", "oe").replace("ü", "ue").replace("Ä", "Ae")
                   .replace("Ö", "Oe").replace("Ü", "Ue").replace("ß", "ss"))
@@ -291,7 +291,7 @@ class Redactor:
             prefix = r"(?:\+\s?49[\s\-/]*(?:\(0\)[\s\-/]*)?|0049[\s\-/]*|\(?0)" if national else ""
             pattern = re.compile(r"(?<![\w+])" + prefix + body + r"(?![\d])")
         else:
-            alternatives = _transliterations(value) if kind in ("MANDANT", "GEGNER", "PERSON") else [value]
+            alternatives = spellings(value) if kind in ("MANDANT", "GEGNER", "PERSON") else [value]
             pattern = re.compile(_LEFT + "(?:" + "|".join(_literal(v) for v in alternatives) + r")(?!\w)",
                                  flags)
         self._known.append(_Known(pattern, kind, value, key))
@@ -313,7 +313,7 @@ class Redactor:
         if key in self._placeholders and owner_key is None:
             return
         self._placeholder(kind, value, key)
-        body = "|".join(_literal(v) for v in _transliterations(value))
+        body = "|".join(_literal(v) for v in spellings(value))
         if common_word:
             # The group 'v' is what gets replaced; the title stays.
             pattern = re.compile(r"(?<!\w)(?:" + NAME_CONTEXT + r")\s+(?:(?:Dr\.|Prof\.)\s+)?(?P<v>" + body
@@ -507,7 +507,7 @@ def mentions(text: str, name: str) -> bool:
     for candidate in candidates:
         if not candidate or len(candidate) < 4:
             continue
-        for variant in _transliterations(candidate):
+        for variant in spellings(candidate):
             needle = variant.casefold()
             if needle in folded and re.search(r"(?<!\w)" + _literal(needle) + r"(?!\w)", folded):
                 return True
