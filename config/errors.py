@@ -101,6 +101,9 @@ def error_text(err: dict[str, Any]) -> str:
     kind, ctx = err.get("type", ""), err.get("ctx") or {}
     if kind == "string_pattern_mismatch":
         return _PATTERN_DE.get(str(ctx.get("pattern", "")), "hat nicht das erwartete Format")
+    if kind in ("literal_error", "enum") and "expected" in ctx:  # ninja drops the input: no echo
+        allowed = str(ctx["expected"]).replace("'", "").replace(" or ", " oder ")
+        return f"hat einen unzulässigen Wert (erlaubt: {allowed})"
     if kind in _BOUNDS_DE and _BOUNDS_DE[kind][0] in ctx:
         key, text = _BOUNDS_DE[kind]
         return text.format(ctx[key])

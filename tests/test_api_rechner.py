@@ -85,7 +85,7 @@ def test_gkg_default_is_kv_1210(kanzlei: Kanzlei) -> None:
     ("/fristen/berechnen", {"start": "2026-01-05", "dauer": {"tage": 3}, "bundesland": "XY"}, "XY"),
     ("/fristen/berechnen", {"start": "2026-01-05"}, "dauer"),
     ("/fristen/berechnen", {"start": "2026-01-05", "preset": "berufung", "dauer": {"tage": 1}}, "preset"),
-    ("/fristen/berechnen", {"start": "2026-01-05", "preset": "mondfrist"}, "mondfrist"),
+    ("/fristen/berechnen", {"start": "2026-01-05", "preset": "mondfrist"}, "erlaubt: berufung,"),
     ("/fristen/berechnen", {"dauer": {"tage": 3}}, "start fehlt"),
 ])
 def test_bad_input_is_422_with_german_detail(kanzlei: Kanzlei, path: str, body: dict, fragment: str) -> None:
