@@ -70,7 +70,7 @@ class AktenFilter(Schema):
     q: str | None = None
     status: Literal["offen", "ruhend", "archiviert", "geschlossen"] | None = None
     limit: int = Field(100, ge=1, le=500)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=10**9)
 
 
 @router.get("/akten", response=list[AkteOut], summary="Akten, die ich sehen darf")

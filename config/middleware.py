@@ -3,8 +3,8 @@
 A NUL character or a lone surrogate in a query parameter, a form field or a JSON body used to reach
 PostgreSQL or the UTF-8 encoder deep inside a handler and answer 500. Here the request is refused
 once, for the API as JSON (422, {detail, code}), for pages as a short German page (400); nothing is
-stored and no view runs. JSON bodies are bounded in depth before they are parsed, and the API's
-bodies must be JSON objects (every endpoint takes one).
+stored and no view runs. JSON bodies are bounded in depth, and the API's bodies (whatever content
+type they claim, since django-ninja parses them as JSON anyway) must be JSON objects.
 """
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ def _problem(request: HttpRequest) -> BadInput | None:
     if request.method not in BODY_METHODS:
         return None
     content_type = request.content_type or ""
-    if content_type == "application/json" or content_type.endswith("+json"):
+    form = content_type in ("application/x-www-form-urlencoded", "multipart/form-data")
+    # django-ninja reads an API body as JSON whatever its content type says: so is it checked here.
+    api_body = request.path.startswith(API_PREFIX) and not form
+    if api_body or content_type == "application/json" or content_type.endswith("+json"):
         try:
             if not request.body.strip():
                 return None  # no body: endpoints whose body is optional take that as "nothing"
@@ -43,7 +46,7 @@ def _problem(request: HttpRequest) -> BadInput | None:
         if request.path.startswith(API_PREFIX) and not isinstance(value, dict):
             return BadInput("Der Inhalt muss ein JSON-Objekt sein.")
         return None
-    if content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+    if form:
         for key, values in request.POST.lists():
             for value in (key, *values):
                 found = text_problem(value)

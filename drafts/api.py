@@ -74,7 +74,7 @@ class DraftDetailOut(DraftOut):
 
 class HistoryFilter(Schema):
     limit: int = Field(50, ge=1, le=200)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=10**9)
 
 
 class HistoryPage(Schema):
@@ -87,7 +87,7 @@ class DraftFilter(Schema):
     akte_id: str | None = None
     kind: DraftKind | None = None
     limit: int = Field(100, ge=1, le=500)
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=10**9)
 
 
 class RejectIn(Schema):

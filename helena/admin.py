@@ -78,7 +78,8 @@ class ModelTierForm(forms.ModelForm):
             raise forms.ValidationError(
                 f"Dieses Modell läuft außerhalb der Kanzlei ({where}). Aktivieren lässt es sich erst, "
                 "wenn die Cloud unter „Helena-Einstellungen“ mit Bestätigung der Verträge nach § 43e BRAO "
-                "und Art. 28 DSGVO freigegeben ist. Läuft es doch im Haus, stelle „Standort“ auf „intern“.",
+                "und Art. 28 DSGVO freigegeben ist. Läuft es auf einem Server der Kanzlei (nicht bei "
+                "einem Anbieter), stelle „Standort“ auf „intern“.",
                 code="cloud_not_allowed",
             )
         return data

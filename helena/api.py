@@ -158,7 +158,7 @@ def get_run(request: HttpRequest, run_id: str) -> dict:
 
 
 class EventsFilter(Schema):
-    after: int = 0
+    after: int = Field(0, le=2**31 - 1)
 
 
 @router.get("/helena/runs/{run_id}/events", response={200: list[dict], **errors(404)},

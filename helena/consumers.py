@@ -122,6 +122,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------------ client → server
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.conversation is None:
+            return  # a refused socket (4403/4404/4429) may still get frames that were on their way
         now = time.monotonic()
         if len(self.frames) == MAX_FRAMES_PER_SECOND and now - self.frames[0] < 1.0:
             self.frames.append(now)

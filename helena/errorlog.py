@@ -11,8 +11,6 @@ import uuid
 from datetime import date, timedelta
 from typing import Any
 
-from asgiref.sync import sync_to_async
-
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 2000
@@ -31,12 +29,20 @@ def record_error(
     model: str = "",
     tool_call_id: Any = None,
     llm_call_id: Any = None,
+    unless_model_failed: bool = False,
 ) -> None:
-    """Store one ErrorLog row (kind: model/tool/guard/run/websocket); never raises."""
+    """Store one ErrorLog row (kind: model/tool/guard/run/websocket); never raises.
+
+    `unless_model_failed`: a run that ends because its model call failed is one failure, already
+    logged (kind model, linked to its ledger row): no second row for the run's end.
+    """
     from helena.models import AgentRun, ErrorLog
 
     try:
         run_id = _uuid(run_id)
+        if unless_model_failed and run_id is not None and ErrorLog.objects.filter(
+                run_id=run_id, kind=ErrorLog.Kind.MODEL).exists():
+            return
         if run_id is not None and not (context_type and mode and model):
             # The run knows where it happened: context, execution mode, model.
             known = AgentRun.objects.filter(pk=run_id).values(
@@ -57,7 +63,12 @@ def record_error(
         log.exception("writing the error log failed (%s %s)", kind, code)
 
 
-arecord_error = sync_to_async(record_error, thread_sensitive=False)
+async def arecord_error(**fields: Any) -> None:
+    """record_error from async code, on the database threads (helena.db), which give their
+    connections back: a thread of the default executor would keep one from the pool for good."""
+    from helena.db import db
+
+    await db(lambda: record_error(**fields))
 
 
 def _pk(value: Any) -> Any:

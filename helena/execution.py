@@ -203,7 +203,7 @@ class PersistentEmitter(Emitter):
                 type == "warning" and data.get("code") in GUARD_CODES):
             await arecord_error(kind="run" if type == "error" else "guard", code=str(data.get("code", "")),
                                 message=str(data.get("message", "")), run_id=self.run_pk,
-                                user_id=self.user_id)
+                                user_id=self.user_id, unless_model_failed=type == "error")
         last = self._pending[-1] if self._pending else None
         if type in ("text", "reasoning") and last is not None and last.type == type \
                 and data.keys() == {"delta"} and last.data.keys() == {"delta"}:

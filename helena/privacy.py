@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.core.exceptions import ValidationError
+
 from akten.models import Akte, Beteiligter, Dokument, Frist, Zeiterfassung
 from drafts.models import Draft
 from helena.db import db
@@ -43,16 +45,18 @@ def akte_facts(akte_ids: Iterable[Any]) -> list[AkteFacts]:
 def akten_of(sources: Iterable[Any]) -> set[int]:
     """The Akten that tool-result sources belong to (other sources, e.g. statutes, name none)."""
     direct: set[int] = set()
-    children: dict[str, set[int]] = {}
+    children: dict[str, set[Any]] = {}
     for source in sources:
         if not isinstance(source, dict):
             continue
-        table, pk = source.get("table"), _int(source.get("id"))
+        table = source.get("table")
+        model = Akte if table == _AKTE_TABLE else _CHILD_TABLES.get(table)
+        pk = _pk(model, source.get("id")) if model is not None else None
         if pk is None:
             continue
         if table == _AKTE_TABLE:
             direct.add(pk)
-        elif table in _CHILD_TABLES:
+        else:
             children.setdefault(table, set()).add(pk)
     for table, pks in children.items():
         model = _CHILD_TABLES[table]
@@ -131,11 +135,11 @@ class ConversationLearner:
         return not self._started or self._seen < len(self.sources)
 
     def __call__(self, redactor: Redactor) -> None:
-        fresh = list(self.sources[self._seen:])
-        self._seen += len(fresh)
+        """Learn, then mark as learned: a read that fails leaves everything pending for the next call."""
+        upto = len(self.sources)
+        fresh = list(self.sources[self._seen:upto])
         ids: set[int] = set()
         if not self._started:
-            self._started = True
             if self.akte_id:
                 ids.add(int(self.akte_id))
             text = self.text
@@ -145,6 +149,7 @@ class ConversationLearner:
             ids |= akten_named_in(user=self.user, text=text)
         ids |= akten_of(fresh)
         learn_akten(redactor, ids)
+        self._started, self._seen = True, max(self._seen, upto)
 
 
 def privacy_for(*, user: Any = None, conversation_id: Any = None, akte_id: Any = None,
@@ -156,8 +161,9 @@ def privacy_for(*, user: Any = None, conversation_id: Any = None, akte_id: Any =
     return Privacy(learner=learner, offload=offload)
 
 
-def _int(value: Any) -> int | None:
+def _pk(model: Any, value: Any) -> Any:
+    """The primary key of `model` a source names (an integer, or a UUID for drafts), or None."""
     try:
-        return int(value)
-    except (TypeError, ValueError):
+        return model._meta.pk.to_python(value)
+    except (TypeError, ValueError, ValidationError):
         return None

@@ -157,11 +157,12 @@ def _classify_with_tier1(*, user: User, conversation: Conversation, text: str, m
     from helena.privacy import privacy_for
 
     privacy = privacy_for(user=user, conversation_id=conversation.pk, akte_id=conversation.akte_id, text=text)
-    privacy.refresh_sync()  # learned here: the call itself runs on another loop
     found = get_model_for_tier(1, privacy=privacy)
     if found is None:
         return fallback
     model, config = found
+    if config.cloud:
+        privacy.refresh_sync()  # learned here: the call itself runs on another loop
     recorded = RecordingModel(model, user_id=user.pk, tier=1, operation="classifier",
                               price_in=config.price_in, price_out=config.price_out)
 

@@ -45,16 +45,18 @@ async def register(*, user_id: int, channel: str) -> bool:
     key, now = KEY.format(user_id=user_id), time.time()
     try:
         redis = _clients.get()
+        # Count itself in first, in one transaction, and see where it stands: entries are ordered by
+        # expiry, so a socket just opened ranks behind every live one. Sockets opening at the same
+        # moment each see the others, and only those ranked past the limit step back.
         async with redis.pipeline(transaction=True) as pipe:
             pipe.zremrangebyscore(key, "-inf", now)
-            pipe.zcard(key)
-            _, open_sockets = await pipe.execute()
-        if open_sockets >= limit():
-            return False
-        async with redis.pipeline(transaction=True) as pipe:
             pipe.zadd(key, {channel: now + ttl()})
             pipe.expire(key, int(ttl()) + 1)
-            await pipe.execute()
+            pipe.zrank(key, channel)
+            *_, rank = await pipe.execute()
+        if rank is not None and rank >= limit():
+            await redis.zrem(key, channel)
+            return False
     except Exception:
         log.warning("socket registry unavailable; socket of user %s not counted", user_id, exc_info=True)
     return True

@@ -94,6 +94,25 @@ def test_approving_a_draft_with_bad_edited_fields_changes_nothing(
 
 
 @pytest.mark.django_db
+def test_a_body_claiming_another_content_type_is_checked_all_the_same(kanzlei: Kanzlei) -> None:
+    """django-ninja reads an API body as JSON whatever the header says; so does the check."""
+    conversation = Conversation.objects.create(user=kanzlei.users["anwalt"])
+    response = kanzlei.client("anwalt").post(f"/api/v1/helena/conversations/{conversation.pk}/messages",
+                                             '{"text": "a\\u0000b"}', content_type="text/plain")
+    assert_german_422(response)
+    assert not Message.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/v1/akten?offset=1000000000000000000000000000000",
+                                  "/api/v1/drafts?offset=1000000000000000000000000000000",
+                                  "/api/v1/helena/runs/00000000-0000-0000-0000-000000000000/events"
+                                  "?after=1000000000000000000000000000000"])
+def test_huge_numbers_in_the_query_are_refused(kanzlei: Kanzlei, path: str) -> None:
+    assert_german_422(kanzlei.client("anwalt").get(path))
+
+
+@pytest.mark.django_db
 def test_a_json_array_body_creates_no_conversation(kanzlei: Kanzlei) -> None:
     response = kanzlei.client("anwalt").post("/api/v1/helena/conversations", "[1]",
                                              content_type="application/json")
@@ -280,9 +299,26 @@ def test_open_sockets_per_user_are_limited(kanzlei: Kanzlei, asgi_server: str) -
     other = Conversation.objects.create(user=kanzlei.users["sachbearbeiter"])
     limit = settings.HELENA_WS_MAX_PER_USER
 
+    async def opened(ws: Any) -> bool:
+        """Open, or refused with 4429 (an error event, then the close)."""
+        try:
+            frame = await asyncio.wait_for(ws.recv(), 1.5)
+        except TimeoutError:
+            return True
+        except ConnectionClosed:
+            return False
+        return json.loads(frame).get("code") != "too_many_sockets"
+
     async def scenario() -> tuple[dict[str, Any], int | None, bool]:
-        open_ones = [await connect(_url(asgi_server, conversation.pk), additional_headers=_bearer(kanzlei))
-                     for _ in range(limit)]
+        # Opened all at once, a few more than allowed: exactly `limit` of them stay.
+        url, headers = _url(asgi_server, conversation.pk), _bearer(kanzlei)
+        tried = await asyncio.gather(*(connect(url, additional_headers=headers) for _ in range(limit + 3)))
+        states = await asyncio.gather(*(opened(ws) for ws in tried))
+        assert sum(states) == limit, states
+        open_ones = [ws for ws, is_open in zip(tried, states, strict=True) if is_open]
+        for ws, is_open in zip(tried, states, strict=True):
+            if not is_open:
+                await ws.close()
         try:
             async with connect(_url(asgi_server, conversation.pk), additional_headers=_bearer(kanzlei)) as ws:
                 refusal = await _recv(ws)

@@ -222,6 +222,10 @@ def test_an_internal_openai_compatible_server_needs_no_opt_in(
     ("http://127.0.0.1:8000/v1", 1, "extern", True),
     ("http://127.0.0.1:8000/v1", 3, "auto", True),  # the tier-3 slot is the cloud unless marked
     ("http://127.0.0.1:8000/v1", 3, "intern", False),
+    ("http://134744072:11434", 1, "auto", True),  # 8.8.8.8 written as one number
+    ("http://0x7f000001:11434", 1, "auto", True),
+    ("https://api.openai.com/v1", 1, "intern", True),  # a public API stays cloud, whatever it is marked
+    ("https://kanzlei.openai.azure.com/v1", 2, "intern", True),
 ])
 def test_local_or_cloud_by_where_the_model_runs(url: str, tier: int, standort: str, cloud: bool) -> None:
     assert locality.is_cloud(url=url, tier=tier, standort=standort) is cloud
@@ -304,20 +308,36 @@ def test_search_web_query_is_redacted_even_with_a_local_model(
     settings.HELENA_SEARCH_URL = url
     ModelTier.objects.create(tier=1, provider="ollama", model_name="lokal", base_url=server.url)
     akte = parties.akten["A"]
-    server.script([
-        {"tool_calls": [{"name": "search_web", "arguments": {
-            "query": "Hans Meier Domstraße 1 Köln Kündigung hans.meier@example.org"}}]},
+    server.script([  # two searches in one turn: they run at once, both must be redacted
+        {"tool_calls": [
+            {"name": "search_web", "arguments": {
+                "query": "Hans Meier Domstraße 1 Köln Kündigung hans.meier@example.org"}, "id": "s1"},
+            {"name": "search_web", "arguments": {"query": "Stahlbau GmbH Meier Abfindung"}, "id": "s2"},
+        ]},
         {"text": "Nichts Einschlägiges gefunden."},
     ])
     client = parties.client("anwalt")
     _, run_id = ask(client, "Such im Web nach unserem Mandanten.", mode="inline", akte_id=str(akte.pk))
     run = wait(client, run_id)
     assert run["status"] == "finished", run
-    assert len(queries) == 1
-    for secret in ("Hans Meier", "Meier", "Domstraße", "hans.meier@example.org"):
-        assert secret not in queries[0]
-    assert "Kündigung" in queries[0]
+    assert len(queries) == 2
+    for query in queries:
+        for secret in ("Hans Meier", "Meier", "Domstraße", "hans.meier@example.org", "Stahlbau"):
+            assert secret not in query
+    assert any("Kündigung" in q for q in queries) and any("Abfindung" in q for q in queries)
     assert AgentRun.objects.get(pk=run_id).status == "finished"
+
+
+def test_a_draft_read_by_a_tool_teaches_its_akte(parties: Kanzlei) -> None:
+    """Drafts have UUIDs: their Akte is learned like that of a Frist or a Dokument."""
+    from drafts.models import Draft
+    from drafts.services import create_draft
+    from helena.privacy import akten_of
+
+    draft = create_draft(user=parties.users["anwalt"], kind="notiz", akte_id=parties.akten["B"].pk,
+                         fields={"inhalt": "Rückruf"})
+    source = {"table": Draft._meta.db_table, "id": str(draft.pk)}
+    assert akten_of([source, {"table": Draft._meta.db_table, "id": "kein-uuid"}]) == {parties.akten["B"].pk}
 
 
 def test_router_never_builds_an_unredacted_cloud_model(server: ScriptedLLMServer, db) -> None:

@@ -54,11 +54,12 @@ def _summary_model(*, conversation: Conversation, run_id: Any, privacy: Any) -> 
     if privacy is None:
         privacy = privacy_for(user=conversation.user, conversation_id=conversation.pk,
                               akte_id=conversation.akte_id)
-    privacy.refresh_sync()
     found = get_model_for_tier(1, privacy=privacy)
     if found is None:
         return None
     model, config = found
+    if config.cloud:
+        privacy.refresh_sync()
     return RecordingModel(model, run_id=run_id, user_id=conversation.user_id, tier=1, operation="summary",
                           context_type=conversation.context_type, price_in=config.price_in,
                           price_out=config.price_out)

@@ -9,6 +9,7 @@ the check and the call, and a name that merely resolves to a private address tod
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -16,6 +17,17 @@ Standort = Literal["auto", "intern", "extern"]
 
 # Names that only resolve inside a network (RFC 6762, RFC 8375 and common intranet suffixes).
 INTERNAL_SUFFIXES = (".localhost", ".local", ".internal", ".intern", ".lan", ".home.arpa", ".intranet")
+# Public model APIs: cloud whatever the admin marks (the default endpoint of an OpenAI-compatible row
+# with no address is api.openai.com; "intern" must not switch the opt-in off for it).
+KNOWN_CLOUD_HOSTS = (
+    "openai.com", "openai.azure.com", "anthropic.com", "mistral.ai", "googleapis.com", "groq.com",
+    "together.xyz", "together.ai", "openrouter.ai", "deepseek.com", "cohere.com", "cohere.ai",
+    "perplexity.ai", "fireworks.ai", "deepinfra.com", "x.ai", "aleph-alpha.com", "ionos.com",
+    "scaleway.ai", "huggingface.co", "replicate.com", "amazonaws.com", "anyscale.com",
+)
+# A host name of one label that is a number ("134744072", "0x7f000001") is an IPv4 address to the
+# resolver, not a machine name: judged as one.
+_NUMERIC_LABEL = re.compile(r"(?:0x[0-9a-f]+|[0-9]+)")
 
 
 def host_of(url: str) -> str:
@@ -41,19 +53,30 @@ def is_internal_host(url: str) -> bool:
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
+        if _NUMERIC_LABEL.fullmatch(host):
+            return False  # resolvers read it as an IPv4 number that may be anywhere
         return "." not in host and ":" not in host
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
     return address.is_loopback or address.is_private or address.is_link_local
 
 
+def is_known_cloud(url: str) -> bool:
+    """A public model API (KNOWN_CLOUD_HOSTS or below): never in the house."""
+    host = host_of(url)
+    return any(host == known or host.endswith("." + known) for known in KNOWN_CLOUD_HOSTS)
+
+
 def is_cloud(*, url: str, tier: int, standort: str = "auto") -> bool:
     """Whether a configured model counts as cloud.
 
-    The admin's mark wins. Without one, the tier-3 slot is the cloud tier (as PROTOCOL.md says of
-    the environment's HELENA_TIER3_MODEL / OPENAI_BASE_URL, always) unless marked internal; tiers 1
-    and 2 are judged by their address.
+    The admin's mark wins, except that a public model API is cloud whatever it is marked. Without a
+    mark, the tier-3 slot is the cloud tier (as PROTOCOL.md says of the environment's
+    HELENA_TIER3_MODEL / OPENAI_BASE_URL, always) unless marked internal; tiers 1 and 2 are judged
+    by their address.
     """
+    if is_known_cloud(url):
+        return True
     if standort == "intern":
         return False
     if standort == "extern":
@@ -66,6 +89,8 @@ def is_cloud(*, url: str, tier: int, standort: str = "auto") -> bool:
 def describe(*, url: str, tier: int, standort: str = "auto") -> str:
     """German one-liner for the admin: where the model runs and why Helena thinks so."""
     cloud = is_cloud(url=url, tier=tier, standort=standort)
+    if is_known_cloud(url):
+        return f"Cloud ({host_of(url)} ist ein öffentlicher Anbieter)"
     if standort == "intern":
         return "intern (so markiert)"
     if standort == "extern":

@@ -580,6 +580,7 @@ class Privacy:
         self.redactor = Redactor()
         self.learner = learner
         self._offload = offload
+        self._learning = asyncio.Lock()  # two calls at once (two web searches) wait for one learning
 
     def refresh_sync(self) -> None:
         """Learn what is new, from synchronous code (the history summary)."""
@@ -589,8 +590,11 @@ class Privacy:
     async def refresh(self) -> None:
         """Learn what is new before a model call; free when nothing is."""
         learner = self.learner
-        if learner is not None and learner.pending():
-            await self._offload(lambda: learner(self.redactor))
+        if learner is None or not learner.pending():
+            return
+        async with self._learning:
+            if learner.pending():
+                await self._offload(lambda: learner(self.redactor))
 
     def redact(self, text: str) -> str:
         """Redact a text that leaves the house outside a model call (a web search query)."""
@@ -620,6 +624,12 @@ class RedactingModel:
 
     async def context_window(self) -> int:
         return await self.inner.context_window()
+
+    async def aclose(self) -> None:
+        """Close the inner model's HTTP client (the run closes the models it used through this)."""
+        aclose = getattr(type(self.inner), "aclose", None)
+        if aclose is not None:
+            await aclose(self.inner)
 
     def _outgoing(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         redacted = self.redactor.redact_messages(
