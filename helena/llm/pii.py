@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from helena.llm.base import ChatModel, Chunk, ToolCall
+from helena.llm.http import aclose_model
 
 KINDS = ("MANDANT", "GEGNER", "PERSON", "NACHNAME", "ADRESSE", "AZ", "EMAIL", "TELEFON", "IBAN",
          "GEBURTSDATUM")
@@ -627,9 +628,7 @@ class RedactingModel:
 
     async def aclose(self) -> None:
         """Close the inner model's HTTP client (the run closes the models it used through this)."""
-        aclose = getattr(type(self.inner), "aclose", None)
-        if aclose is not None:
-            await aclose(self.inner)
+        await aclose_model(self.inner)
 
     def _outgoing(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         redacted = self.redactor.redact_messages(
