@@ -21,10 +21,10 @@ YOUNG_THRESHOLD = 10_000
 # Loaded lazily by the first run otherwise; loading them before the freeze keeps their many
 # objects (the openai client alone defines thousands of classes) out of every later collection.
 PRELOAD = (
-    "helena.execution",
+    "helena.runs.dispatch",
     "helena.llm.router",
     "helena.llm.accounting",
-    "helena.agent.pii",
+    "helena.llm.pii",
     "helena.tools.registry",
     "helena.broadcast",
     "channels_redis.pubsub",

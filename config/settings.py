@@ -122,7 +122,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_POOL = "threads"
 CELERY_WORKER_CONCURRENCY: int = env.int("HELENA_WORKER_THREADS", default=100)
 CELERY_TIMEZONE = "Europe/Berlin"
-# Runs whose worker died are failed once their deadline has passed (helena.execution).
+# Runs whose worker died are failed once their deadline has passed (helena.runs.sweep).
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-runs": {"task": "helena.sweep_stale_runs", "schedule": 30.0},
     "expire-questions": {"task": "helena.expire_questions", "schedule": 3600.0},

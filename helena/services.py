@@ -102,8 +102,9 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
     request leaves nothing behind; execution starts once that transaction has committed.
     """
     from helena.agent.classifier import classify
-    from helena.execution import deadline_for, dispatch
-    from helena.limits import AdmissionBusy, RateLimited, admission, admit
+    from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
+    from helena.runs.dispatch import dispatch
+    from helena.runs.limits import deadline_for
 
     text = (text or "").strip()
     if not text:
@@ -180,7 +181,7 @@ def cancel_run(*, run: AgentRun) -> AgentRun:
     """Ask a run to stop: the loop polls the flag; a run still waiting in the queue is revoked."""
     from asgiref.sync import async_to_sync
 
-    from helena.execution import finish_without_loop
+    from helena.runs.emitter import finish_without_loop
 
     if not run.active:
         raise RunRefused(code="conflict", message="Dieser Lauf ist bereits beendet.", status=409)
@@ -204,8 +205,9 @@ def cancel_run(*, run: AgentRun) -> AgentRun:
 
 def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
     """A background run that carries the inline run's messages with a fresh step budget."""
-    from helena.execution import deadline_for, dispatch
-    from helena.limits import AdmissionBusy, RateLimited, admission, admit
+    from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
+    from helena.runs.dispatch import dispatch
+    from helena.runs.limits import deadline_for
 
     if (run.mode != AgentRun.Mode.INLINE or run.active or run.finish_reason not in ("max_steps", "timeout")
             or run.children.exists()):
@@ -298,8 +300,9 @@ def _answer_question(*, user: User, conversation: Conversation, question: Pendin
                      text: str) -> AgentRun:
     """The message answers Helena's open question: the paused run resumes in a new run, same mode
     and tier, from its transcript plus the answer; completed steps are not repeated."""
-    from helena.execution import deadline_for, dispatch
-    from helena.limits import RateLimited, admit
+    from helena.runs.admission import RateLimited, admit
+    from helena.runs.dispatch import dispatch
+    from helena.runs.limits import deadline_for
 
     paused = question.run
     answer = {"role": "user", "content": f"Antwort auf deine Rückfrage „{question.question}“: {text}"}

@@ -1,4 +1,4 @@
-"""Celery tasks (thin): background runs and the sweep call into helena.execution."""
+"""Celery tasks (thin): background runs and the sweep call into helena.runs."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ def run_in_background(run_id: str) -> None:
     for it. An event loop per task thread cost each run a loop and its own Redis connections, and a
     hundred loops competing for the GIL (bench/agent_overhead.py).
     """
-    from helena.execution import execute_run, inline_runner
+    from helena.runs.dispatch import inline_runner
+    from helena.runs.execute import execute_run
 
     try:
         inline_runner.submit(execute_run(run_id)).result()
@@ -39,7 +40,7 @@ def run_in_background(run_id: str) -> None:
 
 @shared_task(name="helena.sweep_stale_runs")
 def sweep_stale_runs() -> int:
-    from helena.execution import sweep_stale_runs as sweep
+    from helena.runs.sweep import sweep_stale_runs as sweep
 
     return sweep()
 

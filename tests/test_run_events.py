@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from akten.models import Role, User
-from helena import execution
 from helena.db import db
-from helena.execution import PersistentEmitter
 from helena.models import AgentRun, Conversation, RunEvent
+from helena.runs import store
+from helena.runs.emitter import PersistentEmitter
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,7 +48,7 @@ def _listen(monkeypatch: pytest.MonkeyPatch, run: AgentRun) -> list[tuple[dict[s
             stored = await db(RunEvent.objects.filter(run_id=run.pk, seq=event["seq"]).exists)
             sent.append((event, stored))
 
-    monkeypatch.setattr(execution, "broadcast", broadcast)
+    monkeypatch.setattr(store, "broadcast", broadcast)
     return sent
 
 
@@ -85,7 +85,7 @@ def test_events_are_stored_before_they_are_broadcast_in_order_and_without_gaps(m
 def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) -> None:
     run = _run()
     sent = _listen(monkeypatch, run)
-    real = execution._store_events
+    real = store.store_events
     calls = []
 
     async def failing(run_id: Any, events: list[Any]) -> list[str]:
@@ -94,7 +94,7 @@ def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) 
             raise RuntimeError("database gone")
         return await real(run_id, events)
 
-    monkeypatch.setattr(execution, "_store_events", failing)
+    monkeypatch.setattr(store, "store_events", failing)
 
     async def go() -> None:
         emitter = PersistentEmitter(run=run)
@@ -112,7 +112,7 @@ def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) 
     assert [e["seq"] for e in _api_view(run)] == [1]
     assert [event["seq"] for event, _ in sent] == [1]
     # The sweep continues after the last stored event: still no gap.
-    swept = execution.persist_event(run_id=run.pk, type="error", payload={"code": "x", "message": "y"})
+    swept = store.persist_event(run_id=run.pk, type="error", payload={"code": "x", "message": "y"})
     assert swept["seq"] == 2
 
 
@@ -126,15 +126,15 @@ def test_runs_of_one_process_share_inserts_and_a_run_that_cannot_store_stops_alo
     async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
         sent[conversation_id] += [event["seq"] for event in events]
 
-    monkeypatch.setattr(execution, "broadcast", broadcast)
+    monkeypatch.setattr(store, "broadcast", broadcast)
     many = []
-    real_many = execution._store_many
+    real_many = store.store_many
 
     async def store_many(batches: list[Any]) -> Any:
         many.append(len(batches))
         return await real_many(batches)
 
-    monkeypatch.setattr(execution, "_store_many", store_many)
+    monkeypatch.setattr(store, "store_many", store_many)
     RunEvent.objects.create(run=bad, seq=3, type="warning",
                             payload={"code": "x", "message": "anderer Schreiber"})
 

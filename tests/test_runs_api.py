@@ -16,7 +16,6 @@ from django.test import Client
 from django.utils import timezone
 
 from akten.models import Beteiligter
-from helena.execution import sweep_stale_runs
 from helena.llm import router
 from helena.models import (
     AgentRun,
@@ -28,6 +27,7 @@ from helena.models import (
     RunEvent,
     TaskRoute,
 )
+from helena.runs.sweep import sweep_stale_runs
 from tests.conftest import Kanzlei
 from tests.scripted_llm_server import ScriptedLLMServer, unused_port
 

@@ -297,7 +297,7 @@ def test_events_that_never_reached_the_group_arrive_anyway(kanzlei: Kanzlei, asg
     """Redis pub/sub delivers at most once. A run whose events were stored but never published
     (here: written straight to the database) still reaches an open socket, `done` included, by
     the socket's own resync (HELENA_WS_RESYNC_SECONDS, 1 s under test)."""
-    from helena.execution import persist_event
+    from helena.runs.store import persist_event
 
     conversation = _conversation(kanzlei)
     url = _url(asgi_server, conversation.pk)

@@ -1,0 +1,89 @@
+"""Starting a committed run: inline as a task on the process's runner loop, background on Celery."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import threading
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+
+from helena.aio import make_resident
+from helena.models import AgentRun
+from helena.runs.execute import execute_run
+
+log = logging.getLogger(__name__)
+
+
+class InlineRunner:
+    """A daemon thread with its own asyncio loop: inline runs are tasks on it, so they live in the
+    ASGI process, answer within the request's lifetime or beyond it, and never block a request.
+    A Celery worker runs its background runs on its own one, too (helena.tasks)."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+        self.tasks: set[asyncio.Future] = set()
+
+    def _ensure(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or not self._loop.is_running():
+                loop = asyncio.new_event_loop()
+                make_resident(loop)
+                ready = threading.Event()
+
+                def serve() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                threading.Thread(target=serve, name="helena-inline-runs", daemon=True).start()
+                ready.wait()
+                self._loop = loop
+            return self._loop
+
+    def submit(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        # A fresh context: the caller's (a request under daphne) points at an asgiref executor
+        # that is gone once the response is sent; the run must not inherit it.
+        future = contextvars.Context().run(asyncio.run_coroutine_threadsafe, coro, self._ensure())
+        self.tasks.add(future)
+        future.add_done_callback(self.tasks.discard)
+        return future
+
+
+inline_runner = InlineRunner()
+
+
+async def _inline(run_id: Any) -> None:
+    try:
+        await execute_run(run_id)
+    except Exception:
+        log.exception("inline run %s failed", run_id)
+    finally:
+        await sync_to_async(close_old_connections)()
+
+
+# Celery keeps a result backend (with its own Redis client) per thread and makes it on first use;
+# every request runs on a thread of its own, so publishing from there made one per message. A few
+# long-lived threads publish instead (more than one, so a slow broker does not queue every request).
+_publisher = ThreadPoolExecutor(max_workers=4, thread_name_prefix="helena-publish")
+
+
+def _publish(run_pk: Any) -> str:
+    from helena.tasks import run_in_background
+
+    return run_in_background.delay(str(run_pk)).id
+
+
+def dispatch(run: AgentRun) -> None:
+    """Start a committed run: inline on the runner, background on Celery."""
+    if run.mode == AgentRun.Mode.INLINE:
+        inline_runner.submit(_inline(run.pk))
+        return
+    task_id = _publisher.submit(_publish, run.pk).result()  # errors surface here, as before
+    AgentRun.objects.filter(pk=run.pk).update(celery_task_id=task_id)
