@@ -165,16 +165,7 @@ class EventsFilter(Schema):
              summary="Ereignisse eines Laufs")
 def get_events(request: HttpRequest, run_id: str, filters: Query[EventsFilter]) -> list[dict]:
     run = selectors.get_run(user=request.auth, run_id=run_id)
-    return [
-        {
-            "type": e.type,
-            "run_id": str(run.pk),
-            "seq": e.seq,
-            "ts": e.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            **e.payload,
-        }
-        for e in selectors.events_of(run=run, after=max(filters.after, 0))
-    ]
+    return [e.as_dict() for e in selectors.events_of(run=run, after=max(filters.after, 0))]
 
 
 @router.post("/helena/runs/{run_id}/cancel", response={200: RunOut, **errors(404, 409)},

@@ -20,7 +20,6 @@ import json
 import logging
 import time
 from collections import deque
-from datetime import UTC, datetime
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -31,6 +30,7 @@ from django.utils import timezone
 from akten.selectors import NotFound
 from config.textcheck import BadInput, parse_json
 from helena import selectors, services, sockets
+from helena.agent.events import event_ts
 from helena.broadcast import MESSAGE_TYPE, group_name
 from helena.errorlog import arecord_error
 from helena.services import MAX_MESSAGE_CHARS, RunRefused
@@ -44,10 +44,6 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429  # the user has HELENA_WS_MAX_PER_USER sockets open already
 RESYNC_IDLE_FACTOR = 6  # without an unfinished run, read the database every 6 × the interval
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class ConversationConsumer(AsyncWebsocketConsumer):
@@ -280,6 +276,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     async def _error(self, code: str, message: str, **extra: Any) -> None:
         """An `error` event about a frame: not part of any run (run_id null, seq 0)."""
-        payload = {"type": "error", "run_id": None, "seq": 0, "ts": _now(), "code": code, "message": message}
+        payload = {"type": "error", "run_id": None, "seq": 0, "ts": event_ts(), "code": code,
+                   "message": message}
         payload.update({k: v for k, v in extra.items() if v is not None})
         await self.send(text_data=json.dumps(payload, ensure_ascii=True, default=str))

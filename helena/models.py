@@ -190,8 +190,10 @@ class RunEvent(models.Model):
 
     def as_dict(self) -> dict[str, Any]:
         """The event as the websocket sends it (PROTOCOL.md): type, run_id, seq, ts and its fields."""
-        ts = self.created_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        return {"type": self.type, "run_id": str(self.run_id), "seq": self.seq, "ts": ts, **self.payload}
+        from helena.agent.events import event_ts  # the one format; agent/events imports nothing of ours
+
+        return {"type": self.type, "run_id": str(self.run_id), "seq": self.seq,
+                "ts": event_ts(self.created_at), **self.payload}
 
 
 class LLMCall(models.Model):

@@ -31,6 +31,21 @@ class Event:
         return {"type": self.type, "run_id": self.run_id, "seq": self.seq, "ts": self.ts, **self.data}
 
 
+def event_ts(moment: datetime | None = None) -> str:
+    """An event's timestamp as clients get it (UTC, milliseconds, "Z"); now without a moment. The
+    one place of the format: live events, stored ones, the API's and the socket's own errors."""
+    moment = moment or datetime.now(UTC)
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def done_fields(*, finish_reason: str, text: str = "", prompt_tokens: int = 0, completion_tokens: int = 0,
+                cap_reached: bool = False, continue_offered: bool = False) -> dict[str, Any]:
+    """The fields of a run's one `done` event (PROTOCOL.md), wherever the run ends."""
+    return {"finish_reason": finish_reason, "text": text,
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
+            "cap_reached": cap_reached, "continue_offered": continue_offered}
+
+
 Callback = Callable[[Event], Awaitable[None] | None]
 
 
@@ -45,10 +60,7 @@ class Emitter:
     async def emit(self, type: str, **data: Any) -> Event:
         if type not in EVENT_TYPES:
             raise ValueError(f"unknown event type {type!r}")
-        event = Event(
-            type=type, run_id=self.run_id, seq=len(self.events) + 1,
-            ts=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"), data=data,
-        )
+        event = Event(type=type, run_id=self.run_id, seq=len(self.events) + 1, ts=event_ts(), data=data)
         self.events.append(event)
         if self.callback is not None:
             result = self.callback(event)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from helena.agent import budget
-from helena.agent.events import Emitter
+from helena.agent.events import Emitter, done_fields
 from helena.agent.language import Gate, language_of
 from helena.agent.stall import STALL_MESSAGE, StallDetector, canonical
 from helena.llm.base import ChatModel, LLMError, ToolCall, ToolCallFormatError, Turn, Usage
@@ -374,9 +374,9 @@ async def run_agent(
         await emitter.emit("error", code=error.code, message=str(error))
     await emitter.emit("agent_state", state="idle")
     await emitter.emit(
-        "done", finish_reason=reason, text=run.text,
-        usage={"prompt_tokens": run.usage.prompt_tokens, "completion_tokens": run.usage.completion_tokens},
-        cap_reached=cap_reached, continue_offered=continue_offered,
+        "done", **done_fields(finish_reason=reason, text=run.text, prompt_tokens=run.usage.prompt_tokens,
+                              completion_tokens=run.usage.completion_tokens, cap_reached=cap_reached,
+                              continue_offered=continue_offered),
     )
     log.info("run %s finished: %s after %d steps in %.1fs", emitter.run_id, reason, run.steps,
              time.monotonic() - started)

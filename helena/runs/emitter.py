@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from helena.agent.events import EVENT_TYPES, Emitter, Event
+from helena.agent.events import EVENT_TYPES, Emitter, Event, done_fields, event_ts
 from helena.db import db
 from helena.errorlog import arecord_error
 from helena.models import AgentRun
@@ -80,7 +80,7 @@ class PersistentEmitter(Emitter):
             self._first_seq = self._seq + 1
         self._seq += 1
         # Until it is stored, the event carries the moment it was emitted.
-        event = Event(type=type, run_id=self.run_id, seq=self._seq, ts=store.event_ts(timezone.now()),
+        event = Event(type=type, run_id=self.run_id, seq=self._seq, ts=event_ts(),
                       data=data)
         self.events.append(event)
         self._pending.append(event)
@@ -146,14 +146,7 @@ async def finish_without_loop(*, run: AgentRun, reason: str, code: str, message:
     """End a run that never reached the loop (no model, cancelled while queued) properly."""
     emitter = PersistentEmitter(run=run)
     await emitter.emit("error", code=code, message=message)
-    await emitter.emit(
-        "done",
-        finish_reason=reason,
-        text="",
-        usage={"prompt_tokens": 0, "completion_tokens": 0},
-        cap_reached=False,
-        continue_offered=False,
-    )
+    await emitter.emit("done", **done_fields(finish_reason=reason))
     await emitter.flush()
     status = AgentRun.Status.CANCELLED if reason == "cancelled" else AgentRun.Status.FAILED
     await db(

@@ -18,6 +18,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from helena.agent.context import RunSetup, prepare_run
+from helena.agent.events import done_fields
 from helena.agent.loop import Limits, run_agent
 from helena.aio import PerLoop
 from helena.db import db, run_context
@@ -206,17 +207,11 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
                 continue
             if emitter.suppress:
                 emitter.suppress = set()
-                await emitter.emit(
-                    "done",
-                    finish_reason=result.finish_reason,
-                    text=result.text,
-                    usage={
-                        "prompt_tokens": result.usage.prompt_tokens,
-                        "completion_tokens": result.usage.completion_tokens,
-                    },
-                    cap_reached=result.cap_reached,
-                    continue_offered=result.continue_offered,
-                )
+                await emitter.emit("done", **done_fields(
+                    finish_reason=result.finish_reason, text=result.text,
+                    prompt_tokens=result.usage.prompt_tokens,
+                    completion_tokens=result.usage.completion_tokens,
+                    cap_reached=result.cap_reached, continue_offered=result.continue_offered))
             break
         await emitter.flush()  # every event stored before the run counts as ended
     finally:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
-from helena.agent.events import Event
+from helena.agent.events import Event, event_ts
 from helena.aio import PerLoop
 from helena.broadcast import publish_events
 from helena.event_store import insert_events
@@ -28,11 +27,6 @@ log = logging.getLogger(__name__)
 def next_seq(run_id: Any) -> int:
     last = RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("seq", flat=True).first()
     return (last or 0) + 1
-
-
-def event_ts(moment: datetime) -> str:
-    """An event timestamp as clients get it (the API renders RunEvent.created_at the same way)."""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def persist_event(*, run_id: Any, type: str, payload: dict[str, Any]) -> dict[str, Any]:

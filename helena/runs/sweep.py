@@ -8,6 +8,7 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
+from helena.agent.events import done_fields
 from helena.broadcast import publish_events_sync
 from helena.errorlog import record_error
 from helena.models import AgentRun
@@ -46,16 +47,7 @@ def sweep_stale_runs() -> int:
         stored = []
         for type_, payload in (
             ("error", {"code": "run_lost", "message": message}),
-            (
-                "done",
-                {
-                    "finish_reason": "error",
-                    "text": message,
-                    "usage": {"prompt_tokens": 0, "completion_tokens": 0},
-                    "cap_reached": False,
-                    "continue_offered": False,
-                },
-            ),
+            ("done", done_fields(finish_reason="error", text=message)),
         ):
             stored.append(persist_event(run_id=run.pk, type=type_, payload=payload))
         try:
