@@ -174,13 +174,10 @@ class FristBerechnenOut(Schema):
 
 @router.post("/fristen/berechnen", response=FristBerechnenOut, summary="Frist berechnen (§§ 187 ff. BGB)")
 def frist_berechnen(request: HttpRequest, payload: FristBerechnenIn) -> dict:
-    try:
-        result = fristen.berechne(
-            start=payload.start, dauer=payload.dauer, preset=payload.preset, bundesland=payload.bundesland,
-            fristbeginn=payload.fristbeginn, vorfrist_tage=payload.vorfrist_tage,
-        )
-    except fristen.FristError as exc:
-        raise invalid(str(exc)) from None
+    result = fristen.berechne(
+        start=payload.start, dauer=payload.dauer, preset=payload.preset, bundesland=payload.bundesland,
+        fristbeginn=payload.fristbeginn, vorfrist_tage=payload.vorfrist_tage,
+    )
     return result.as_dict()
 
 
@@ -239,16 +236,13 @@ def _gebuehren(items: list[GebuehrIn]) -> list[dict[str, Any]]:
 
 @router.post("/kosten/rvg", response=RvgOut, summary="Rechtsanwaltsvergütung nach RVG")
 def kosten_rvg(request: HttpRequest, payload: RvgIn) -> dict:
-    try:
-        result = kosten.berechne_rvg(
-            gegenstandswert=_exact(payload.gegenstandswert),
-            gebuehren=_gebuehren(payload.gebuehren),
-            auftragsdatum=fristen.parse_datum(payload.auftragsdatum) if payload.auftragsdatum else None,
-            auslagenpauschale=payload.auslagenpauschale,
-            ust=payload.ust,
-        )
-    except (kosten.KostenError, fristen.FristError) as exc:
-        raise invalid(str(exc)) from None
+    result = kosten.berechne_rvg(
+        gegenstandswert=_exact(payload.gegenstandswert),
+        gebuehren=_gebuehren(payload.gebuehren),
+        auftragsdatum=fristen.parse_datum(payload.auftragsdatum) if payload.auftragsdatum else None,
+        auslagenpauschale=payload.auslagenpauschale,
+        ust=payload.ust,
+    )
     return result.as_dict()
 
 
@@ -270,12 +264,9 @@ class GkgOut(Schema):
 
 @router.post("/kosten/gkg", response=GkgOut, summary="Gerichtskosten nach GKG")
 def kosten_gkg(request: HttpRequest, payload: GkgIn) -> dict:
-    try:
-        result = kosten.berechne_gkg(
-            gegenstandswert=_exact(payload.gegenstandswert),
-            gebuehren=None if payload.gebuehren is None else _gebuehren(payload.gebuehren),
-            stichtag=fristen.parse_datum(payload.stichtag) if payload.stichtag else None,
-        )
-    except (kosten.KostenError, fristen.FristError) as exc:
-        raise invalid(str(exc)) from None
+    result = kosten.berechne_gkg(
+        gegenstandswert=_exact(payload.gegenstandswert),
+        gebuehren=None if payload.gebuehren is None else _gebuehren(payload.gebuehren),
+        stichtag=fristen.parse_datum(payload.stichtag) if payload.stichtag else None,
+    )
     return result.as_dict()

@@ -70,6 +70,8 @@ from typing import Any, Literal
 
 import holidays
 
+from config.errors import DomainError
+
 __all__ = [
     "BUNDESLAENDER",
     "PRESETS",
@@ -92,8 +94,8 @@ __all__ = [
 Fristbeginn = Literal["ereignis", "tagesbeginn"]
 
 
-class FristError(ValueError):
-    """Every invalid input or impossible computation; message is German and user-facing."""
+class FristError(DomainError, ValueError):
+    """Every invalid input or impossible computation; message is German and user-facing (422)."""
 
 
 # --------------------------------------------------------------------------- #

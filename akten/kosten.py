@@ -17,6 +17,8 @@ from types import MappingProxyType
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+from config.errors import DomainError
+
 BERLIN = ZoneInfo("Europe/Berlin")  # the firm's calendar day, not the server's UTC day
 
 __all__ = [
@@ -34,8 +36,8 @@ __all__ = [
 ]
 
 
-class KostenError(ValueError):
-    """Invalid input for a fee calculation; the message is German and shown to users."""
+class KostenError(DomainError, ValueError):
+    """Invalid input for a fee calculation; the message is German and shown to users (422)."""
 
 
 CENT = Decimal("0.01")

@@ -8,10 +8,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
-
-
-class NotFound(Exception):
-    """The record does not exist or the user may not see it (the caller cannot tell which)."""
+from config.errors import NotFound
 
 
 def akten_for(*, user: User, query: str | None = None, status: str | None = None) -> QuerySet[Akte]:

@@ -13,8 +13,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from akten.api import router as akten_router
 from akten.auth import api_auth
-from akten.selectors import NotFound
-from config.errors import ApiError, ErrorOut, describe_validation_errors
+from config.errors import DomainError, ErrorOut, describe_validation_errors
 from drafts.api import router as drafts_router
 from helena.api import router as helena_router
 from helena.knowledge.api import router as knowledge_router
@@ -67,14 +66,10 @@ def _error(request: HttpRequest, status: int, code: str, detail: str, **extra: o
     return api.create_response(request, {"detail": detail, "code": code, **extra}, status=status)
 
 
-@api.exception_handler(ApiError)
-def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
-    return _error(request, exc.status, exc.code, exc.detail, **exc.extra)
-
-
-@api.exception_handler(NotFound)
-def _not_found(request: HttpRequest, exc: NotFound) -> HttpResponse:
-    return _error(request, 404, "not_found", "Nicht gefunden.")
+@api.exception_handler(DomainError)
+def _domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
+    """Every error a user is told about (config.errors), raised where its rule lives."""
+    return _error(request, exc.status, exc.code, exc.message, **exc.extra)
 
 
 @api.exception_handler(Http404)

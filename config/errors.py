@@ -1,4 +1,7 @@
-"""The JSON API's error shape: {"detail": "...", "code": "..."} with a German detail."""
+"""One error vocabulary: every error a user is told about is a DomainError (a German message, a
+code, the HTTP status it maps to, extra fields), raised where the rule lives and mapped once: by
+config.api's handler for the JSON API ({"detail", "code", …}), by the chat socket's frame handler
+(an `error` event), by the views (the message on the page)."""
 
 from __future__ import annotations
 
@@ -24,24 +27,45 @@ def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
     return {status: ErrorOut for status in statuses}
 
 
-class ApiError(Exception):
-    """Raised by API handlers; rendered as {"detail", "code"} with the given status."""
+class DomainError(Exception):
+    """An error the user is told about. Subclasses set the default `status` and `code`."""
+
+    status: int = 422
+    code: str = "invalid_input"
+    default_message: str = "Ungültige Eingabe."
+
+    def __init__(self, message: str = "", *, code: str | None = None, status: int | None = None,
+                 **extra: Any) -> None:
+        super().__init__(message or self.default_message)
+        self.message = message or self.default_message
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status = status
+        self.extra = {key: value for key, value in extra.items() if value is not None}
+
+
+class NotFound(DomainError):
+    """The record does not exist or the user may not see it (the caller cannot tell which)."""
+
+    status, code, default_message = 404, "not_found", "Nicht gefunden."
+
+
+class ApiError(DomainError):
+    """A DomainError written out at an API edge: status, code and detail given directly."""
 
     def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.code = code
+        super().__init__(detail, code=code, status=status, **extra)
         self.detail = detail
-        self.extra = extra
 
 
-def not_found(what: str = "Eintrag") -> ApiError:
+def not_found(what: str = "Eintrag") -> NotFound:
     """404 for records that do not exist *or* that the user may not see (indistinguishable)."""
-    return ApiError(404, "not_found", f"{what} nicht gefunden.")
+    return NotFound(f"{what} nicht gefunden.")
 
 
-def invalid(detail: str, **extra: Any) -> ApiError:
-    return ApiError(422, "invalid_input", detail, **extra)
+def invalid(detail: str, **extra: Any) -> DomainError:
+    return DomainError(detail, **extra)
 
 
 _PYDANTIC_DE = {

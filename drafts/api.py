@@ -17,9 +17,8 @@ from ninja.errors import HttpError
 from akten.models import User
 from akten.schemas import PersonOut, person_out
 from akten.selectors import get_akte
-from config.errors import ApiError, errors, invalid
+from config.errors import errors, invalid
 from drafts import selectors, services
-from drafts.fields import FieldsInvalid
 from drafts.models import Draft, DraftEvent
 
 router = Router(tags=["Entwürfe"])
@@ -146,16 +145,6 @@ def _json_body(request: HttpRequest) -> dict[str, Any] | None:
     return body
 
 
-def _decision_errors(exc: Exception) -> ApiError:
-    if isinstance(exc, services.DecisionForbidden):
-        return ApiError(403, "forbidden", exc.message)
-    if isinstance(exc, services.AlreadyDecided):
-        return ApiError(409, "already_decided", exc.message, draft_status=exc.draft.status)
-    if isinstance(exc, FieldsInvalid):
-        return ApiError(422, "invalid_input", exc.message, fields=exc.errors)
-    raise exc
-
-
 @router.get("/drafts", response={200: list[DraftOut], **errors(404)}, summary="Entwürfe, die ich sehen darf")
 def drafts_list(request: HttpRequest, response: HttpResponse, filters: Query[DraftFilter]) -> list[dict]:
     if not 1 <= filters.limit <= 500 or filters.offset < 0:
@@ -198,10 +187,7 @@ def draft_history(request: HttpRequest, draft_id: str, page: Query[HistoryFilter
 def draft_approve(request: HttpRequest, draft_id: str) -> dict:
     body = _json_body(request)
     edited = body.get("fields", body) if body is not None and set(body) == {"fields"} else body
-    try:
-        draft = services.approve_draft(user=request.auth, draft=draft_id, edited_fields=edited)
-    except (services.DecisionForbidden, services.AlreadyDecided, FieldsInvalid) as exc:
-        raise _decision_errors(exc) from None
+    draft = services.approve_draft(user=request.auth, draft=draft_id, edited_fields=edited)
     return _out(draft, request.auth, history=True)
 
 
@@ -211,9 +197,6 @@ def draft_approve(request: HttpRequest, draft_id: str) -> dict:
                  "schema": {"$ref": "#/components/schemas/RejectIn"}}}}})
 def draft_reject(request: HttpRequest, draft_id: str, payload: RejectIn | None = None) -> dict:
     payload = payload or RejectIn()
-    try:
-        draft = services.reject_draft(user=request.auth, draft=draft_id, reason=payload.reason or "",
-                                      feedback=payload.feedback or "")
-    except (services.DecisionForbidden, services.AlreadyDecided, FieldsInvalid) as exc:
-        raise _decision_errors(exc) from None
+    draft = services.reject_draft(user=request.auth, draft=draft_id, reason=payload.reason or "",
+                                  feedback=payload.feedback or "")
     return _out(draft, request.auth, history=True)

@@ -22,7 +22,7 @@ from pydantic import (
 
 from akten.fristen import FristError, parse_datum
 from akten.models import Akte
-from config.errors import describe_validation_errors, error_text
+from config.errors import DomainError, describe_validation_errors, error_text
 
 # Which write tool makes which kind; the tool's roles (helena.tools.registry.roles_for) are the
 # roles that may decide such a draft (PROTOCOL.md).
@@ -37,12 +37,11 @@ TOOL_FOR_KIND: dict[str, str] = {
 KINDS_WITH_AKTE = frozenset({"dokument", "frist", "akte_update", "zeiterfassung"})
 
 
-class FieldsInvalid(ValueError):
-    """The proposed or edited fields are not acceptable; the message is German, for the user."""
+class FieldsInvalid(DomainError, ValueError):
+    """The proposed or edited fields are not acceptable; the message is German, for the user (422)."""
 
     def __init__(self, message: str, errors: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+        super().__init__(message, fields=errors or {})
         self.errors = errors or {}  # field → German problem, for highlighting form fields
 
 

@@ -8,7 +8,8 @@ import uuid
 from django.db.models import Q, QuerySet
 
 from akten.models import User
-from akten.selectors import NotFound, akten_for
+from akten.selectors import akten_for
+from config.errors import NotFound
 from drafts.fields import TOOL_FOR_KIND
 from drafts.models import Draft
 from helena.tools.registry import role_of, roles_for

@@ -18,6 +18,7 @@ from django.utils import timezone
 from akten.fristen import FristError, berechne, berechne_vorfrist, format_datum, kein_werktag
 from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
 from akten.selectors import get_akte
+from config.errors import DomainError
 from drafts.fields import KINDS_WITH_AKTE, LABELS, TOOL_FOR_KIND, FieldsInvalid, validate_fields
 from drafts.models import Draft, DraftEvent
 from drafts.selectors import get_draft, kinds_decidable_by, may_decide
@@ -37,24 +38,24 @@ __all__ = [
 ]
 
 
-class DecisionForbidden(PermissionDenied):
+class DecisionForbidden(DomainError, PermissionDenied):
     """The user sees the draft but may not decide it (role) – HTTP 403."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    status, code = 403, "forbidden"
 
 
-class AlreadyDecided(Exception):
+class AlreadyDecided(DomainError):
     """The draft was approved or rejected before – HTTP 409."""
+
+    status, code = 409, "already_decided"
 
     def __init__(self, draft: Draft) -> None:
         verb = "freigegeben" if draft.status == Draft.Status.APPROVED else "abgelehnt"
         person = draft.decided_by
         who = (person.get_full_name() or person.username) if person else "jemandem"
         when = timezone.localtime(draft.decided_at).strftime("%d.%m.%Y %H:%M") if draft.decided_at else ""
-        self.message = f"Dieser Entwurf wurde bereits {verb} (von {who}, {when} Uhr)."
-        super().__init__(self.message)
+        super().__init__(f"Dieser Entwurf wurde bereits {verb} (von {who}, {when} Uhr).",
+                         draft_status=draft.status)
         self.draft = draft
 
 

@@ -16,7 +16,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from akten.selectors import NotFound, akten_for
+from akten.selectors import akten_for
+from config.errors import NotFound
 from drafts.cards import EDIT_MARKER, display_name, fields_from_form, is_fetch, render_card, safe_next
 from drafts.models import Draft
 from drafts.selectors import decidable_drafts_for, get_draft, kinds_decidable_by, may_decide

@@ -8,7 +8,7 @@ from typing import Literal
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
 
-from config.errors import NOT_BLANK, ApiError, errors
+from config.errors import NOT_BLANK, errors
 from helena import selectors, services
 from helena.models import AgentRun
 
@@ -73,11 +73,6 @@ class RunOut(Schema):
     ended_at: datetime | None
 
 
-def _refused(exc: services.RunRefused) -> ApiError:
-    extra = {"retry_at": exc.retry_at.isoformat()} if exc.retry_at else {}
-    return ApiError(exc.status, exc.code, exc.message, **extra)
-
-
 def _run_out(run: AgentRun) -> dict:
     return {
         "id": str(run.pk),
@@ -99,12 +94,9 @@ def _run_out(run: AgentRun) -> dict:
 
 @router.post("/helena/conversations", response={201: IdOut, **errors(404)}, summary="Neue Unterhaltung")
 def create_conversation(request: HttpRequest, payload: ConversationIn) -> Status:
-    try:
-        conversation = services.create_conversation(
-            user=request.auth, akte_id=payload.akte_id, context_type=payload.context_type
-        )
-    except services.RunRefused as exc:
-        raise _refused(exc) from None
+    conversation = services.create_conversation(
+        user=request.auth, akte_id=payload.akte_id, context_type=payload.context_type
+    )
     return Status(201, {"id": str(conversation.pk)})
 
 
@@ -143,12 +135,8 @@ def get_conversation(request: HttpRequest, conversation_id: str) -> dict:
 )
 def post_message(request: HttpRequest, conversation_id: str, payload: MessageIn) -> Status:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
-    try:
-        run = services.start_run(
-            user=request.auth, conversation=conversation, text=payload.text, mode=payload.mode
-        )
-    except services.RunRefused as exc:
-        raise _refused(exc) from None
+    run = services.start_run(user=request.auth, conversation=conversation, text=payload.text,
+                             mode=payload.mode)
     return Status(202, {"run_id": str(run.pk)})
 
 
@@ -172,10 +160,7 @@ def get_events(request: HttpRequest, run_id: str, filters: Query[EventsFilter]) 
              summary="Lauf abbrechen")
 def cancel(request: HttpRequest, run_id: str) -> dict:
     run = selectors.get_run(user=request.auth, run_id=run_id)
-    try:
-        return _run_out(services.cancel_run(run=run))
-    except services.RunRefused as exc:
-        raise _refused(exc) from None
+    return _run_out(services.cancel_run(run=run))
 
 
 @router.post(
@@ -184,8 +169,5 @@ def cancel(request: HttpRequest, run_id: str) -> dict:
 )
 def continue_run(request: HttpRequest, run_id: str) -> Status:
     run = selectors.get_run(user=request.auth, run_id=run_id)
-    try:
-        child = services.continue_in_background(user=request.auth, run=run)
-    except services.RunRefused as exc:
-        raise _refused(exc) from None
+    child = services.continue_in_background(user=request.auth, run=run)
     return Status(202, {"run_id": str(child.pk)})

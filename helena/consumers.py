@@ -27,7 +27,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import timezone
 
-from akten.selectors import NotFound
+from config.errors import DomainError, NotFound
 from config.textcheck import BadInput, parse_json
 from helena import selectors, services, sockets
 from helena.agent.events import event_ts
@@ -157,10 +157,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         ref = ref[:MAX_CLIENT_ID_CHARS] if isinstance(ref, str) and ref else None
         try:
             await handler(frame)
-        except RunRefused as exc:
-            await self._error(exc.code, exc.message, retry_at=exc.retry_at, client_id=ref)
-        except NotFound:
-            await self._error("not_found", "Dieser Lauf wurde nicht gefunden.", client_id=ref)
+        except DomainError as exc:  # config.errors: the same codes and messages as the API
+            await self._error(exc.code, exc.message, client_id=ref, **exc.extra)
         except Exception as exc:  # the socket stays open whatever one frame does
             logger.exception("websocket frame %s failed", frame.get("type"))
             await arecord_error(kind="websocket", code=type(exc).__name__, message=str(exc)[:500],
@@ -181,9 +179,12 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         run_id = frame.get("run_id")
         if not isinstance(run_id, str) or not run_id:
             raise RunRefused(code="invalid_message", message="Das Feld „run_id“ fehlt.")
-        run = await database_sync_to_async(selectors.get_run)(user=self.user, run_id=run_id)
-        if run.conversation_id != self.conversation.pk:
-            raise NotFound
+        try:
+            run = await database_sync_to_async(selectors.get_run)(user=self.user, run_id=run_id)
+        except NotFound:
+            run = None
+        if run is None or run.conversation_id != self.conversation.pk:
+            raise NotFound("Dieser Lauf wurde nicht gefunden.")
         return run
 
     async def _cancel(self, frame: dict[str, Any]) -> None:

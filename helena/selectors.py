@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from akten.models import User
-from akten.selectors import NotFound
+from config.errors import NotFound
 from helena.models import AgentRun, Conversation, RunEvent
 
 

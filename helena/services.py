@@ -8,7 +8,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from akten.models import Akte, User
-from akten.selectors import NotFound, get_akte
+from akten.selectors import get_akte
+from config.errors import DomainError, NotFound
 from helena.agent.prompts import CONTEXT_MIN_TIER
 from helena.errorlog import record_error
 from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion, ToolCallLog
@@ -70,14 +71,12 @@ def record_tool_call(
 MAX_MESSAGE_CHARS = 20_000
 
 
-class RunRefused(Exception):
+class RunRefused(DomainError):
     """A request we do not start a run for; `code` and German `message` for the client."""
 
     def __init__(self, *, code: str, message: str, status: int = 422, retry_at: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+        super().__init__(message, code=code, status=status,
+                         retry_at=retry_at.isoformat() if retry_at is not None else None)
         self.retry_at = retry_at
 
 

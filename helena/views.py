@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 
-from akten.selectors import NotFound
+from config.errors import NotFound
 from drafts.cards import render_card
 from drafts.selectors import drafts_for
 from helena import selectors, services

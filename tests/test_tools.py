@@ -23,7 +23,7 @@ from django.db import OperationalError
 from pydantic import BaseModel, ConfigDict
 
 from akten.models import Beteiligter, Dokument, Notiz, Role, User, Zeiterfassung
-from akten.selectors import NotFound
+from config.errors import NotFound
 from helena.models import ToolCallLog
 from helena.tools import executor, registry
 from helena.tools.base import Tool, ToolContext, ToolResult

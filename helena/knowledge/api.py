@@ -7,7 +7,7 @@ from typing import Literal
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 
-from config.errors import NOT_BLANK, errors, invalid, not_found
+from config.errors import NOT_BLANK, errors
 from helena.knowledge import selectors
 
 router = Router(tags=["Wissen"])
@@ -46,23 +46,17 @@ class NormOut(Schema):
 
 @router.get("/knowledge/search", response=list[TrefferOut], summary="Gesetze, Entscheidungen, Muster suchen")
 def knowledge_search(request: HttpRequest, filters: Query[SucheFilter]) -> list[dict]:
-    try:
-        hits = selectors.search(
-            query=filters.q, kind=filters.kind, gesetz=filters.gesetz, gericht=filters.gericht,
-            kategorie=filters.kategorie, limit=filters.limit,
-        )
-    except selectors.SucheError as exc:
-        raise invalid(str(exc)) from None
+    hits = selectors.search(
+        query=filters.q, kind=filters.kind, gesetz=filters.gesetz, gericht=filters.gericht,
+        kategorie=filters.kategorie, limit=filters.limit,
+    )
     return [{**hit.as_dict(), "id": str(hit.id)} for hit in hits]
 
 
 @router.get("/knowledge/normen/{gesetz}/{bezeichnung}", response={200: NormOut, **errors(404)},
              summary="Volltext einer Norm")
 def knowledge_norm(request: HttpRequest, gesetz: str, bezeichnung: str) -> dict:
-    try:
-        norm = selectors.get_norm(gesetz=gesetz, bezeichnung=bezeichnung)
-    except selectors.NormNotFound:
-        raise not_found("Norm") from None
+    norm = selectors.get_norm(gesetz=gesetz, bezeichnung=bezeichnung)
     return {
         "citation": norm.citation,
         "gesetz": norm.gesetz.abk,

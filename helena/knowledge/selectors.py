@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from django.db import connection
 
+from config.errors import DomainError, NotFound
 from helena.knowledge.index import Weights, norm_index, rank
 from helena.knowledge.lexikon import lexikon
 from helena.knowledge.models import Gesetz, Norm
@@ -41,12 +42,12 @@ MAX_LIMIT = 50
 CITATION_SCORE = 100.0
 
 
-class SucheError(ValueError):
-    """A query we refuse, with a German message for the user."""
+class SucheError(DomainError, ValueError):
+    """A query we refuse, with a German message for the user (422)."""
 
 
-class NormNotFound(LookupError):
-    pass
+class NormNotFound(NotFound, LookupError):
+    default_message = "Norm nicht gefunden."
 
 
 @dataclass(frozen=True)

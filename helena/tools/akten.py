@@ -14,7 +14,8 @@ from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
 from akten.models import Akte, Beteiligter, Dokument, Notiz, User
-from akten.selectors import NotFound, akten_for, dokumente_for, fristen_for, get_akte, zeiterfassung_for
+from akten.selectors import akten_for, dokumente_for, fristen_for, get_akte, zeiterfassung_for
+from config.errors import NotFound
 from helena.tools.base import Tool, ToolContext, ToolResult
 
 _AKTE_TABLE = Akte._meta.db_table

@@ -8,7 +8,8 @@ from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
 from akten.models import Dokument
-from akten.selectors import NotFound, dokumente_for, get_akte, get_dokument
+from akten.selectors import dokumente_for, get_akte, get_dokument
+from config.errors import NotFound
 from helena.tools.akten import akte_not_found, akte_source, anzahl, snippet
 from helena.tools.base import Tool, ToolContext, ToolResult
 

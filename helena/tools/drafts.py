@@ -16,7 +16,8 @@ from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from akten.fristen import format_datum
-from akten.selectors import NotFound, get_akte
+from akten.selectors import get_akte
+from config.errors import NotFound
 from drafts.fields import FieldsInvalid
 from drafts.models import Draft
 from drafts.services import create_draft, frist_aus_berechnung, vorfrist_for

@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError, connections
 from pydantic import ValidationError
 
-from akten.selectors import NotFound
+from config.errors import NotFound
 from helena.services import record_tool_call
 from helena.tools.base import Tool, ToolContext, ToolResult
 from helena.tools.registry import all_tools

@@ -9,7 +9,8 @@ from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
 from akten.models import Frist
-from akten.selectors import NotFound, fristen_for
+from akten.selectors import fristen_for
+from config.errors import NotFound
 from helena.tools.akten import akte_not_found, anzahl
 from helena.tools.base import Tool, ToolContext, ToolResult
 

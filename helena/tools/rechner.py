@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from akten import kosten
 from akten.fristen import PRESETS, FristError, berechne, parse_datum
 from akten.kosten import KV_GKG, VV_RVG, KostenError, berechne_gkg, berechne_rvg
-from akten.selectors import NotFound, get_akte
+from akten.selectors import get_akte
+from config.errors import NotFound
 from helena.tools.base import Tool, ToolContext, ToolResult
 
 

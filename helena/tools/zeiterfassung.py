@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from akten.fristen import FristError, parse_datum
 from akten.models import Zeiterfassung
-from akten.selectors import NotFound, get_akte, zeiterfassung_for
+from akten.selectors import get_akte, zeiterfassung_for
+from config.errors import NotFound
 from helena.tools.akten import akte_not_found, anzahl, person
 from helena.tools.base import Tool, ToolContext, ToolResult
 
