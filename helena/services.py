@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import transaction
@@ -84,6 +86,23 @@ def _refused_by_limit(exc: Any) -> RunRefused:
     return RunRefused(code="rate_limited", message=exc.message, status=429, retry_at=exc.retry_at)
 
 
+@contextmanager
+def _admitted(user: User) -> Iterator[None]:
+    """The one admission of every new run (a message, a continuation, an answer to a question):
+    queue per user, then the exact count inside the transaction that creates the run; refused as
+    RunRefused (429 with retry_at; 503 while the user's queue is full). The body runs inside it."""
+    from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
+
+    try:
+        with admission(user), transaction.atomic():
+            admit(user=user)
+            yield
+    except RateLimited as exc:
+        raise _refused_by_limit(exc) from None
+    except AdmissionBusy as exc:
+        raise RunRefused(code=exc.code, message=exc.message, status=503) from None
+
+
 def create_conversation(*, user: User, akte_id: Any = None, context_type: str | None = None) -> Conversation:
     """A new conversation; bound to an Akte only if the user may see it (else NotFound)."""
     akte = get_akte(user=user, akte_id=akte_id) if akte_id not in (None, "") else None
@@ -101,7 +120,6 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
     request leaves nothing behind; execution starts once that transaction has committed.
     """
     from helena.agent.classifier import classify
-    from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
     from helena.runs.dispatch import dispatch
     from helena.runs.limits import deadline_for
 
@@ -125,22 +143,16 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
         decision = _classify_with_tier1(user=user, conversation=conversation, text=text, mode=mode,
                                         routes=routes, cloud=cloud, fallback=decision)
     tier = max(decision.tier, CONTEXT_MIN_TIER.get(conversation.context_type, 1))
-    try:
-        with admission(user), transaction.atomic():
-            admit(user=user)
-            Message.objects.create(conversation=conversation, role=Message.Role.USER, text=text)
-            run = AgentRun.objects.create(
-                conversation=conversation, user=user, mode=decision.mode, tier=tier,
-                task_type=decision.task_type, classifier_reason=decision.reason[:300],
-                context_type=conversation.context_type,
-                deadline=deadline_for(decision.mode, helena),
-            )
-            Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
-            transaction.on_commit(lambda: dispatch(run))
-    except RateLimited as exc:
-        raise _refused_by_limit(exc) from None
-    except AdmissionBusy as exc:
-        raise RunRefused(code=exc.code, message=exc.message, status=503) from None
+    with _admitted(user):
+        Message.objects.create(conversation=conversation, role=Message.Role.USER, text=text)
+        run = AgentRun.objects.create(
+            conversation=conversation, user=user, mode=decision.mode, tier=tier,
+            task_type=decision.task_type, classifier_reason=decision.reason[:300],
+            context_type=conversation.context_type,
+            deadline=deadline_for(decision.mode, helena),
+        )
+        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+        transaction.on_commit(lambda: dispatch(run))
     return run
 
 
@@ -204,7 +216,6 @@ def cancel_run(*, run: AgentRun) -> AgentRun:
 
 def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
     """A background run that carries the inline run's messages with a fresh step budget."""
-    from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
     from helena.runs.dispatch import dispatch
     from helena.runs.limits import deadline_for
 
@@ -213,20 +224,14 @@ def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
         raise RunRefused(code="conflict", status=409,
                          message="Nur ein abgeschlossener Inline-Lauf, der nicht fertig wurde, kann im "
                                  "Hintergrund weitergeführt werden.")
-    try:
-        with admission(user), transaction.atomic():
-            admit(user=user)
-            child = AgentRun.objects.create(
-                conversation=run.conversation, user=user, parent=run, mode=AgentRun.Mode.BACKGROUND,
-                tier=run.tier, task_type=run.task_type, classifier_reason="Fortsetzung im Hintergrund",
-                context_type=run.context_type,
-                transcript=run.transcript, deadline=deadline_for(AgentRun.Mode.BACKGROUND),
-            )
-            transaction.on_commit(lambda: dispatch(child))
-    except RateLimited as exc:
-        raise _refused_by_limit(exc) from None
-    except AdmissionBusy as exc:
-        raise RunRefused(code=exc.code, message=exc.message, status=503) from None
+    with _admitted(user):
+        child = AgentRun.objects.create(
+            conversation=run.conversation, user=user, parent=run, mode=AgentRun.Mode.BACKGROUND,
+            tier=run.tier, task_type=run.task_type, classifier_reason="Fortsetzung im Hintergrund",
+            context_type=run.context_type,
+            transcript=run.transcript, deadline=deadline_for(AgentRun.Mode.BACKGROUND),
+        )
+        transaction.on_commit(lambda: dispatch(child))
     return child
 
 
@@ -299,32 +304,27 @@ def _answer_question(*, user: User, conversation: Conversation, question: Pendin
                      text: str) -> AgentRun:
     """The message answers Helena's open question: the paused run resumes in a new run, same mode
     and tier, from its transcript plus the answer; completed steps are not repeated."""
-    from helena.runs.admission import RateLimited, admit
     from helena.runs.dispatch import dispatch
     from helena.runs.limits import deadline_for
 
     paused = question.run
     answer = {"role": "user", "content": f"Antwort auf deine Rückfrage „{question.question}“: {text}"}
-    try:
-        with transaction.atomic():
-            admit(user=user)
-            locked = PendingQuestion.objects.select_for_update().get(pk=question.pk)
-            if locked.answered_at is not None or locked.expired_at is not None:
-                raise RunRefused(code="conflict", status=409,
-                                 message="Diese Rückfrage wurde inzwischen schon beantwortet.")
-            locked.answer, locked.answered_at = text, timezone.now()
-            locked.save(update_fields=["answer", "answered_at"])
-            conv = Conversation.objects.select_for_update().get(pk=conversation.pk)
-            conv.answers = {**conv.answers, locked.answer_key: text}
-            conv.save(update_fields=["answers", "updated_at"])
-            Message.objects.create(conversation=conversation, role=Message.Role.USER, text=text)
-            run = AgentRun.objects.create(
-                conversation=conversation, user=user, parent=paused, mode=paused.mode, tier=paused.tier,
-                task_type=paused.task_type, classifier_reason="Antwort auf Rückfrage",
-                context_type=paused.context_type, transcript=[*paused.transcript, answer],
-                answers_question=locked, deadline=deadline_for(paused.mode),
-            )
-            transaction.on_commit(lambda: dispatch(run))
-    except RateLimited as exc:
-        raise _refused_by_limit(exc) from None
+    with _admitted(user):
+        locked = PendingQuestion.objects.select_for_update().get(pk=question.pk)
+        if locked.answered_at is not None or locked.expired_at is not None:
+            raise RunRefused(code="conflict", status=409,
+                             message="Diese Rückfrage wurde inzwischen schon beantwortet.")
+        locked.answer, locked.answered_at = text, timezone.now()
+        locked.save(update_fields=["answer", "answered_at"])
+        conv = Conversation.objects.select_for_update().get(pk=conversation.pk)
+        conv.answers = {**conv.answers, locked.answer_key: text}
+        conv.save(update_fields=["answers", "updated_at"])
+        Message.objects.create(conversation=conversation, role=Message.Role.USER, text=text)
+        run = AgentRun.objects.create(
+            conversation=conversation, user=user, parent=paused, mode=paused.mode, tier=paused.tier,
+            task_type=paused.task_type, classifier_reason="Antwort auf Rückfrage",
+            context_type=paused.context_type, transcript=[*paused.transcript, answer],
+            answers_question=locked, deadline=deadline_for(paused.mode),
+        )
+        transaction.on_commit(lambda: dispatch(run))
     return run
