@@ -12,7 +12,8 @@ from akten.selectors import akten_for
 from config.errors import NotFound
 from drafts.fields import TOOL_FOR_KIND
 from drafts.models import Draft
-from helena.tools.registry import role_of, roles_for
+from helena.tools.base import role_of
+from helena.tools.registry import roles_for
 
 
 def drafts_for(

@@ -22,7 +22,8 @@ from config.errors import DomainError
 from drafts.fields import KINDS_WITH_AKTE, LABELS, TOOL_FOR_KIND, FieldsInvalid, validate_fields
 from drafts.models import Draft, DraftEvent
 from drafts.selectors import get_draft, kinds_decidable_by, may_decide
-from helena.tools.registry import role_of, roles_for
+from helena.tools.base import role_of
+from helena.tools.registry import roles_for
 
 logger = logging.getLogger(__name__)
 

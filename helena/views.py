@@ -30,7 +30,8 @@ from drafts.selectors import drafts_for
 from helena import selectors, services
 from helena.markdown import render_markdown
 from helena.models import AgentRun, Conversation, Message, PendingQuestion, Plan, RunEvent
-from helena.tools.registry import all_tools, role_of
+from helena.tools.base import role_of
+from helena.tools.registry import all_tools
 
 _HOME_LIMIT = 200
 _ARGUMENT_CHARS = 80

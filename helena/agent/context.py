@@ -12,8 +12,8 @@ from django.utils import timezone
 from akten import selectors
 from akten.models import Akte, Beteiligter
 from helena.agent.prompts import system_prompt
-from helena.tools.base import Tool, ToolContext
-from helena.tools.registry import role_of, tools_for
+from helena.tools.base import Tool, ToolContext, role_of
+from helena.tools.registry import tools_for
 
 
 @dataclass

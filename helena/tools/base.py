@@ -13,10 +13,25 @@ from datetime import datetime
 from typing import Any, Literal
 
 from django.utils import timezone
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 ToolKind = Literal["read", "write", "meta"]
 ALL_ROLES = frozenset({"ADMIN", "ANWALT", "SACHBEARBEITER", "SEKRETARIAT", "PRAKTIKANT"})
+
+
+def role_of(user: Any) -> str:
+    """The role the tool filter applies: superusers count as ADMIN (they see every Akte)."""
+    return "ADMIN" if getattr(user, "sees_all_akten", False) else str(getattr(user, "role", ""))
+
+
+class DauerParams(BaseModel):
+    """A Frist's length as the tools take it (calculate_frist, create_draft_frist)."""
+
+    model_config = ConfigDict(extra="forbid")
+    tage: int = Field(0, ge=0)
+    wochen: int = Field(0, ge=0)
+    monate: int = Field(0, ge=0)
+    jahre: int = Field(0, ge=0)
 
 
 @dataclass
@@ -49,7 +64,7 @@ class ToolContext:
 
     @property
     def role(self) -> str:
-        return "ADMIN" if getattr(self.user, "sees_all_akten", False) else str(self.user.role)
+        return role_of(self.user)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from drafts.fields import FieldsInvalid
 from drafts.models import Draft
 from drafts.services import create_draft, frist_aus_berechnung, vorfrist_for
 from helena.tools.akten import akte_not_found
-from helena.tools.base import Tool, ToolContext, ToolResult
+from helena.tools.base import DauerParams, Tool, ToolContext, ToolResult
 
 _DRAFT_TABLE = Draft._meta.db_table
 _WAITS = (
@@ -101,14 +101,6 @@ create_draft_dokument = Tool(
 
 
 # --------------------------------------------------------------------------- Frist
-
-
-class DauerParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tage: int = Field(0, ge=0)
-    wochen: int = Field(0, ge=0)
-    monate: int = Field(0, ge=0)
-    jahre: int = Field(0, ge=0)
 
 
 class FristParams(_Params):

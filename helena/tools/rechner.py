@@ -20,7 +20,7 @@ from akten.fristen import PRESETS, FristError, berechne, parse_datum
 from akten.kosten import KV_GKG, VV_RVG, KostenError, berechne_gkg, berechne_rvg
 from akten.selectors import get_akte
 from config.errors import NotFound
-from helena.tools.base import Tool, ToolContext, ToolResult
+from helena.tools.base import DauerParams, Tool, ToolContext, ToolResult
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -50,14 +50,6 @@ class _InlineSchema(BaseModel):
 
 
 # --------------------------------------------------------------------------- calculate_frist
-
-
-class DauerParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tage: int = Field(0, ge=0)
-    wochen: int = Field(0, ge=0)
-    monate: int = Field(0, ge=0)
-    jahre: int = Field(0, ge=0)
 
 
 class CalculateFristParams(_InlineSchema):

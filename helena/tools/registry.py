@@ -14,7 +14,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from helena.tools.base import ALL_ROLES, Tool, ToolKind
+from helena.tools.base import ALL_ROLES, Tool, ToolKind, role_of
 
 _MACHINERY = frozenset({"base", "registry", "executor"})
 
@@ -36,11 +36,6 @@ def roles_for(kind: ToolKind, name: str) -> frozenset[str]:
     if name in _SEKRETARIAT_WRITE:
         roles.add("SEKRETARIAT")
     return frozenset(roles)
-
-
-def role_of(user: Any) -> str:
-    """The role the tool filter applies: superusers count as ADMIN (they see every Akte)."""
-    return "ADMIN" if getattr(user, "sees_all_akten", False) else str(getattr(user, "role", ""))
 
 
 def _copy_json(value: Any) -> Any:
