@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from akten.models import User
 from config.errors import NotFound
@@ -90,15 +92,24 @@ def plans_of(*, conversation: Conversation) -> QuerySet[Any]:
     return Plan.objects.filter(conversation=conversation).order_by("created_at")
 
 
-def open_question_of(*, conversation: Conversation, asked_after: Any = None) -> Any:
-    """The conversation's unanswered, unexpired PendingQuestion (ask_user), or None; read only.
+QUESTION_TTL_DAYS = 7  # an ask_user question not answered within this many days lapses
 
-    `asked_after`: ignore a question asked before this moment (it is past its time to live).
+
+def question_is_stale(question: Any, *, now: Any = None) -> bool:
+    """Whether an open question is past its time to live (the services expire it)."""
+    return question.asked_at < (now or timezone.now()) - timedelta(days=QUESTION_TTL_DAYS)
+
+
+def open_question_of(*, conversation: Conversation, include_stale: bool = False) -> Any:
+    """The question the conversation's next message answers (ask_user), or None; read only.
+
+    The one rule: not answered, not expired, and (unless `include_stale`, for the services that
+    expire it) asked within QUESTION_TTL_DAYS.
     """
     from helena.models import PendingQuestion
 
     qs = PendingQuestion.objects.filter(conversation=conversation, answered_at__isnull=True,
-                                        expired_at__isnull=True)
-    if asked_after is not None:
-        qs = qs.filter(asked_at__gte=asked_after)
+                                        expired_at__isnull=True).select_related("run")
+    if not include_stale:
+        qs = qs.filter(asked_at__gte=timezone.now() - timedelta(days=QUESTION_TTL_DAYS))
     return qs.order_by("-asked_at").first()

@@ -12,6 +12,7 @@ from django.utils import timezone
 from akten.models import Akte, User
 from akten.selectors import get_akte
 from config.errors import DomainError, NotFound
+from helena import selectors
 from helena.agent.prompts import CONTEXT_MIN_TIER
 from helena.errorlog import record_error
 from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion, ToolCallLog
@@ -237,7 +238,7 @@ def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
 
 # --- ask_user: questions that pause a run ------------------------------------------------------
 
-QUESTION_TTL_DAYS = 7
+QUESTION_TTL_DAYS = selectors.QUESTION_TTL_DAYS
 
 
 def ask_question(*, run_id: Any, call_id: str, question: str, answer_key: str | None,
@@ -257,16 +258,9 @@ def ask_question(*, run_id: Any, call_id: str, question: str, answer_key: str | 
 
 
 def open_question(*, conversation: Conversation) -> PendingQuestion | None:
-    """The question the conversation's next message answers, if any (expired ones are closed)."""
-    from datetime import timedelta
-
-    from helena.models import PendingQuestion
-
-    question = (PendingQuestion.objects.filter(conversation=conversation, answered_at__isnull=True,
-                                               expired_at__isnull=True).select_related("run").first())
-    if question is None:
-        return None
-    if question.asked_at < timezone.now() - timedelta(days=QUESTION_TTL_DAYS):
+    """The question the conversation's next message answers, if any (a stale one is expired)."""
+    question = selectors.open_question_of(conversation=conversation, include_stale=True)
+    if question is not None and selectors.question_is_stale(question):
         expire_question(question=question)
         return None
     return question

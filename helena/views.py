@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
@@ -20,7 +19,6 @@ from django.db.models import Max, OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 
@@ -255,12 +253,6 @@ def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeStri
     return answer
 
 
-def _open_question(conversation: Conversation) -> PendingQuestion | None:
-    """The question the next message answers (read only: expiring it is the services' job)."""
-    since = timezone.now() - timedelta(days=services.QUESTION_TTL_DAYS)
-    return selectors.open_question_of(conversation=conversation, asked_after=since)
-
-
 def _history(*, request: HttpRequest, conversation: Conversation,
              question: PendingQuestion | None = None) -> list[dict[str, Any]]:
     """User messages and answers in order; an answer is a run (with steps, cards, plans and notices)."""
@@ -389,7 +381,7 @@ def chat(request: HttpRequest, conversation_id: int) -> HttpResponse:
         "tool_labels": tool_labels(),
         "role": role_of(request.user),
     }
-    question = _open_question(conversation)
+    question = selectors.open_question_of(conversation=conversation)  # read only: expiring is a service's
     config["waiting_on_user"] = question is not None  # the next message answers Helena's question
     context = {
         "conversation": conversation,
