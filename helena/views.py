@@ -1,323 +1,28 @@
 """The chat pages: the user's conversations, one conversation, and a finished answer as HTML.
 
-Thin: reads go through helena.selectors (scoped to the user), writes through helena.services.
-The chat page renders the history on the server with the same markup static/helena/chat.js
-builds from live events, so a reload shows finished answers at once and the client only streams
-what is still in progress (PROTOCOL.md "Websocket").
+Thin: reads go through helena.selectors (scoped to the user), writes through helena.services, and
+the history the chat page shows comes from helena.presenter, with the same markup
+static/helena/chat.js builds from live events, so a reload shows finished answers at once and the
+client only streams what is still in progress (PROTOCOL.md "Websocket").
 """
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Max, OuterRef, Subquery
+from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 
 from config.errors import NotFound
-from drafts.cards import render_card
-from drafts.selectors import drafts_for
-from helena import selectors, services
+from helena import presenter, selectors, services
 from helena.markdown import render_markdown
-from helena.models import AgentRun, Conversation, Message, PendingQuestion, Plan, RunEvent
+from helena.models import Conversation, Message, RunEvent
 from helena.tools.base import role_of
-from helena.tools.registry import all_tools
 
-_HOME_LIMIT = 200
-_ARGUMENT_CHARS = 80
-# The argument that says most about a call, in this order; chat.js uses the same list.
-_MAIN_ARGUMENTS = ("query", "question", "objective", "bezeichnung", "titel", "taetigkeit", "message",
-                   "inhalt", "start", "akte_id", "dokument_id", "gegenstandswert", "status")
-# A German note per finish_reason (PROTOCOL.md); chat.js has the same texts.
-FINISH_NOTES = {
-    "cancelled": "Abgebrochen.",
-    "max_steps": "Helena hat die Höchstzahl an Schritten erreicht.",
-    "tool_cap": "Zu viele Werkzeugaufrufe in einem Schritt – die Antwort beruht nur auf den ersten.",
-    "timeout": "Die Zeit für diese Anfrage ist abgelaufen.",
-    "stall": "Helena kam nicht weiter.",
-    "waiting_on_user": "Helena wartet auf deine Antwort.",
-}
-MODE_BADGES = {"inline": "⚡ Inline", "background": "🔄 Hintergrund"}
-# The plan card's texts; chat.js has the same.
-PLAN_ITEM_STATUS = {"pending": "offen", "in_progress": "läuft", "completed": "erledigt",
-                    "failed": "gescheitert", "skipped": "übersprungen"}
-PLAN_VERDICTS = {"approved": "Freigegeben", "rejected": "Abgelehnt"}
-PLAN_REVIEW_HINT = ("Passt der Plan? Antworte einfach im Chat, z. B. „passt, leg los“ oder "
-                    "„füge vorher … hinzu“.")
-_PLAN_EVENTS = ("plan_created", "plan_ready_for_review", "plan_review", "plan_step")
-# Events the history needs (text deltas are replaced by the done event's text).
-_HISTORY_EVENTS = ("reasoning", "tool_call", "tool_result", "draft_created", "warning", "error", "done",
-                   "ask_user",
-                   "plan_created", "plan_ready_for_review", "plan_review", "plan_step")
-
-
-# --------------------------------------------------------------------------- presentation helpers
-
-
-def main_argument(arguments: Any) -> str:
-    """The one argument shown next to a tool's label ("Durchsuche Gesetze: Kündigungsfrist")."""
-    if not isinstance(arguments, dict):
-        return ""
-    for key in (*_MAIN_ARGUMENTS, *arguments):
-        value = arguments.get(key)
-        if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value).strip():
-            text = " ".join(str(value).split())
-            return text if len(text) <= _ARGUMENT_CHARS else text[: _ARGUMENT_CHARS - 1] + "…"
-    return ""
-
-
-def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-
-
-def source_text(source: Any) -> str:
-    """One source of a tool result as a line: the citation, else title or table and id."""
-    if not isinstance(source, dict):
-        return _shown(source)
-    for key in ("citation", "title", "url"):
-        if source.get(key):
-            return str(source[key])
-    return " ".join(str(source[k]) for k in ("corpus", "table", "id") if source.get(k))
-
-
-def run_tooltip(*, tier: Any, model: str, provider: str) -> str:
-    """'Stufe 2 · qwen3:8b (ollama)': which model answered, for the badge's title."""
-    text = f"Stufe {tier}"
-    if model:
-        text += f" · {model}"
-        if provider:
-            text += f" ({provider})"
-    return text
-
-
-@dataclass
-class PlanItemView:
-    position: int
-    description: str
-    acceptance_criteria: str
-    status: str
-    label: str
-    attempts: int
-    result: str
-
-
-@dataclass
-class PlanCard:
-    """A plan in its last stored state, as chat.js builds it from the plan events."""
-
-    plan_id: str
-    objective: str
-    version: int
-    items: list[PlanItemView]
-    revision: str = ""  # "Plan überarbeitet (Version 3): …" after a replan
-    verdict: str = ""  # approved/rejected (agent_review)
-    verdict_label: str = ""
-    notes: str = ""
-    hint: str = ""  # PLAN_REVIEW_HINT while the plan waits for the user's review (draft_only)
-
-
-def plan_card(plan: Plan) -> PlanCard:
-    items = []
-    for item in plan.items if isinstance(plan.items, list) else []:
-        if not isinstance(item, dict):
-            continue
-        status = str(item.get("status") or "pending")
-        items.append(PlanItemView(
-            position=int(item.get("position") or len(items) + 1),
-            description=str(item.get("description") or ""),
-            acceptance_criteria=str(item.get("acceptance_criteria") or ""), status=status,
-            label=PLAN_ITEM_STATUS.get(status, status), attempts=int(item.get("attempts") or 0),
-            result=str(item.get("result") or ""),
-        ))
-    card = PlanCard(plan_id=str(plan.pk), objective=plan.objective, version=plan.version, items=items,
-                    hint=PLAN_REVIEW_HINT if plan.status == Plan.Status.PENDING_REVIEW else "")
-    last = plan.revisions[-1] if isinstance(plan.revisions, list) and plan.revisions else None
-    if isinstance(last, dict):
-        version = int(last.get("version") or 0) + 1
-        reason = str(last.get("reason") or "")
-        card.revision = f"Plan überarbeitet (Version {version})" + (f": {reason}" if reason else "")
-    review = plan.review if isinstance(plan.review, dict) else {}
-    if review.get("verdict"):
-        card.verdict = str(review["verdict"])
-        card.verdict_label = PLAN_VERDICTS.get(card.verdict, card.verdict)
-        card.notes = str(review.get("notes") or "")
-    return card
-
-
-@dataclass
-class Step:
-    call_id: str
-    tool: str
-    label: str
-    argument: str
-    arguments: list[tuple[str, str]]
-    done: bool = False
-    ok: bool = True
-    summary: str = ""
-    error: str = ""
-    sources: list[str] = field(default_factory=list)
-    reasoning: str = ""  # a reasoning step ("Überlegung"): the model's thinking, collapsed
-
-
-@dataclass
-class Answer:
-    """One run as the chat shows it."""
-
-    run: AgentRun
-    badge: str
-    tooltip: str
-    last_seq: int
-    active: bool
-    html: SafeString | str = ""
-    steps: list[Step] = field(default_factory=list)
-    cards: list[SafeString] = field(default_factory=list)
-    plans: list[PlanCard] = field(default_factory=list)  # plans this run created
-    plan_refs: list[tuple[str, str]] = field(default_factory=list)  # (plan_id, objective) of earlier plans
-    question: str = ""  # what Helena asked (ask_user)
-    waiting: bool = False  # the question is still open
-    notices: list[tuple[str, str]] = field(default_factory=list)  # (kind, text): warning/error/info
-    continue_offered: bool = False
-
-
-def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeString],
-            labels: dict[str, str], has_child: bool, plans: dict[str, PlanCard] | None = None,
-            homes: dict[str, Any] | None = None, waiting: bool = False) -> Answer:
-    """`plans` are the conversation's plan cards by id, `homes` the run each card is shown in."""
-    plans, homes = plans or {}, homes or {}
-    answer = Answer(run=run, badge=MODE_BADGES.get(run.mode, run.mode),
-                    tooltip=run_tooltip(tier=run.tier, model=run.model, provider=run.provider),
-                    last_seq=run.last_seq or 0, active=run.active, cards=cards)
-    if answer.active:
-        answer.last_seq = 0  # chat.js asks for all its events and builds the bubble itself
-        answer.cards = []
-        return answer
-    answer.plans = [card for plan_id, card in plans.items() if homes.get(plan_id) == run.pk]
-    answer.waiting = waiting and run.finish_reason == "waiting_on_user"
-    steps: dict[str, Step] = {}
-    for event in events:
-        kind = event["type"]
-        if kind == "reasoning":
-            delta = str(event.get("delta") or "")
-            last = answer.steps[-1] if answer.steps else None
-            if last is not None and last.reasoning:  # the same stretch of reasoning goes on
-                last.reasoning += delta
-            elif delta.strip():
-                answer.steps.append(Step(call_id="", tool="", label="Überlegung", argument="", arguments=[],
-                                         done=True, reasoning=delta.lstrip()))
-        elif kind == "tool_call":
-            arguments = event.get("arguments") or {}
-            step = Step(call_id=str(event.get("call_id", "")), tool=str(event.get("tool", "")),
-                        label=labels.get(str(event.get("tool", "")), str(event.get("tool", ""))),
-                        argument=main_argument(arguments),
-                        arguments=[(str(k), _shown(v)) for k, v in arguments.items()]
-                        if isinstance(arguments, dict) else [])
-            answer.steps.append(step)
-            steps[step.call_id] = step
-        elif kind == "tool_result":
-            step = steps.get(str(event.get("call_id", "")))
-            if step is None:
-                continue
-            step.done, step.ok = True, bool(event.get("ok"))
-            step.summary, step.error = str(event.get("summary") or ""), str(event.get("error") or "")
-            sources = event.get("source") or []
-            step.sources = [source_text(s) for s in (sources if isinstance(sources, list) else [sources])]
-        elif kind == "warning":
-            answer.notices.append(("warning", str(event.get("message", ""))))
-        elif kind == "error":
-            answer.notices.append(("error", str(event.get("message", ""))))
-        elif kind == "done":
-            answer.html = render_markdown(event.get("text") or "")
-            reason = event.get("finish_reason", "")
-            if reason in FINISH_NOTES:
-                note_kind = "cancelled" if reason == "cancelled" else "info"
-                answer.notices.append((note_kind, FINISH_NOTES[reason]))
-            if run.mode == AgentRun.Mode.BACKGROUND and reason not in ("cancelled", "error"):
-                answer.notices.append(("done", "Hintergrundaufgabe abgeschlossen."))
-            answer.continue_offered = bool(event.get("continue_offered")) and not has_child
-        elif kind == "ask_user":
-            answer.question = str(event.get("question") or "")
-        elif kind in _PLAN_EVENTS:
-            plan_id = str(event.get("plan_id") or "")
-            card = plans.get(plan_id)
-            if card is not None and homes.get(plan_id) != run.pk and all(
-                    ref != plan_id for ref, _ in answer.plan_refs):
-                answer.plan_refs.append((plan_id, card.objective))
-    return answer
-
-
-def _history(*, request: HttpRequest, conversation: Conversation,
-             question: PendingQuestion | None = None) -> list[dict[str, Any]]:
-    """User messages and answers in order; an answer is a run (with steps, cards, plans and notices)."""
-    runs = list(
-        AgentRun.objects.filter(conversation=conversation)
-        .annotate(last_seq=Max("events__seq"))
-        .order_by("created_at")
-    )
-    events: dict[Any, list[dict[str, Any]]] = defaultdict(list)
-    for event in RunEvent.objects.filter(run__conversation=conversation, type__in=_HISTORY_EVENTS).order_by(
-        "run_id", "seq"
-    ):
-        events[event.run_id].append(event.as_dict())
-    cards: dict[Any, list[SafeString]] = defaultdict(list)
-    drafts = drafts_for(user=request.user).filter(run__conversation=conversation).order_by("created_at")
-    for draft in drafts:
-        cards[draft.run_id].append(render_card(draft=draft, user=request.user, request=request))
-    parents = {run.parent_id for run in runs if run.parent_id}
-    labels = tool_labels()
-    plans, homes = _plan_cards(conversation=conversation, runs=runs, events=events)
-    items: list[tuple[Any, int, dict[str, Any]]] = []
-    for run in runs:
-        answer = _answer(run=run, events=events[run.pk], cards=cards[run.pk], labels=labels,
-                         has_child=run.pk in parents, plans=plans, homes=homes,
-                         waiting=question is not None and question.run_id == run.pk)
-        items.append((run.created_at, 1, {"kind": "answer", "answer": answer}))
-    for message in conversation.messages.all():
-        if message.role == Message.Role.USER:
-            items.append((message.created_at, 0, {"kind": "user", "message": message}))
-        elif message.run_id is None:  # an answer whose run is gone
-            html = render_markdown(message.text)
-            items.append((message.created_at, 1, {"kind": "assistant", "html": html}))
-    items.sort(key=lambda item: (item[0], item[1]))
-    return [item for _, _, item in items]
-
-
-def _plan_cards(*, conversation: Conversation, runs: list[AgentRun],
-                events: dict[Any, list[dict[str, Any]]]) -> tuple[dict[str, PlanCard], dict[str, Any]]:
-    """The conversation's plans as cards, and the run whose answer shows each: the run that made
-    it (as in chat.js, where plan_created first draws the card), else the first run naming it."""
-    plans = list(selectors.plans_of(conversation=conversation))
-    cards = {str(plan.pk): plan_card(plan) for plan in plans}
-    run_ids = {run.pk for run in runs}
-    homes: dict[str, Any] = {}
-    for plan in plans:
-        if plan.run_id in run_ids:
-            homes[str(plan.pk)] = plan.run_id
-    for run in runs:
-        for event in events[run.pk]:
-            plan_id = str(event.get("plan_id") or "")
-            if event["type"] in _PLAN_EVENTS and plan_id in cards:
-                homes.setdefault(plan_id, run.pk)
-    return cards, homes
-
-
-def tool_labels() -> dict[str, str]:
-    """{tool name: German label} for the step lines."""
-    return {name: tool.label or name for name, tool in all_tools().items()}
-
-
-def context_label(conversation: Conversation) -> str:
-    """'Akte 1/26 Meier ./. Stahlbau GmbH', else the context's name ('Allgemein')."""
-    if conversation.akte_id and conversation.akte:
-        return f"Akte {conversation.akte.aktenzeichen} {conversation.akte.kurzrubrum}"
-    return conversation.get_context_type_display()
+HOME_LIMIT = 200  # conversations listed on the home page
 
 
 # --------------------------------------------------------------------------- views
@@ -333,7 +38,7 @@ def home(request: HttpRequest) -> HttpResponse:
     conversations = (
         selectors.conversations_for(user=request.user)
         .annotate(first_question=Subquery(first_question.values("text")[:1]))
-        .order_by("-updated_at")[:_HOME_LIMIT]
+        .order_by("-updated_at")[:HOME_LIMIT]
     )
     contexts = [(value, label) for value, label in Conversation.ContextType.choices
                 if value != Conversation.ContextType.AKTE]
@@ -378,15 +83,15 @@ def chat(request: HttpRequest, conversation_id: int) -> HttpResponse:
         "conversation_id": str(conversation.pk),
         "ws_path": f"/ws/helena/conversations/{conversation.pk}/",
         "answer_url": reverse("helena:answer", args=["00000000-0000-0000-0000-000000000000"]),
-        "tool_labels": tool_labels(),
+        "tool_labels": presenter.tool_labels(),
         "role": role_of(request.user),
     }
     question = selectors.open_question_of(conversation=conversation)  # read only: expiring is a service's
     config["waiting_on_user"] = question is not None  # the next message answers Helena's question
     context = {
         "conversation": conversation,
-        "context_label": context_label(conversation),
-        "history": _history(request=request, conversation=conversation, question=question),
+        "context_label": presenter.context_label(conversation),
+        "history": presenter.history(request=request, conversation=conversation, question=question),
         "question": question,
         "chat_config": config,
         "modes": [("auto", "Automatisch"), ("inline", "Sofort"), ("background", "Im Hintergrund")],
