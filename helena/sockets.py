@@ -45,16 +45,17 @@ async def register(*, user_id: int, channel: str) -> bool:
     key, now = KEY.format(user_id=user_id), time.time()
     try:
         redis = _clients.get()
-        # Count itself in first, in one transaction, and see where it stands: entries are ordered by
-        # expiry, so a socket just opened ranks behind every live one. Sockets opening at the same
-        # moment each see the others, and only those ranked past the limit step back.
+        # Count itself in and count, in one transaction: a socket stays only if, with it, there are
+        # at most `limit` entries. Admitted sockets stay counted, so however many open at the same
+        # moment, the k-th to stay saw at least k entries: never more than `limit` stay. (A refused
+        # one counts for the moment until it is taken out again.)
         async with redis.pipeline(transaction=True) as pipe:
             pipe.zremrangebyscore(key, "-inf", now)
             pipe.zadd(key, {channel: now + ttl()})
             pipe.expire(key, int(ttl()) + 1)
-            pipe.zrank(key, channel)
-            *_, rank = await pipe.execute()
-        if rank is not None and rank >= limit():
+            pipe.zcard(key)
+            *_, count = await pipe.execute()
+        if count > limit():
             await redis.zrem(key, channel)
             return False
     except Exception:

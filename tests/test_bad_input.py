@@ -302,7 +302,7 @@ def test_open_sockets_per_user_are_limited(kanzlei: Kanzlei, asgi_server: str) -
     async def opened(ws: Any) -> bool:
         """Open, or refused with 4429 (an error event, then the close)."""
         try:
-            frame = await asyncio.wait_for(ws.recv(), 1.5)
+            frame = await asyncio.wait_for(ws.recv(), 5)
         except TimeoutError:
             return True
         except ConnectionClosed:
