@@ -8,7 +8,7 @@ from typing import Literal
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
 
-from config.errors import NOT_BLANK, errors
+from config.errors import errors
 from helena import selectors, services
 from helena.models import AgentRun
 
@@ -42,8 +42,9 @@ class ConversationOut(Schema):
 
 
 class MessageIn(Schema):
-    text: str = Field(..., max_length=services.MAX_MESSAGE_CHARS, pattern=NOT_BLANK,
-                      description="Leerraum am Anfang und Ende wird entfernt.")
+    text: str = Field(..., max_length=services.MAX_MESSAGE_CHARS,
+                      description="Leerraum am Anfang und Ende wird entfernt; eine leere Nachricht "
+                                  "beantwortet Helena mit einer Rückfrage.")
     mode: Literal["auto", "inline", "background"] = "auto"
 
 

@@ -168,8 +168,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     async def _user_message(self, frame: dict[str, Any]) -> None:
         text, mode = frame.get("text"), frame.get("mode", "auto")
-        if not isinstance(text, str) or not text.strip():
-            raise RunRefused(code="invalid_message", message="Das Feld „text“ fehlt oder ist leer.")
+        if not isinstance(text, str):  # a blank text is a message (services answer it), a missing one not
+            raise RunRefused(code="invalid_message", message="Das Feld „text“ fehlt.")
         if not isinstance(mode, str):
             raise RunRefused(code="invalid_message", message="„mode“ muss auto, inline oder background sein.")
         await database_sync_to_async(services.start_run)(

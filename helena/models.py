@@ -114,6 +114,8 @@ class Message(models.Model):
 class AgentRun(models.Model):
     """One execution of the loop for one user message (or a continuation)."""
 
+    BLANK_TASK = "leere_nachricht"  # task_type of a run answering a blank message (no model asked)
+
     class Mode(models.TextChoices):
         INLINE = "inline", "Inline"
         BACKGROUND = "background", "Hintergrund"

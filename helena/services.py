@@ -126,7 +126,7 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
 
     text = (text or "").strip()
     if not text:
-        raise RunRefused(code="invalid_message", message="Die Nachricht ist leer.")
+        return _blank_message(user=user, conversation=conversation)
     if len(text) > MAX_MESSAGE_CHARS:
         raise RunRefused(code="invalid_message",
                          message=f"Die Nachricht ist zu lang (höchstens {MAX_MESSAGE_CHARS} Zeichen).")
@@ -151,6 +151,24 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
             task_type=decision.task_type, classifier_reason=decision.reason[:300],
             context_type=conversation.context_type,
             deadline=deadline_for(decision.mode, helena),
+        )
+        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+        transaction.on_commit(lambda: dispatch(run))
+    return run
+
+
+def _blank_message(*, user: User, conversation: Conversation) -> AgentRun:
+    """A blank message is no error (PROTOCOL.md): Helena answers it with a short clarifying question,
+    in a run like any other (admitted, streamed, stored), which needs no model."""
+    from helena.runs.dispatch import dispatch
+    from helena.runs.limits import deadline_for
+
+    with _admitted(user):
+        run = AgentRun.objects.create(
+            conversation=conversation, user=user, mode=AgentRun.Mode.INLINE, tier=1,
+            task_type=AgentRun.BLANK_TASK,
+            classifier_reason="leere Nachricht", context_type=conversation.context_type,
+            deadline=deadline_for(AgentRun.Mode.INLINE),
         )
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
         transaction.on_commit(lambda: dispatch(run))

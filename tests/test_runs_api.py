@@ -107,13 +107,24 @@ def test_other_users_conversation_and_run_are_404(kanzlei: Kanzlei, tiers: Scrip
     assert Message.objects.filter(conversation_id=conv_id).count() == 2
 
 
-@pytest.mark.parametrize("body", [{"text": ""}, {"text": "x" * 20_001}, {"text": "Hi", "mode": "turbo"}, {}])
+@pytest.mark.parametrize("body", [{"text": "x" * 20_001}, {"text": "Hi", "mode": "turbo"}, {}])
 def test_bad_messages_are_refused_and_create_nothing(kanzlei: Kanzlei, body: dict) -> None:
     client = kanzlei.client("anwalt")
     _, conv = post(client, "/helena/conversations", {})
     status, response = post(client, f"/helena/conversations/{conv['id']}/messages", body)
     assert status in (422,) and response["code"] in ("invalid_message", "invalid_input")
     assert not Message.objects.exists() and not AgentRun.objects.exists()
+
+
+def test_a_blank_message_is_answered_with_a_clarifying_question(kanzlei: Kanzlei) -> None:
+    """PROTOCOL.md: not an error; a run like any other, which needs no model (none is configured)."""
+    client = kanzlei.client("anwalt")
+    _, conv = post(client, "/helena/conversations", {})
+    status, body = post(client, f"/helena/conversations/{conv['id']}/messages", {"text": "  \n "})
+    assert status == 202
+    run = wait(client, body["run_id"])
+    assert run["status"] == "finished" and "Wobei kann ich dir helfen?" in run["text"]
+    assert [e["type"] for e in events(client, body["run_id"])] == ["run_started", "text", "done"]
 
 
 def test_rate_limit_refuses_with_429_and_creates_nothing(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:

@@ -213,6 +213,26 @@ def test_cancel_over_the_socket(kanzlei: Kanzlei, asgi_server: str, tiers) -> No
     assert wait(kanzlei.client("anwalt"), seen[0]["run_id"])["status"] == "cancelled"
 
 
+def test_a_blank_message_gets_a_clarifying_question(kanzlei: Kanzlei, asgi_server: str) -> None:
+    """PROTOCOL.md: a blank user_message is no error; Helena answers it with a short clarifying
+    question, in a run like any other (no model needed for it)."""
+    conversation = _conversation(kanzlei)
+
+    async def go() -> list[dict[str, Any]]:
+        async with connect(_url(asgi_server, conversation.pk),
+                           additional_headers=_bearer(kanzlei, "anwalt")) as ws:
+            await ws.send(json.dumps({"type": "user_message", "text": "   "}))
+            return await _until_done(ws)
+
+    seen = _run(go())
+    assert [e["type"] for e in seen] == ["run_started", "text", "done"]
+    assert "Wobei kann ich dir helfen?" in seen[1]["delta"]
+    assert seen[-1]["finish_reason"] == "stop" and seen[-1]["text"] == seen[1]["delta"]
+    run = AgentRun.objects.get(pk=seen[0]["run_id"])
+    assert run.status == "finished" and run.text == seen[1]["delta"]
+    assert Message.objects.get(conversation=conversation, role="assistant").text == run.text
+
+
 def test_bad_frames_get_errors_and_change_nothing(kanzlei: Kanzlei, asgi_server: str, tiers) -> None:
     conversation = _conversation(kanzlei)
     other_run = AgentRun.objects.create(conversation=_conversation(kanzlei, "sachbearbeiter"),
@@ -222,13 +242,12 @@ def test_bad_frames_get_errors_and_change_nothing(kanzlei: Kanzlei, asgi_server:
         (json.dumps([1, 2]), "invalid_message", "type"),
         (json.dumps({"type": "loeschen"}), "invalid_message", "Unbekannter Nachrichtentyp"),
         (json.dumps({"type": "user_message"}), "invalid_message", "text"),
-        (json.dumps({"type": "user_message", "text": "   "}), "invalid_message", "leer"),
         (json.dumps({"type": "user_message", "text": "x" * 20_001}), "invalid_message", "zu lang"),
         (_message("hallo", mode="schnell"), "invalid_message", "Modus"),
         (json.dumps({"type": "cancel"}), "invalid_message", "run_id"),
         (json.dumps({"type": "cancel", "run_id": str(other_run.pk)}), "not_found", "nicht gefunden"),
         (json.dumps({"type": "sync", "after": {"x": "y"}}), "invalid_message", "after"),
-        (json.dumps({"type": "user_message", "text": "", "client_id": "m7"}), "invalid_message", "leer"),
+        (json.dumps({"type": "user_message", "client_id": "m7"}), "invalid_message", "text"),
     ]
 
     async def go() -> list[dict[str, Any]]:

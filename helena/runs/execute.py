@@ -19,10 +19,10 @@ from django.utils import timezone
 
 from helena.agent.context import RunSetup, prepare_run
 from helena.agent.events import done_fields
-from helena.agent.loop import Limits, run_agent
+from helena.agent.loop import AgentResult, Limits, run_agent
 from helena.aio import PerLoop
 from helena.db import db, run_context
-from helena.llm.base import LLMError
+from helena.llm.base import LLMError, Usage
 from helena.llm.http import aclose_model
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message
 from helena.privacy import privacy_for
@@ -128,6 +128,9 @@ async def _execute(run_id: Any) -> None:
     if claimed.setup is None:
         await finish_without_loop(run=run, reason="cancelled", code="cancelled", message="Abgebrochen.")
         return
+    if run.task_type == AgentRun.BLANK_TASK:
+        await _clarify(run=run, claimed=claimed)
+        return
     try:
         resolved = await router.resolve(tier=run.tier, cloud_allowed=claimed.opt_in,
                                         configs=claimed.configs, privacy=claimed.privacy)
@@ -135,6 +138,24 @@ async def _execute(run_id: Any) -> None:
         await finish_without_loop(run=run, reason="error", code=exc.code, message=str(exc))
         return
     await _run_loop(run=run, resolved=resolved, claimed=claimed)
+
+
+CLARIFYING_QUESTION = ("Deine Nachricht war leer. Wobei kann ich dir helfen? Du kannst mich zum Beispiel "
+                       "nach einer Frist, einer Akte, einer Vorschrift oder den Gebühren fragen.")
+
+
+async def _clarify(*, run: AgentRun, claimed: _Claimed) -> None:
+    """The answer to a blank message: a short clarifying question, streamed and stored like any
+    answer, without asking a model (there is nothing to ask it)."""
+    emitter = PersistentEmitter(run=run, next_seq=claimed.next_seq)
+    await emitter.emit("run_started", mode=run.mode, tier=run.tier, model="", provider="",
+                       max_steps=claimed.limits.max_steps, message="")
+    await emitter.emit("text", delta=CLARIFYING_QUESTION)
+    await emitter.emit("done", **done_fields(finish_reason="stop", text=CLARIFYING_QUESTION))
+    await emitter.flush()
+    result = AgentResult(finish_reason="stop", text=CLARIFYING_QUESTION, usage=Usage(), steps=0,
+                         messages=[{"role": "assistant", "content": CLARIFYING_QUESTION}])
+    await db(_record_outcome, run_pk=run.pk, result=result)
 
 
 def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
