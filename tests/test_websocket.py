@@ -228,9 +228,9 @@ def test_a_blank_message_gets_a_clarifying_question(kanzlei: Kanzlei, asgi_serve
     assert [e["type"] for e in seen] == ["run_started", "text", "done"]
     assert "Wobei kann ich dir helfen?" in seen[1]["delta"]
     assert seen[-1]["finish_reason"] == "stop" and seen[-1]["text"] == seen[1]["delta"]
-    run = AgentRun.objects.get(pk=seen[0]["run_id"])
-    assert run.status == "finished" and run.text == seen[1]["delta"]
-    assert Message.objects.get(conversation=conversation, role="assistant").text == run.text
+    run = wait(kanzlei.client("anwalt"), seen[0]["run_id"])  # the outcome is recorded after `done`
+    assert run["status"] == "finished" and run["text"] == seen[1]["delta"]
+    assert Message.objects.get(conversation=conversation, role="assistant").text == run["text"]
 
 
 def test_bad_frames_get_errors_and_change_nothing(kanzlei: Kanzlei, asgi_server: str, tiers) -> None:
