@@ -111,6 +111,26 @@ def test_general_chat_reading_two_akten_sends_no_client_data_to_the_cloud(
     assert Message.objects.get(run_id=run_id, role="assistant").text == run["text"]
 
 
+def test_a_typed_name_is_learned_only_from_akten_the_user_may_see(
+    parties: Kanzlei, server: ScriptedLLMServer
+) -> None:
+    """Hans Meier is a client in Akte A. The anwalt may see A: the name goes out as a placeholder.
+    The praktikant may not: no placeholder kind may tell the model, or the answer, that he is a
+    client of the firm; only the patterns apply to what the praktikant typed."""
+    cloud_tier(server)
+    allow_cloud()
+    server.respond_with(lambda request: {"text": "Dazu habe ich nichts."})
+    question = "Was ist mit Hans Meier?"
+    for username in ("anwalt", "praktikant"):
+        client = parties.client(username)
+        _, run_id = ask(client, question, mode="inline")
+        assert wait(client, run_id)["status"] == "finished"
+    first, second = (json.dumps(r["messages"][-1], ensure_ascii=False)
+                     for r in server.requests_to("/v1/chat/completions"))
+    assert "Hans Meier" not in first and "[MANDANT_1]" in first
+    assert "[MANDANT_" not in second and "Hans Meier" in second
+
+
 def test_earlier_answers_in_the_history_are_redacted_in_the_next_run(
     parties: Kanzlei, server: ScriptedLLMServer
 ) -> None:
