@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.http.request import validate_host
 from ninja.security import HttpBearer, SessionAuth
 
-from akten.services import user_for_token
+from akten.users import user_for_token
 
 
 class BearerTokenAuth(HttpBearer):

@@ -12,7 +12,7 @@ moved to a Werktag of the Akte's Bundesland, and Fristen with a statutory length
 Idempotent: every record is looked up by a natural key that contains no date (Akte by
 Aktenzeichen; Beteiligter by Akte+Rolle+Name; Frist by Akte+Bezeichnung; Dokument by
 Akte+Titel; Zeiterfassung by Akte+User+Tätigkeit; Notiz by Akte+Verfasser+Titel; Alert by
-Akte+Empfänger+Meldung; Muster by Titel, see helena.knowledge.demo) and only created when
+Akte+Empfänger+Meldung) and only created when
 missing, so a re-run, even on a later day, adds nothing and leaves existing rows (and changes
 made while demoing) alone. Only the passwords of the five users are set again, and their role is
 corrected if it differs.
@@ -60,7 +60,6 @@ from akten.models import (
     Zeiterfassung,
 )
 from akten.services import grant_access
-from helena.knowledge.demo import MUSTER, seed_muster
 
 DEFAULT_PASSWORD = "helena-demo"
 KANZLEI = "Brandt & Hartmann Rechtsanwälte"
@@ -190,7 +189,6 @@ class DemoSummary:
     notizen: int
     alerts: int
     zugriffe: int
-    muster: int  # Kanzleimuster of helena.knowledge.demo
     neu_angelegt: int
 
 
@@ -1586,8 +1584,6 @@ def seed_demo_kanzlei(*, password: str, heute: date | None = None) -> DemoSummar
         )
         count.add("alerts", created)
 
-    neue_muster = seed_muster()
-
     offen = Frist.objects.filter(akte__in=akten.values(), erledigt=False)
     return DemoSummary(
         benutzer=tuple((u.username, u.get_role_display()) for u in users.values()),
@@ -1601,7 +1597,6 @@ def seed_demo_kanzlei(*, password: str, heute: date | None = None) -> DemoSummar
         notizen=count.anzahl["notizen"],
         alerts=count.anzahl["alerts"],
         zugriffe=count.anzahl["zugriffe"],
-        muster=len(MUSTER),
-        neu_angelegt=count.neu + neue_muster,
+        neu_angelegt=count.neu,
     )
 

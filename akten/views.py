@@ -1,7 +1,7 @@
 """HTML pages of the Akten: the user's list and a compact read view of one Akte.
 
-Read-only and scoped through akten.selectors; the Akte page also shows the drafts still waiting
-for a decision, as the same cards the chat shows.
+Read-only and scoped through akten.selectors; other apps add sections to the Akte page through
+akten/panels.py (the drafts waiting for a decision, for instance).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from akten.panels import panels_for
 from akten.selectors import (
     NotFound,
     akten_for,
@@ -25,9 +26,6 @@ from akten.selectors import (
     notizen_for,
     zeiterfassung_for,
 )
-from drafts.cards import render_card
-from drafts.models import Draft
-from drafts.selectors import drafts_for
 
 
 @login_required
@@ -58,7 +56,6 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
     zeiten = zeiterfassung_for(user=user, akte_id=akte.pk)
     summen = zeiten.aggregate(gesamt=Sum("dauer_minuten"),
                               abrechenbar=Sum("dauer_minuten", filter=Q(abrechenbar=True)))
-    pending = drafts_for(user=user, akte_id=akte.pk, status=Draft.Status.PENDING)
     context = {
         "akte": akte,
         "heute": heute,
@@ -70,6 +67,6 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
         "zeiten": zeiten,
         "summe_minuten": summen["gesamt"] or 0,
         "summe_abrechenbar": summen["abrechenbar"] or 0,
-        "cards": [render_card(draft=d, user=user, request=request) for d in pending],
+        "panels": panels_for(request, akte),
     }
     return render(request, "akten/detail.html", context)

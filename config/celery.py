@@ -21,10 +21,11 @@ def _prepare_worker(**_kwargs: Any) -> None:
     share its sockets): each child opens its own. And the garbage collector is tuned
     (config/gc_tuning.py).
     """
-    import django
-    from django.db import connections
+    # Imported here, not at the top: config/__init__ imports this module before Django is set up.
+    import django  # noqa: PLC0415
+    from django.db import connections  # noqa: PLC0415
 
-    from config.gc_tuning import tune
+    from config.gc_tuning import tune  # noqa: PLC0415
 
     django.setup()
     for connection in connections.all():

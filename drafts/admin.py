@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from config.admin_base import ReadOnlyAdminMixin
 from drafts.models import Draft, DraftEvent
-from helena.admin import ReadOnlyAdminMixin
 
 
 class DraftEventInline(ReadOnlyAdminMixin, admin.TabularInline):

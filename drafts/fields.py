@@ -24,7 +24,7 @@ from akten.fristen import FristError, parse_datum
 from akten.models import Akte
 from config.errors import DomainError, describe_validation_errors, error_text
 
-# Which write tool makes which kind; the tool's roles (helena.tools.registry.roles_for) are the
+# Which write tool makes which kind; the tool's roles (drafts/roles.py) are the
 # roles that may decide such a draft (PROTOCOL.md).
 TOOL_FOR_KIND: dict[str, str] = {
     "dokument": "create_draft_dokument",

@@ -11,6 +11,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 
 
 class Draft(models.Model):
@@ -105,8 +106,6 @@ class Draft(models.Model):
         """Where a person finds the created record: the Akte page, anchored at the record."""
         if not self.record_id or self.akte_id is None:
             return None
-        from django.urls import reverse
-
         url = reverse("akten:detail", args=[self.akte_id])
         return url if self.record_type == "akte" else f"{url}#{self.record_type}-{self.record_id}"
 

@@ -10,10 +10,8 @@ from django.db.models import Q, QuerySet
 from akten.models import User
 from akten.selectors import akten_for
 from config.errors import NotFound
-from drafts.fields import TOOL_FOR_KIND
 from drafts.models import Draft
-from helena.tools.base import role_of
-from helena.tools.registry import roles_for
+from drafts.roles import kinds_decidable_by
 
 
 def drafts_for(
@@ -49,12 +47,6 @@ def get_draft(*, user: User, draft_id: str | uuid.UUID) -> Draft:
         return drafts_for(user=user).get(pk=pk)
     except Draft.DoesNotExist:
         raise NotFound from None
-
-
-def kinds_decidable_by(user: User) -> list[str]:
-    """The kinds whose making tool the user's role may use (PROTOCOL.md role filter)."""
-    role = role_of(user)
-    return [kind for kind, tool in TOOL_FOR_KIND.items() if role in roles_for("write", tool)]
 
 
 def may_decide(*, user: User, draft: Draft) -> bool:

@@ -21,9 +21,8 @@ from akten.selectors import get_akte
 from config.errors import DomainError
 from drafts.fields import KINDS_WITH_AKTE, LABELS, TOOL_FOR_KIND, FieldsInvalid, validate_fields
 from drafts.models import Draft, DraftEvent
-from drafts.selectors import get_draft, kinds_decidable_by, may_decide
-from helena.tools.base import role_of
-from helena.tools.registry import roles_for
+from drafts.roles import kinds_decidable_by, may_make
+from drafts.selectors import get_draft, may_decide
 
 logger = logging.getLogger(__name__)
 
@@ -149,7 +148,7 @@ def create_draft(
     """
     if kind not in TOOL_FOR_KIND:
         raise FieldsInvalid(f"Unbekannte Entwurfsart „{kind}“.")
-    if role_of(user) not in roles_for("write", TOOL_FOR_KIND[kind]):
+    if not may_make(user, kind):
         raise PermissionDenied("Deine Rolle darf solche Entwürfe nicht anlegen.")
     akte = None
     if akte_id not in (None, ""):
@@ -158,10 +157,6 @@ def create_draft(
         raise FieldsInvalid("Für diesen Entwurf muss eine Akte angegeben werden (akte_id).")
     clean = validate_fields(kind, fields)
     context = dict(context or {})
-    if run_id and not conversation_id:  # the card belongs to the chat the run streams to
-        from helena.models import AgentRun
-
-        conversation_id = AgentRun.objects.filter(pk=run_id).values_list("conversation_id", flat=True).first()
     draft = Draft(
         kind=kind, fields=clean, context=context, akte=akte, requested_by=user, run_id=run_id,
         conversation_id=conversation_id, tool=tool or TOOL_FOR_KIND[kind],

@@ -20,7 +20,8 @@ from akten.selectors import akten_for
 from config.errors import NotFound
 from drafts.cards import EDIT_MARKER, display_name, fields_from_form, is_fetch, render_card, safe_next
 from drafts.models import Draft
-from drafts.selectors import decidable_drafts_for, get_draft, kinds_decidable_by, may_decide
+from drafts.roles import kinds_decidable_by
+from drafts.selectors import decidable_drafts_for, get_draft, may_decide
 from drafts.services import AlreadyDecided, DecisionForbidden, FieldsInvalid, approve_draft, reject_draft
 
 _NOT_FOUND_FRAGMENT = (

@@ -17,6 +17,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 
 from akten.models import Role
+from config.admin_base import ReadOnlyAdminMixin
 from helena.llm import locality, router
 from helena.llm.accounting import usage_per_user_month
 from helena.models import (
@@ -31,19 +32,7 @@ from helena.models import (
     TaskRoute,
     ToolCallLog,
 )
-
-
-class ReadOnlyAdminMixin:
-    """View only: nobody adds, edits or deletes records."""
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+from helena.tools.web import search_url
 
 
 @admin.register(ToolCallLog)
@@ -170,8 +159,6 @@ class HelenaSettingsAdmin(admin.ModelAdmin):
     @admin.display(description="Was die Kanzlei verlässt")
     def was_das_haus_verlaesst(self, obj: HelenaSettings | None) -> str:
         """Every path on which text leaves the house, so the admin confirms knowingly."""
-        from helena.tools.web import search_url
-
         clouds = [f"Stufe {c.tier} ({c.name}, {c.host})" for c in router.tier_configs().values() if c.cloud]
         lines = [
             ("Cloud-Modelle: " + ", ".join(clouds) if clouds else "Cloud-Modelle: keine eingerichtet")

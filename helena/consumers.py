@@ -30,10 +30,10 @@ from django.utils import timezone
 from config.errors import DomainError, NotFound
 from config.textcheck import BadInput, parse_json
 from helena import selectors, services, sockets
-from helena.agent.events import event_ts
 from helena.broadcast import MESSAGE_TYPE, group_name
 from helena.errorlog import arecord_error
 from helena.services import MAX_MESSAGE_CHARS, RunRefused
+from helena.timestamps import event_ts
 
 logger = logging.getLogger(__name__)
 
@@ -167,13 +167,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                               client_id=ref)
 
     async def _user_message(self, frame: dict[str, Any]) -> None:
-        text, mode = frame.get("text"), frame.get("mode", "auto")
-        if not isinstance(text, str):  # a blank text is a message (services answer it), a missing one not
-            raise RunRefused(code="invalid_message", message="Das Feld „text“ fehlt.")
-        if not isinstance(mode, str):
-            raise RunRefused(code="invalid_message", message="„mode“ muss auto, inline oder background sein.")
-        await database_sync_to_async(services.start_run)(
-            user=self.user, conversation=self.conversation, text=text, mode=mode)
+        await database_sync_to_async(services.start_run)(  # the service checks text and mode
+            user=self.user, conversation=self.conversation, text=frame.get("text"),
+            mode=frame.get("mode", "auto"))
 
     async def _run_of(self, frame: dict[str, Any]) -> Any:
         run_id = frame.get("run_id")

@@ -11,6 +11,13 @@ import uuid
 from datetime import date, timedelta
 from typing import Any
 
+from django.db.models import Count
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from helena.db import db
+from helena.models import AgentRun, ErrorLog
+
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 2000
@@ -36,8 +43,6 @@ def record_error(
     `unless_model_failed`: a run that ends because its model call failed is one failure, already
     logged (kind model, linked to its ledger row): no second row for the run's end.
     """
-    from helena.models import AgentRun, ErrorLog
-
     try:
         run_id = _uuid(run_id)
         if unless_model_failed and run_id is not None and ErrorLog.objects.filter(
@@ -66,8 +71,6 @@ def record_error(
 async def arecord_error(**fields: Any) -> None:
     """record_error from async code, on the database threads (helena.db), which give their
     connections back: a thread of the default executor would keep one from the pool for good."""
-    from helena.db import db
-
     await db(lambda: record_error(**fields))
 
 
@@ -94,11 +97,6 @@ def _uuid(value: Any) -> uuid.UUID | None:
 def errors_per_day(*, days: int = 14, today: date | None = None) -> list[dict[str, Any]]:
     """Failures per day (Europe/Berlin) and kind for the last `days` days, newest first, days without
     any included: the admin sees at a glance whether something started breaking."""
-    from django.db.models import Count
-    from django.db.models.functions import TruncDate
-    from django.utils import timezone
-
-    from helena.models import ErrorLog
 
     tz = timezone.get_current_timezone()
     today = today or timezone.localdate()

@@ -11,6 +11,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 from helena.llm.dialects import profiles as dialect_profiles
+from helena.timestamps import event_ts
 
 
 class ToolCallLog(models.Model):
@@ -76,7 +77,7 @@ class Conversation(models.Model):
     title = models.CharField("Titel", max_length=200, blank=True)
     # Answers to Helena's questions (ask_user) by answer_key, for later runs of this conversation.
     answers = models.JSONField("Antworten", default=dict, blank=True)
-    # Older turns condensed by a tier-1 call (helena/agent/history.py), reused until it falls behind.
+    # Older turns condensed by a tier-1 call (helena/runs/history.py), reused until it falls behind.
     summary = models.TextField("Zusammenfassung älterer Nachrichten", blank=True)
     summary_upto = models.PositiveBigIntegerField("zusammengefasst bis Nachricht", null=True, blank=True)
     created_at = models.DateTimeField("angelegt am", auto_now_add=True)
@@ -192,8 +193,6 @@ class RunEvent(models.Model):
 
     def as_dict(self) -> dict[str, Any]:
         """The event as the websocket sends it (PROTOCOL.md): type, run_id, seq, ts and its fields."""
-        from helena.agent.events import event_ts  # the one format; agent/events imports nothing of ours
-
         return {"type": self.type, "run_id": str(self.run_id), "seq": self.seq,
                 "ts": event_ts(self.created_at), **self.payload}
 

@@ -16,9 +16,11 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from akten.models import Akte, Beteiligter, Dokument, Frist, Zeiterfassung
+from akten.selectors import akten_for
 from drafts.models import Draft
 from helena.db import db
 from helena.llm.pii import PUBLIC_ROLES, AkteFacts, Party, Privacy, Redactor, mentions, spellings
+from helena.models import Message, RunEvent
 
 # Tables whose rows belong to one Akte (a tool result's {"table", "id"} sources).
 _CHILD_TABLES = {model._meta.db_table: model for model in (Frist, Dokument, Zeiterfassung, Draft)}
@@ -66,8 +68,6 @@ def akten_of(sources: Iterable[Any]) -> set[int]:
 
 def conversation_sources(conversation_id: Any) -> list[Any]:
     """The sources of every tool result stored for the conversation's runs so far."""
-    from helena.models import RunEvent
-
     sources: list[Any] = []
     for payload_sources in RunEvent.objects.filter(
         run__conversation_id=conversation_id, type="tool_result", payload__has_key="source"
@@ -80,8 +80,6 @@ def conversation_sources(conversation_id: Any) -> list[Any]:
 def akten_named_in(*, user: Any, text: str) -> set[int]:
     """The Akten the user may see whose Aktenzeichen or parties (courts and authorities aside) the
     text names: a name typed into the chat is redacted before any tool has read its Akte."""
-    from akten.selectors import akten_for
-
     if not text.strip() or user is None:
         return set()
     visible = akten_for(user=user)
@@ -102,8 +100,6 @@ def akten_named_in(*, user: Any, text: str) -> set[int]:
 
 def conversation_text(conversation_id: Any, *, limit: int = 200) -> str:
     """The newest messages of a conversation, as one text to look for names in."""
-    from helena.models import Message
-
     texts = Message.objects.filter(conversation_id=conversation_id).order_by("-created_at").values_list(
         "text", flat=True)[:limit]
     return "\n".join(texts)

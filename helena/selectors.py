@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from akten.models import User
 from config.errors import NotFound
-from helena.models import AgentRun, Conversation, RunEvent
+from helena.models import AgentRun, Conversation, PendingQuestion, Plan, RunEvent
 
 
 def conversations_for(*, user: User) -> QuerySet[Conversation]:
@@ -87,8 +87,6 @@ def missing_events(
 
 def plans_of(*, conversation: Conversation) -> QuerySet[Any]:
     """The conversation's plans, oldest first (the chat shows each as a card)."""
-    from helena.models import Plan
-
     return Plan.objects.filter(conversation=conversation).order_by("created_at")
 
 
@@ -106,8 +104,6 @@ def open_question_of(*, conversation: Conversation, include_stale: bool = False)
     The one rule: not answered, not expired, and (unless `include_stale`, for the services that
     expire it) asked within QUESTION_TTL_DAYS.
     """
-    from helena.models import PendingQuestion
-
     qs = PendingQuestion.objects.filter(conversation=conversation, answered_at__isnull=True,
                                         expired_at__isnull=True).select_related("run")
     if not include_stale:

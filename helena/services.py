@@ -1,73 +1,32 @@
-"""Writes of Helena's own records: the tool-call audit trail, conversations and runs."""
+"""Writes of Helena's own records: conversations, runs and the questions that pause them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.utils import timezone
 
-from akten.models import Akte, User
+from akten.models import User
 from akten.selectors import get_akte
-from config.errors import DomainError, NotFound
+from config.celery import app
+from config.errors import DomainError
 from helena import selectors
+from helena.agent.classifier import classify, classify_with_model
 from helena.agent.prompts import CONTEXT_MIN_TIER
-from helena.errorlog import record_error
-from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion, ToolCallLog
-
-_MAX_TEXT = 500
-
-
-def _visible_akte(*, user: User | None, akte_id: Any) -> Akte | None:
-    """The Akte only if the user may see it: the log must not link what the caller cannot see."""
-    if user is None or akte_id in (None, ""):
-        return None
-    try:
-        return get_akte(user=user, akte_id=akte_id)
-    except NotFound:
-        return None
-
-
-TOOL_FAILURES = frozenset({"tool_failed", "timeout"})
-
-
-def record_tool_call(
-    *,
-    tool: str,
-    params: dict[str, Any],
-    ok: bool,
-    user: User | None,
-    duration_ms: int,
-    error_code: str | None = None,
-    error: str | None = None,
-    summary: str = "",
-    akte_id: Any = None,
-    fallback_akte_id: int | None = None,
-    run_id: str | None = None,
-) -> ToolCallLog:
-    """Audit one tool call; the Akte is the one named in the arguments, else the one in focus."""
-    if user is not None and getattr(user, "pk", None) is None:
-        user = None
-    akte = _visible_akte(user=user, akte_id=akte_id) or _visible_akte(user=user, akte_id=fallback_akte_id)
-    row = ToolCallLog.objects.create(
-        tool=tool[:100],
-        params=params,
-        ok=ok,
-        error_code=(error_code or "")[:40],
-        error=error or "",
-        summary=(summary or "")[:_MAX_TEXT],
-        duration_ms=max(0, int(duration_ms)),
-        user=user,
-        akte=akte,
-        run_id=run_id or None,
-    )
-    if error_code in TOOL_FAILURES:  # broke on our side, not a refusal or a bad argument of the model
-        record_error(kind="tool", code=error_code, message=error or "", run_id=run_id, user_id=row.user_id,
-                     tool=tool, tool_call_id=row.pk)
-    return row
-
+from helena.llm.accounting import RecordingModel
+from helena.llm.http import aclose_model
+from helena.llm.router import get_model_for_tier, is_cloud_allowed, task_routes
+from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion
+from helena.privacy import privacy_for
+from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
+from helena.runs.dispatch import dispatch
+from helena.runs.emitter import finish_without_loop
+from helena.runs.limits import deadline_for
 
 # --- conversations and runs ------------------------------------------------------------------
 
@@ -92,8 +51,6 @@ def _admitted(user: User) -> Iterator[None]:
     """The one admission of every new run (a message, a continuation, an answer to a question):
     queue per user, then the exact count inside the transaction that creates the run; refused as
     RunRefused (429 with retry_at; 503 while the user's queue is full). The body runs inside it."""
-    from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
-
     try:
         with admission(user), transaction.atomic():
             admit(user=user)
@@ -114,28 +71,35 @@ def create_conversation(*, user: User, akte_id: Any = None, context_type: str | 
     return Conversation.objects.create(user=user, akte=akte, context_type=kind, title=title[:200])
 
 
-def start_run(*, user: User, conversation: Conversation, text: str, mode: str = "auto") -> AgentRun:
-    """The one entry point for every client: rate limit → classify → create → execute.
+MODES = ("auto", "inline", "background")
+
+
+def _checked_message(text: Any, mode: Any) -> str:
+    """The message as every edge (socket, API) gets it checked: a text, not too long, a known mode.
+    A blank text is a message (Helena asks back), a missing one is not."""
+    if not isinstance(text, str):
+        raise RunRefused(code="invalid_message", message="Das Feld „text“ fehlt.")
+    if len(text.strip()) > MAX_MESSAGE_CHARS:
+        raise RunRefused(code="invalid_message",
+                         message=f"Die Nachricht ist zu lang (höchstens {MAX_MESSAGE_CHARS} Zeichen).")
+    if mode not in MODES:
+        raise RunRefused(code="invalid_message",
+                         message="Unbekannter Modus: „mode“ muss auto, inline oder background sein.")
+    return text.strip()
+
+
+def start_run(*, user: User, conversation: Conversation, text: Any, mode: Any = "auto") -> AgentRun:
+    """The one entry point for every client: check → rate limit → classify → create → execute.
 
     Everything is created in one transaction after the rate limit admitted the run, so a refused
     request leaves nothing behind; execution starts once that transaction has committed.
     """
-    from helena.agent.classifier import classify
-    from helena.runs.dispatch import dispatch
-    from helena.runs.limits import deadline_for
-
-    text = (text or "").strip()
+    text = _checked_message(text, mode)
     if not text:
         return _blank_message(user=user, conversation=conversation)
-    if len(text) > MAX_MESSAGE_CHARS:
-        raise RunRefused(code="invalid_message",
-                         message=f"Die Nachricht ist zu lang (höchstens {MAX_MESSAGE_CHARS} Zeichen).")
-    if mode not in ("auto", "inline", "background"):
-        raise RunRefused(code="invalid_message", message=f"Unbekannter Modus „{mode}“.")
     question = open_question(conversation=conversation)
     if question is not None:
         return _answer_question(user=user, conversation=conversation, question=question, text=text)
-    from helena.llm.router import is_cloud_allowed, task_routes
 
     helena = HelenaSettings.load()  # read once per message
     routes, cloud = task_routes(), is_cloud_allowed(helena=helena)
@@ -160,9 +124,6 @@ def start_run(*, user: User, conversation: Conversation, text: str, mode: str = 
 def _blank_message(*, user: User, conversation: Conversation) -> AgentRun:
     """A blank message is no error (PROTOCOL.md): Helena answers it with a short clarifying question,
     in a run like any other (admitted, streamed, stored), which needs no model."""
-    from helena.runs.dispatch import dispatch
-    from helena.runs.limits import deadline_for
-
     with _admitted(user):
         run = AgentRun.objects.create(
             conversation=conversation, user=user, mode=AgentRun.Mode.INLINE, tier=1,
@@ -179,13 +140,6 @@ def _classify_with_tier1(*, user: User, conversation: Conversation, text: str, m
                          routes: dict[str, int], cloud: bool, fallback: Any) -> Any:
     """The admin's optional LLM classifier on the tier-1 model (recorded as usage); the rules'
     decision stands on any failure."""
-    from asgiref.sync import async_to_sync
-
-    from helena.agent.classifier import classify_with_model
-    from helena.llm.accounting import RecordingModel
-    from helena.llm.http import aclose_model
-    from helena.llm.router import get_model_for_tier
-    from helena.privacy import privacy_for
 
     privacy = privacy_for(user=user, conversation_id=conversation.pk, akte_id=conversation.akte_id, text=text)
     found = get_model_for_tier(1, privacy=privacy)
@@ -209,9 +163,6 @@ def _classify_with_tier1(*, user: User, conversation: Conversation, text: str, m
 
 def cancel_run(*, run: AgentRun) -> AgentRun:
     """Ask a run to stop: the loop polls the flag; a run still waiting in the queue is revoked."""
-    from asgiref.sync import async_to_sync
-
-    from helena.runs.emitter import finish_without_loop
 
     if not run.active:
         raise RunRefused(code="conflict", message="Dieser Lauf ist bereits beendet.", status=409)
@@ -223,8 +174,6 @@ def cancel_run(*, run: AgentRun) -> AgentRun:
             queued.save(update_fields=["status"])
     if queued is not None:
         if queued.celery_task_id:
-            from config.celery import app
-
             app.control.revoke(queued.celery_task_id)
         queued.refresh_from_db()
         async_to_sync(finish_without_loop)(run=queued, reason="cancelled", code="cancelled",
@@ -235,9 +184,6 @@ def cancel_run(*, run: AgentRun) -> AgentRun:
 
 def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
     """A background run that carries the inline run's messages with a fresh step budget."""
-    from helena.runs.dispatch import dispatch
-    from helena.runs.limits import deadline_for
-
     if (run.mode != AgentRun.Mode.INLINE or run.active or run.finish_reason not in ("max_steps", "timeout")
             or run.children.exists()):
         raise RunRefused(code="conflict", status=409,
@@ -257,22 +203,6 @@ def continue_in_background(*, user: User, run: AgentRun) -> AgentRun:
 # --- ask_user: questions that pause a run ------------------------------------------------------
 
 QUESTION_TTL_DAYS = selectors.QUESTION_TTL_DAYS
-
-
-def ask_question(*, run_id: Any, call_id: str, question: str, answer_key: str | None,
-                 plan_id: Any = None) -> PendingQuestion:
-    """Persist the run's question; the conversation's next message will answer it."""
-    from helena.models import PendingQuestion
-
-    run = AgentRun.objects.select_related("conversation").get(pk=run_id)
-    asked_before = PendingQuestion.objects.filter(conversation=run.conversation).count()
-    key = (answer_key or "").strip() or f"antwort_{asked_before + 1}"
-    with transaction.atomic():
-        # A newer question replaces an older open one: the user can only answer one at a time.
-        PendingQuestion.objects.filter(conversation=run.conversation, answered_at__isnull=True,
-                                       expired_at__isnull=True).update(expired_at=timezone.now())
-        return PendingQuestion.objects.create(conversation=run.conversation, run=run, call_id=call_id,
-                                              question=question, answer_key=key[:100], plan_id=plan_id)
 
 
 def open_question(*, conversation: Conversation) -> PendingQuestion | None:
@@ -299,9 +229,6 @@ def expire_question(*, question: PendingQuestion) -> None:
 
 def expire_stale_questions() -> int:
     """For the periodic sweep: close every question older than the TTL."""
-    from datetime import timedelta
-
-    from helena.models import PendingQuestion
 
     stale = PendingQuestion.objects.filter(answered_at__isnull=True, expired_at__isnull=True,
                                            asked_at__lt=timezone.now() - timedelta(days=QUESTION_TTL_DAYS))
@@ -316,9 +243,6 @@ def _answer_question(*, user: User, conversation: Conversation, question: Pendin
                      text: str) -> AgentRun:
     """The message answers Helena's open question: the paused run resumes in a new run, same mode
     and tier, from its transcript plus the answer; completed steps are not repeated."""
-    from helena.runs.dispatch import dispatch
-    from helena.runs.limits import deadline_for
-
     paused = question.run
     answer = {"role": "user", "content": f"Antwort auf deine Rückfrage „{question.question}“: {text}"}
     with _admitted(user):

@@ -7,6 +7,11 @@ import socket
 from celery import shared_task
 from django.db import close_old_connections, connection
 
+from helena.runs.dispatch import BACKGROUND_TASK, inline_runner
+from helena.runs.execute import execute_run
+from helena.runs.sweep import sweep_stale_runs as sweep
+from helena.services import expire_stale_questions
+
 
 @shared_task(name="helena.healthcheck", ignore_result=False)
 def healthcheck() -> dict[str, str]:
@@ -17,7 +22,7 @@ def healthcheck() -> dict[str, str]:
     return {"worker": socket.gethostname(), "database": database}
 
 
-@shared_task(name="helena.run_in_background", acks_late=False, ignore_result=True)
+@shared_task(name=BACKGROUND_TASK, acks_late=False, ignore_result=True)
 def run_in_background(run_id: str) -> None:
     """A background AgentRun; acks early, because a re-delivered half-run would run twice.
 
@@ -29,9 +34,6 @@ def run_in_background(run_id: str) -> None:
     for it. An event loop per task thread cost each run a loop and its own Redis connections, and a
     hundred loops competing for the GIL (bench/agent_overhead.py).
     """
-    from helena.runs.dispatch import inline_runner
-    from helena.runs.execute import execute_run
-
     try:
         inline_runner.submit(execute_run(run_id)).result()
     finally:
@@ -40,14 +42,10 @@ def run_in_background(run_id: str) -> None:
 
 @shared_task(name="helena.sweep_stale_runs")
 def sweep_stale_runs() -> int:
-    from helena.runs.sweep import sweep_stale_runs as sweep
-
     return sweep()
 
 
 @shared_task(name="helena.expire_questions")
 def expire_questions() -> int:
     """Helena's questions nobody answered within 7 days are closed with a note (hourly)."""
-    from helena.services import expire_stale_questions
-
     return expire_stale_questions()

@@ -16,11 +16,11 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from akten.users import role_of
 from config.errors import NotFound
 from helena import presenter, selectors, services
 from helena.markdown import render_markdown
 from helena.models import Conversation, Message, RunEvent
-from helena.tools.base import role_of
 
 HOME_LIMIT = 200  # conversations listed on the home page
 

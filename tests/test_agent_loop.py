@@ -16,14 +16,16 @@ from asgiref.sync import async_to_sync
 from pydantic import BaseModel, ConfigDict
 
 from akten.models import Role, User
-from helena.agent.context import prepare_run
 from helena.agent.events import Emitter
 from helena.agent.loop import ANSWER_PROMPT, CONTINUE_OFFER, PARSE_ERROR_HINT, Limits, run_agent
 from helena.agent.stall import STALL_MESSAGE
+from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.llm.ollama import OllamaModel
 from helena.llm.openai_compat import OpenAICompatModel
 from helena.models import ToolCallLog
-from helena.tools.base import Tool, ToolContext, ToolResult
+from helena.runs.setup import prepare_run
+from helena.tools.executor import execute
+from helena.tools.registry import all_tools
 from tests.conftest import Kanzlei  # noqa: F401  (fixture type)
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, unused_port
 
@@ -76,7 +78,8 @@ def run(model: Any, user: User, *, mode: str = "inline", limits: Limits | None =
 
     async def go():
         return await run_agent(model=model, messages=messages, tools=[LOOKUP], ctx=ctx, emitter=emitter,
-                               mode=mode, limits=limits, cancel=cancel)
+                               mode=mode, limits=limits, cancel=cancel, execute=execute,
+                               known_names=all_tools())
 
     result = async_to_sync(go)()
     events = [e.as_dict() for e in emitter.events]
@@ -300,7 +303,8 @@ def test_rbac_through_the_tools_in_a_run(server, kanzlei) -> None:
                    {"text": "Diese Akte finde ich nicht."}])
     emitter = Emitter(run_id="rbac")
     result = async_to_sync(run_agent)(model=make_model("openai", server), messages=setup.messages,
-                                      tools=setup.tools, ctx=setup.ctx, emitter=emitter)
+                                      tools=setup.tools, ctx=setup.ctx, emitter=emitter,
+                                      execute=setup.execute, known_names=setup.known_names)
     (res,) = [e.as_dict() for e in emitter.events if e.type == "tool_result"]
     assert not res["ok"] and "nicht gefunden" in res["error"]
     sent = str(server.requests_to("/v1/chat/completions")[-1]["messages"])

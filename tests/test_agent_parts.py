@@ -12,7 +12,7 @@ from helena.agent import budget
 from helena.agent.events import Emitter
 from helena.agent.prompts import FIRST_CONTACT, system_prompt
 from helena.agent.stall import StallDetector
-from helena.tools.base import Tool, ToolResult
+from helena.agent.tooling import Tool, ToolResult
 
 
 def test_events_are_numbered_without_gaps_and_reach_the_callback() -> None:

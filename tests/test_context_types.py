@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from helena.agent.context import prepare_run
 from helena.agent.prompts import CONTEXT_GUIDANCE
+from helena.runs.setup import prepare_run
 from helena.services import create_conversation, start_run
 from tests.conftest import Kanzlei
 

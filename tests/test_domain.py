@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from akten import selectors
 from akten.models import Akte, Alert, Dokument, Frist, Notiz, Zeiterfassung
-from akten.services import revoke_access, user_for_token
+from akten.services import revoke_access
+from akten.users import user_for_token
 from tests.conftest import Kanzlei
 
 pytestmark = pytest.mark.django_db

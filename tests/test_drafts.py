@@ -410,10 +410,10 @@ def test_a_run_proposes_one_draft_and_streams_its_card(kanzlei: Kanzlei) -> None
     model is told that nothing is saved before approval."""
     from asgiref.sync import async_to_sync
 
-    from helena.agent.context import prepare_run
     from helena.agent.events import Emitter
     from helena.agent.loop import run_agent
     from helena.llm.openai_compat import OpenAICompatModel
+    from helena.runs.setup import prepare_run
     from tests.scripted_llm_server import start_scripted_server
 
     anwalt, akte = kanzlei.users["anwalt"], kanzlei.akten["A"]
@@ -428,7 +428,8 @@ def test_a_run_proposes_one_draft_and_streams_its_card(kanzlei: Kanzlei) -> None
         model = OpenAICompatModel("gpt-test", base_url=server.url + "/v1", api_key="test", timeout=10)
         emitter = Emitter(run_id="drafts-run")
         result = async_to_sync(run_agent)(model=model, messages=setup.messages, tools=setup.tools,
-                                          ctx=setup.ctx, emitter=emitter)
+                                          ctx=setup.ctx, emitter=emitter, execute=setup.execute,
+                                          known_names=setup.known_names)
         sent = server.requests_to("/v1/chat/completions")[1]["messages"]
     assert result.finish_reason == "stall"  # a repeated call is a loop; the run still answers
     assert result.text == "Ich habe die Frist zur Freigabe vorgelegt."
@@ -447,7 +448,7 @@ def test_a_run_proposes_one_draft_and_streams_its_card(kanzlei: Kanzlei) -> None
 
 
 def test_the_next_run_knows_what_became_of_its_drafts(kanzlei: Kanzlei) -> None:
-    from helena.agent.context import prepare_run
+    from helena.runs.setup import prepare_run
     from helena.services import create_conversation
 
     anwalt = kanzlei.users["anwalt"]

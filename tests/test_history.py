@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from helena.agent.history import KEEP_VERBATIM, SLACK, history_for
 from helena.models import Conversation, LLMCall, Message
+from helena.runs.history import KEEP_VERBATIM, SLACK, history_for
 from tests.conftest import Kanzlei
 from tests.scripted_llm_server import ScriptedLLMServer
 

@@ -179,8 +179,9 @@ def test_replan_keeps_completed_items(kanzlei: Kanzlei, tiers: ScriptedLLMServer
 
 
 def test_two_writers_never_advance_one_plan(kanzlei: Kanzlei) -> None:
-    from helena.agent.plan_runner import PlanBusy, _items, _save
+    from helena.agent.plan_runner import PlanBusy, _items
     from helena.models import Conversation
+    from helena.runs.ports import save_plan as _save
 
     conversation = Conversation.objects.create(user=kanzlei.users["anwalt"])
     plan = Plan.objects.create(conversation=conversation, objective="Ziel", items=[

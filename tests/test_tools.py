@@ -24,9 +24,9 @@ from pydantic import BaseModel, ConfigDict
 
 from akten.models import Beteiligter, Dokument, Notiz, Role, User, Zeiterfassung
 from config.errors import NotFound
+from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.models import ToolCallLog
 from helena.tools import executor, registry
-from helena.tools.base import Tool, ToolContext, ToolResult
 from helena.tools.registry import all_tools, roles_for, schemas_for, tools_for
 from tests.conftest import Kanzlei
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
+
+from helena.timestamps import event_ts
 
 EVENT_TYPES = frozenset({
     "run_started", "agent_state", "text", "reasoning", "tool_call", "tool_result", "step", "draft_created",
@@ -29,13 +30,6 @@ class Event:
 
     def as_dict(self) -> dict[str, Any]:
         return {"type": self.type, "run_id": self.run_id, "seq": self.seq, "ts": self.ts, **self.data}
-
-
-def event_ts(moment: datetime | None = None) -> str:
-    """An event's timestamp as clients get it (UTC, milliseconds, "Z"); now without a moment. The
-    one place of the format: live events, stored ones, the API's and the socket's own errors."""
-    moment = moment or datetime.now(UTC)
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def done_fields(*, finish_reason: str, text: str = "", prompt_tokens: int = 0, completion_tokens: int = 0,

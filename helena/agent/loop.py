@@ -12,7 +12,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -20,9 +20,9 @@ from helena.agent import budget
 from helena.agent.events import Emitter, done_fields
 from helena.agent.language import Gate, language_of
 from helena.agent.stall import STALL_MESSAGE, StallDetector, canonical
+from helena.agent.tooling import Execute, Tool, ToolContext, ToolResult
 from helena.llm.base import ChatModel, LLMError, ToolCall, ToolCallFormatError, Turn, Usage
 from helena.llm.dialects.calls import normalize_call
-from helena.tools.base import Tool, ToolContext, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -109,15 +109,6 @@ class AgentResult:
     continue_offered: bool = False
     error: str | None = None
     events: list[Any] = field(default_factory=list)
-
-
-Execute = Callable[..., Awaitable[ToolResult]]
-
-
-async def _default_execute(**kwargs: Any) -> ToolResult:
-    from helena.tools.executor import execute
-
-    return await execute(**kwargs)
 
 
 class _Stop(Exception):
@@ -295,15 +286,6 @@ class _Run:
         self.messages.append({"role": "assistant", "content": turn.text})
 
 
-def _all_tool_names() -> set[str]:
-    try:
-        from helena.tools.registry import all_tools
-
-        return set(all_tools())
-    except Exception:  # registry not importable in a bare unit test
-        return set()
-
-
 def _step_summary(run: _Run, calls: list[ToolCall]) -> str:
     labels = []
     for call in calls:
@@ -324,11 +306,15 @@ async def run_agent(
     mode: Mode = "inline",
     tier: int = 1,
     limits: Limits | None = None,
+    execute: Execute,
+    known_names: Collection[str] = (),
     cancel: asyncio.Event | None = None,
-    execute: Execute | None = None,
     question: str = "",
 ) -> AgentResult:
     """Run the loop over `messages` (system prompt first, the user's message last).
+
+    `execute` runs one tool call (helena.tools.executor.execute in a run, a fake in a unit test);
+    `known_names` are every tool's name, so a call of one not offered is never shown raw.
 
     `question` is the user's message this run answers; `run_started` carries it so that a second
     tab on the conversation shows it without a reload.
@@ -336,8 +322,8 @@ async def run_agent(
     limits = limits or LIMITS[mode]
     cancel = cancel or asyncio.Event()
     run = _Run(model=model, tools=tools, ctx=ctx, mode=mode, limits=limits, emitter=emitter,
-               cancel=cancel, execute=execute or _default_execute, messages=list(messages),
-               german_only=language_of(question, final=True) != "en", known_names=_all_tool_names())
+               cancel=cancel, execute=execute, messages=list(messages),
+               german_only=language_of(question, final=True) != "en", known_names=set(known_names))
     ctx.cancel = cancel
     ctx.model, ctx.emit, ctx.offered, ctx.execute = model, emitter.emit, run.offered, run.execute
     started: dict[str, Any] = {"message": question} if question else {}

@@ -7,21 +7,24 @@ first: the tool must have succeeded; then a short LLM check). Failed items are r
 attempts, then the rest of the plan is replanned once. Every change is saved with an optimistic
 version check, so two workers never advance one plan, and a plan interrupted by a worker restart
 continues where it stopped when the model calls the tool again.
+
+The plan is kept through the run's `PlanStore` port (ctx.plans), a question goes out through its
+`ask` port, the reviewer's model comes from `model_at_least`: the runner itself touches no database.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.db import transaction
-
 from helena.agent.planning import (
+    PlanBusy,
     PlanInvalid,
     PlanItem,
+    PlanRecord,
+    PlanStatus,
+    PlanStore,
     is_complete,
     json_object,
     merge_replan,
@@ -31,9 +34,9 @@ from helena.agent.planning import (
     progress_text,
     replanning_messages,
 )
+from helena.agent.tooling import ToolContext, ToolResult
 from helena.llm.base import collect
-from helena.models import Plan
-from helena.tools.base import ToolContext, ToolResult
+from helena.llm.wrapper import booked_as
 
 log = logging.getLogger(__name__)
 
@@ -61,24 +64,8 @@ def _json(text: str) -> dict[str, Any]:
     return value
 
 
-def _for_operation(model: Any, operation: str) -> Any:
-    """The run's model, booking its calls under `operation` (plan, plan_step, plan_check …)."""
-    from helena.llm.accounting import RecordingModel
-
-    if isinstance(model, RecordingModel):
-        clone = copy.copy(model)
-        clone.operation = operation
-        return clone
-    inner = getattr(model, "inner", None)
-    if inner is not None:
-        clone = copy.copy(model)
-        clone.inner = _for_operation(inner, operation)
-        return clone
-    return model
-
-
 async def _ask_model(ctx: ToolContext, operation: str, messages: list[dict[str, Any]]) -> str:
-    turn = await collect(_for_operation(ctx.model, operation).stream(messages=messages, tools=None))
+    turn = await collect(booked_as(ctx.model, operation).stream(messages=messages, tools=None))
     return turn.text
 
 
@@ -87,54 +74,16 @@ async def _emit(ctx: ToolContext, type: str, **data: Any) -> None:
         await ctx.emit(type, **data)
 
 
-# --------------------------------------------------------------------------- persistence
+def _store(ctx: ToolContext) -> PlanStore:
+    assert ctx.plans is not None  # the tool refuses to plan outside a run
+    return ctx.plans
 
 
-class PlanBusy(Exception):
-    """Another worker changed the plan since we read it."""
-
-
-def _save(plan: Plan, items: list[PlanItem], **changes: Any) -> None:
-    """Write items (and e.g. status) only if nobody else did since we read `plan.version`."""
-    values = {"items": [i.as_dict() for i in items], **changes}
-    updated = Plan.objects.filter(pk=plan.pk, version=plan.version).update(version=plan.version + 1, **values)
-    if not updated:
-        raise PlanBusy
-    plan.version += 1
-    plan.items = values["items"]
-    for key, value in changes.items():
-        setattr(plan, key, value)
-
-
-def _open_plan(conversation_id: Any) -> Plan | None:
-    return (Plan.objects.filter(conversation_id=conversation_id)
-            .exclude(status__in=[Plan.Status.COMPLETED, Plan.Status.FAILED, Plan.Status.SUPERSEDED])
-            .order_by("-created_at").first())
-
-
-def _create(ctx: ToolContext, params: Any, items: list[PlanItem], status: str) -> Plan:
-    from helena.models import AgentRun
-
-    run = AgentRun.objects.filter(pk=ctx.run_id).only("conversation_id", "context_type").first() \
-        if ctx.run_id else None
-    with transaction.atomic():
-        if run is not None:  # a new plan replaces an unfinished one of this conversation
-            Plan.objects.filter(conversation_id=run.conversation_id).exclude(
-                status__in=[Plan.Status.COMPLETED, Plan.Status.FAILED, Plan.Status.SUPERSEDED]
-            ).update(status=Plan.Status.SUPERSEDED)
-        return Plan.objects.create(
-            conversation_id=run.conversation_id if run else None, run=run, objective=params.objective,
-            execution_mode=params.execution_mode, requested_outputs=params.requested_outputs or [],
-            priority_entities=params.priority_entities or [], context_type=run.context_type if run else "",
-            status=status, items=[i.as_dict() for i in items],
-        )
-
-
-def _items(plan: Plan) -> list[PlanItem]:
+def _items(plan: PlanRecord) -> list[PlanItem]:
     return [PlanItem.from_dict(d) for d in plan.items]
 
 
-def _public(plan: Plan, items: list[PlanItem]) -> dict[str, Any]:
+def _public(plan: PlanRecord, items: list[PlanItem]) -> dict[str, Any]:
     return {"plan_id": str(plan.pk), "version": plan.version, "objective": plan.objective,
             "execution_mode": plan.execution_mode, "status": plan.status,
             "items": [{k: v for k, v in i.as_dict().items() if k != "max_attempts"} for i in items]}
@@ -155,31 +104,18 @@ async def _plan_items(ctx: ToolContext, messages: list[dict[str, Any]], **parse:
         return parse_items(await _ask_model(ctx, "plan", retry), tool_names=tool_names, **parse)
 
 
-def _quality_model(ctx: ToolContext) -> Any:
+async def _quality_model(ctx: ToolContext) -> Any:
     """The reviewer's model (seed 003 §4.3 'quality' profile): at least tier 2 if one is configured,
     booked as plan_review for the run."""
-    from helena.llm.accounting import RecordingModel
-    from helena.llm.router import get_model_for_tier
-
-    recording, node = None, ctx.model
-    while node is not None and recording is None:
-        recording = node if isinstance(node, RecordingModel) else None
-        node = getattr(node, "inner", None)
-    if recording is None or recording.tier >= 2:
-        return _for_operation(ctx.model, "plan_review")
-    found = get_model_for_tier(2, privacy=ctx.privacy)
-    if found is None:
-        return _for_operation(ctx.model, "plan_review")
-    model, config = found
-    return RecordingModel(model, run_id=recording.run_id, user_id=recording.user_id, tier=2,
-                          operation="plan_review", context_type=recording.context_type,
-                          price_in=config.price_in, price_out=config.price_out)
+    if ctx.model_at_least is None:
+        return booked_as(ctx.model, "plan_review")
+    return await ctx.model_at_least(2, "plan_review")
 
 
-async def _review(ctx: ToolContext, plan: Plan, items: list[PlanItem]) -> tuple[bool, str]:
+async def _review(ctx: ToolContext, plan: PlanRecord, items: list[PlanItem]) -> tuple[bool, str]:
     listing = "\n".join(f"{i.position}. {i.description} (Abnahme: {i.acceptance_criteria}; "
                         f"nach {i.dependencies or '–'})" for i in items)
-    reviewer = await sync_to_async(_quality_model)(ctx)
+    reviewer = await _quality_model(ctx)
     turn = await collect(reviewer.stream(messages=[
         {"role": "system", "content": REVIEW_PROMPT},
         {"role": "user", "content": f"Ziel: {plan.objective}\nPlan:\n{listing}"},
@@ -196,7 +132,7 @@ async def _review(ctx: ToolContext, plan: Plan, items: list[PlanItem]) -> tuple[
 # --------------------------------------------------------------------------- execution
 
 
-async def _thought(ctx: ToolContext, plan: Plan, items: list[PlanItem], item: PlanItem,
+async def _thought(ctx: ToolContext, plan: PlanRecord, items: list[PlanItem], item: PlanItem,
                    answers: dict[str, Any]) -> dict[str, Any]:
     offered = {n: t for n, t in (ctx.offered or {}).items() if t.kind != "meta"}
     tools = "\n".join(f"- {t.name}: {t.description} Parameter: "
@@ -234,17 +170,10 @@ async def _accepted(ctx: ToolContext, item: PlanItem, observation: str) -> tuple
     return bool(verdict.get("met")), str(verdict.get("reason") or "")[:300]
 
 
-async def _execute(ctx: ToolContext, plan: Plan) -> ToolResult:
-    from helena.services import ask_question
-
+async def _execute(ctx: ToolContext, plan: PlanRecord) -> ToolResult:
     items = _items(plan)
-    answers: dict[str, Any] = {}
-    if plan.conversation_id:
-        from helena.models import Conversation
-
-        stored = Conversation.objects.filter(pk=plan.conversation_id).values_list("answers", flat=True)
-        answers = await sync_to_async(stored.first)() or {}
-    await sync_to_async(_save)(plan, items, status=Plan.Status.EXECUTING)
+    answers = await _store(ctx).answers()
+    await _store(ctx).save(plan, items, status=PlanStatus.EXECUTING)
     replanned = False
     for _ in range(MAX_THOUGHTS):
         item = next_actionable(items)
@@ -261,16 +190,16 @@ async def _execute(ctx: ToolContext, plan: Plan) -> ToolResult:
         item.attempts += 1
         if kind == "ask_user" and action.get("question"):
             question = " ".join(str(action["question"]).split())[:2000]
-            stored = await sync_to_async(ask_question)(run_id=ctx.run_id, call_id=ctx.call_id or "",
-                                                       question=question, answer_key=action.get("answer_key"),
-                                                       plan_id=plan.pk) if ctx.run_id else None
+            key = "antwort"
+            if ctx.ask is not None:
+                key = await ctx.ask(call_id=ctx.call_id or "", question=question,
+                                    answer_key=action.get("answer_key"), plan_id=plan.pk)
             item.attempts -= 1  # asking is not a failed attempt
             item.status = "pending"
-            await sync_to_async(_save)(plan, items, status=Plan.Status.WAITING)
+            await _store(ctx).save(plan, items, status=PlanStatus.WAITING)
             await _emit(ctx, "plan_step", plan_id=str(plan.pk), position=item.position, status="pending",
                         description=item.description, attempt=item.attempts,
                         summary=f"Wartet auf deine Antwort: {question[:80]}")
-            key = stored.answer_key if stored else "antwort"
             return ToolResult(ok=True, pause=True, summary=f"Rückfrage: {question[:80]}",
                               data={**_public(plan, items), "hinweis": "Der Plan wartet auf die Antwort des "
                                     "Nutzers; danach agent_create_plan erneut aufrufen, um fortzufahren."},
@@ -314,16 +243,16 @@ async def _execute(ctx: ToolContext, plan: Plan) -> ToolResult:
             why = f"Schritt {item.position} ist nach {item.attempts} Versuchen gescheitert: {item.result}"
             items, replanned = await _replan(ctx, plan, items, why, replanned)
             continue
-        await sync_to_async(_save)(plan, items)
-    status = Plan.Status.COMPLETED if is_complete(items) else Plan.Status.FAILED
-    await sync_to_async(_save)(plan, items, status=status)
+        await _store(ctx).save(plan, items)
+    status = PlanStatus.COMPLETED if is_complete(items) else PlanStatus.FAILED
+    await _store(ctx).save(plan, items, status=status)
     done = sum(1 for i in items if i.status == "completed")
-    summary = f"Plan {'abgeschlossen' if status == Plan.Status.COMPLETED else 'nicht vollständig'}: " \
+    summary = f"Plan {'abgeschlossen' if status == PlanStatus.COMPLETED else 'nicht vollständig'}: " \
               f"{done}/{len(items)} Schritte erledigt"
     return ToolResult(ok=True, data=_public(plan, items), summary=summary)
 
 
-async def _replan(ctx: ToolContext, plan: Plan, items: list[PlanItem], reason: str,
+async def _replan(ctx: ToolContext, plan: PlanRecord, items: list[PlanItem], reason: str,
                   replanned: bool) -> tuple[list[PlanItem], bool]:
     """Replace the remaining items once per call; completed items stay completed."""
     if replanned:
@@ -331,7 +260,7 @@ async def _replan(ctx: ToolContext, plan: Plan, items: list[PlanItem], reason: s
             if item.status not in ("completed", "skipped"):
                 item.status = "skipped" if item.status == "pending" else "failed"
                 item.attempts = item.max_attempts
-        await sync_to_async(_save)(plan, items)
+        await _store(ctx).save(plan, items)
         return items, True
     done = [i.position for i in items if i.status == "completed"]
     try:
@@ -342,7 +271,7 @@ async def _replan(ctx: ToolContext, plan: Plan, items: list[PlanItem], reason: s
         return await _replan(ctx, plan, items, reason, True)
     merged = merge_replan(items, new)
     revisions = [*plan.revisions, {"version": plan.version, "items": plan.items, "reason": reason}]
-    await sync_to_async(_save)(plan, merged, revisions=revisions)
+    await _store(ctx).save(plan, merged, revisions=revisions)
     await _emit(ctx, "plan_step", plan_id=str(plan.pk), status="replanned", version=plan.version,
                 reason=reason, items=[i.as_dict() for i in merged])
     return merged, True
@@ -353,12 +282,11 @@ async def _replan(ctx: ToolContext, plan: Plan, items: list[PlanItem], reason: s
 
 async def agent_create_plan(params: Any, ctx: ToolContext) -> ToolResult:
     """Plan (or continue the conversation's open plan), then act per execution_mode."""
-    conversation_id = ctx.conversation_id
-    existing = await sync_to_async(_open_plan)(conversation_id) if conversation_id else None
+    existing = await _store(ctx).open_plan()
     try:
-        if existing is not None and existing.status in (Plan.Status.EXECUTING, Plan.Status.WAITING):
+        if existing is not None and existing.status in (PlanStatus.EXECUTING, PlanStatus.WAITING):
             plan = existing  # interrupted (worker restart) or waited for an answer: continue
-        elif (existing is not None and existing.status == Plan.Status.PENDING_REVIEW
+        elif (existing is not None and existing.status == PlanStatus.PENDING_REVIEW
               and params.execution_mode != "draft_only"):
             plan = existing  # the user has reviewed the draft in natural language
             if " ".join(params.objective.split()) != " ".join(plan.objective.split()):
@@ -367,7 +295,7 @@ async def agent_create_plan(params: Any, ctx: ToolContext) -> ToolResult:
                     reason=f"Rückmeldung des Nutzers: {params.objective}"))
                 revisions = [*plan.revisions, {"version": plan.version, "items": plan.items,
                                                "reason": params.objective}]
-                await sync_to_async(_save)(plan, items, revisions=revisions)
+                await _store(ctx).save(plan, items, revisions=revisions)
                 await _emit(ctx, "plan_created", **_public(plan, items), reason=params.objective)
         else:
             items = await _plan_items(ctx, planning_messages(
@@ -375,8 +303,11 @@ async def agent_create_plan(params: Any, ctx: ToolContext) -> ToolResult:
                 priority_entities=params.priority_entities or (),
                 tool_names=list((ctx.offered or {}).keys())))
             draft = params.execution_mode == "draft_only"
-            status = Plan.Status.PENDING_REVIEW if draft else Plan.Status.EXECUTING
-            plan = await sync_to_async(_create)(ctx, params, items, status)
+            status = PlanStatus.PENDING_REVIEW if draft else PlanStatus.EXECUTING
+            plan = await _store(ctx).create(
+                objective=params.objective, execution_mode=params.execution_mode,
+                requested_outputs=params.requested_outputs or [],
+                priority_entities=params.priority_entities or [], status=status, items=items)
             await _emit(ctx, "plan_created", **_public(plan, items))
             if params.execution_mode == "draft_only":
                 await _emit(ctx, "plan_ready_for_review", **_public(plan, items))
@@ -388,10 +319,10 @@ async def agent_create_plan(params: Any, ctx: ToolContext) -> ToolResult:
                 approved, notes = await _review(ctx, plan, items)
                 await _emit(ctx, "plan_review", plan_id=str(plan.pk), verdict="approved" if approved else
                             "rejected", notes=notes)
-                await sync_to_async(_save)(plan, items, review={"verdict": "approved" if approved else
+                await _store(ctx).save(plan, items, review={"verdict": "approved" if approved else
                                                                 "rejected", "notes": notes})
                 if not approved:
-                    await sync_to_async(_save)(plan, items, status=Plan.Status.SUPERSEDED)
+                    await _store(ctx).save(plan, items, status=PlanStatus.SUPERSEDED)
                     return ToolResult(ok=True, summary="Plan bei der Prüfung abgelehnt", data={
                         **_public(plan, items), "review": {"verdict": "rejected", "notes": notes},
                         "hinweis": "Überarbeite das Ziel anhand der Kritik und rufe agent_create_plan "

@@ -2,7 +2,8 @@
 is done, never which tool to use; the executor chooses the action per item at run time.
 
 Pure functions: the planning prompt, parsing and validating the model's plan, dependency order,
-replanning that keeps completed items. Persistence and execution live elsewhere.
+replanning that keeps completed items; and the port through which a plan is kept (`PlanStore`,
+implemented in helena/runs/plans.py). Execution is helena/agent/plan_runner.py.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 ItemStatus = Literal["pending", "in_progress", "completed", "failed", "skipped"]
 MIN_ITEMS, MAX_ITEMS = 3, 7
@@ -20,6 +21,56 @@ MAX_ATTEMPTS = 3
 
 class PlanInvalid(ValueError):
     """The model's plan cannot be used; the German message goes back to the model."""
+
+
+class PlanBusy(Exception):
+    """Another worker changed the plan since we read it."""
+
+
+class PlanStatus:
+    """A plan's states (the Plan model's choices take their values from here)."""
+
+    PENDING_REVIEW = "pending_review"
+    EXECUTING = "executing"
+    WAITING = "waiting_on_user"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    SUPERSEDED = "superseded"
+    CLOSED = frozenset({COMPLETED, FAILED, SUPERSEDED})
+
+
+class PlanRecord(Protocol):
+    """A stored plan as the runner reads it."""
+
+    pk: Any
+    version: int
+    objective: str
+    execution_mode: str
+    status: str
+    items: list[dict[str, Any]]
+    revisions: list[dict[str, Any]]
+
+
+class PlanStore(Protocol):
+    """Where the plans of the run's conversation are kept (a port of the run)."""
+
+    async def open_plan(self) -> PlanRecord | None:
+        """The conversation's newest plan that is not closed, if any."""
+        ...
+
+    async def create(self, *, objective: str, execution_mode: str, requested_outputs: list[str],
+                     priority_entities: list[str], status: str, items: list[PlanItem]) -> PlanRecord:
+        """A new plan, replacing an unfinished one of the conversation."""
+        ...
+
+    async def save(self, plan: PlanRecord, items: list[PlanItem], **changes: Any) -> None:
+        """Write items (and e.g. status) only if nobody did since `plan.version`, else PlanBusy;
+        `plan` is updated to what was written."""
+        ...
+
+    async def answers(self) -> dict[str, Any]:
+        """The user's answers to the conversation's questions, by answer key."""
+        ...
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Kanzleimuster for the demo Kanzlei (`manage.py seed_demo`, see akten.demo).
+"""Kanzleimuster for the demo Kanzlei (`manage.py seed_demo`, helena/management/commands).
 
 The texts are written for this project: letters and Schriftsätze as a German firm would send
 them, with {{PLATZHALTER}} in UPPER_SNAKE_CASE for everything that differs per Akte. Notes for

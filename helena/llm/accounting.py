@@ -6,6 +6,7 @@ RecordingModel wraps any ChatModel, so the agent loop and the providers stay una
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import time
 from collections.abc import AsyncIterator, Collection
@@ -21,6 +22,7 @@ from django.db.models.functions import TruncMonth
 from helena.db import db
 from helena.errorlog import record_error
 from helena.llm.base import ChatModel, Chunk, LLMError, Usage
+from helena.llm.wrapper import WrapperModel
 from helena.models import LLMCall
 
 log = logging.getLogger(__name__)
@@ -53,7 +55,7 @@ def _error_text(exc: BaseException) -> str:
     return text[:ERROR_MAX]
 
 
-class RecordingModel:
+class RecordingModel(WrapperModel):
     """A ChatModel that passes everything through and books each stream() call in the ledger.
 
     The row is written when the end chunk arrives (before it is passed on, so a consumer that stops
@@ -78,11 +80,9 @@ class RecordingModel:
         price_out: Decimal = ZERO,
         defer_booking: bool = False,
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.defer_booking = defer_booking
         self._bookings: set[asyncio.Task[None]] = set()
-        self.name = inner.name
-        self.provider = inner.provider
         self.run_id = run_id
         self.user_id = user_id
         self.tier = tier
@@ -94,14 +94,11 @@ class RecordingModel:
     def __repr__(self) -> str:
         return f"RecordingModel({self.inner!r}, tier={self.tier}, operation={self.operation!r})"
 
-    def __getattr__(self, name: str) -> Any:
-        # Anything else (e.g. ScriptedModel.calls in tests) is the inner model's.
-        if name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    async def context_window(self) -> int:
-        return await self.inner.context_window()
+    def booked_as(self, operation: str) -> RecordingModel:
+        """A twin booking its calls under `operation`; its bookings are settled with this one's."""
+        clone = copy.copy(self)
+        clone.operation = operation
+        return clone
 
     async def stream(
         self,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from helena.llm.base import ChatModel, Chunk, ToolCall
-from helena.llm.http import aclose_model
+from helena.llm.wrapper import WrapperModel
 
 KINDS = ("MANDANT", "GEGNER", "PERSON", "NACHNAME", "ADRESSE", "AZ", "EMAIL", "TELEFON", "IBAN",
          "GEBURTSDATUM")
@@ -602,33 +602,15 @@ class Privacy:
         return self.redactor.redact_text(text)
 
 
-class RedactingModel:
+class RedactingModel(WrapperModel):
     """A ChatModel wrapper for the cloud: the inner model sees placeholders, the loop real values."""
 
     def __init__(self, inner: ChatModel, redactor: Redactor, *, hint: bool = True,
                  learn: Callable[[], Awaitable[None]] | None = None) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.redactor = redactor
         self.hint = hint
         self.learn = learn  # called before every call: the run's Privacy.refresh
-
-    def __repr__(self) -> str:
-        return f"RedactingModel({self.inner!r})"
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def provider(self) -> Any:
-        return self.inner.provider
-
-    async def context_window(self) -> int:
-        return await self.inner.context_window()
-
-    async def aclose(self) -> None:
-        """Close the inner model's HTTP client (the run closes the models it used through this)."""
-        await aclose_model(self.inner)
 
     def _outgoing(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         redacted = self.redactor.redact_messages(

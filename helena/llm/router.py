@@ -26,6 +26,7 @@ from helena.llm.http import ssl_context
 from helena.llm.ollama import OllamaModel, forget_context_lengths
 from helena.llm.openai_compat import OpenAICompatModel
 from helena.llm.pii import Privacy, RedactingModel, Redactor
+from helena.models import HelenaSettings, ModelTier, TaskRoute
 
 log = logging.getLogger(__name__)
 
@@ -116,8 +117,6 @@ def _env_config(tier: int) -> TierConfig | None:
 
 def row_host(row: Any) -> str:
     """The base URL a ModelTier row calls (its own, else the environment's for its provider)."""
-    from helena.models import ModelTier
-
     if row.provider == ModelTier.Provider.OPENAI:
         host = row.base_url or settings.OPENAI_BASE_URL or DEFAULT_OPENAI_BASE_URL
     else:
@@ -132,8 +131,6 @@ def row_is_cloud(row: Any) -> bool:
 
 def tier_configs() -> dict[int, TierConfig]:
     """All configured tiers, read now: an enabled row wins, a disabled row switches its tier off."""
-    from helena.models import ModelTier
-
     rows = {row.tier: row for row in ModelTier.objects.all()}
     configs: dict[int, TierConfig] = {}
     for tier in TIERS:
@@ -193,8 +190,6 @@ def usable_tiers(configs: dict[int, TierConfig], *, cloud_allowed: bool) -> set[
 def get_model_for_tier(tier: int, *, privacy: Privacy | None = None) -> tuple[ChatModel, TierConfig] | None:
     """The model of a tier for a side call (summary, classifier, reviewer) with its configuration, or
     None when the tier is not configured or is a cloud the firm has not allowed. No health check."""
-    from helena.models import HelenaSettings
-
     config = tier_configs().get(tier)
     if config is None or (config.cloud and not HelenaSettings.load().cloud_allowed):
         return None
@@ -203,8 +198,6 @@ def get_model_for_tier(tier: int, *, privacy: Privacy | None = None) -> tuple[Ch
 
 def task_routes() -> dict[str, int]:
     """TaskRoute rows as {task_type: tier}, for the classifier."""
-    from helena.models import TaskRoute
-
     return dict(TaskRoute.objects.values_list("task_type", "tier"))
 
 
@@ -214,8 +207,6 @@ def is_cloud_allowed(*, helena: Any = None, configs: dict[int, TierConfig] | Non
 
     A caller that has just read the settings row or the tiers passes them, saving the queries.
     """
-    from helena.models import HelenaSettings
-
     helena = helena if helena is not None else HelenaSettings.load()
     configs = configs if configs is not None else tier_configs()
     return 3 in usable_tiers(configs, cloud_allowed=bool(helena.cloud_allowed))

@@ -13,6 +13,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 
+from config.celery import app as celery_app
 from helena.aio import make_resident
 from helena.models import AgentRun
 from helena.runs.execute import execute_run
@@ -74,10 +75,11 @@ async def _inline(run_id: Any) -> None:
 _publisher = ThreadPoolExecutor(max_workers=4, thread_name_prefix="helena-publish")
 
 
-def _publish(run_pk: Any) -> str:
-    from helena.tasks import run_in_background
+BACKGROUND_TASK = "helena.run_in_background"  # helena/tasks.py; sent by name, the worker knows it
 
-    return run_in_background.delay(str(run_pk)).id
+
+def _publish(run_pk: Any) -> str:
+    return celery_app.send_task(BACKGROUND_TASK, args=[str(run_pk)]).id
 
 
 def dispatch(run: AgentRun) -> None:

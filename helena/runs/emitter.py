@@ -12,11 +12,12 @@ from typing import Any
 
 from django.utils import timezone
 
-from helena.agent.events import EVENT_TYPES, Emitter, Event, done_fields, event_ts
+from helena.agent.events import EVENT_TYPES, Emitter, Event, done_fields
 from helena.db import db
 from helena.errorlog import arecord_error
 from helena.models import AgentRun
 from helena.runs import store
+from helena.timestamps import event_ts
 
 log = logging.getLogger(__name__)
 

@@ -17,18 +17,21 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from helena.agent.context import RunSetup, prepare_run
 from helena.agent.events import done_fields
 from helena.agent.loop import AgentResult, Limits, run_agent
 from helena.aio import PerLoop
 from helena.db import db, run_context
+from helena.llm import router  # imported late: router reads admin settings per run
+from helena.llm.accounting import RecordingModel
 from helena.llm.base import LLMError, Usage
 from helena.llm.http import aclose_model
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message
 from helena.privacy import privacy_for
 from helena.runs.cancel import cancel_watch
 from helena.runs.emitter import PersistentEmitter, finish_without_loop
+from helena.runs.history import history_for
 from helena.runs.limits import deadline_for, limits_for
+from helena.runs.setup import RunSetup, prepare_run
 from helena.runs.store import next_seq
 from helena.tools.executor import settle_audits
 
@@ -39,8 +42,6 @@ CONTINUE_PROMPT = "Mach bitte im Hintergrund weiter, bis die Aufgabe erledigt is
 
 def _history(run: AgentRun, privacy: Any) -> tuple[list[dict[str, Any]], str]:
     """Earlier messages of the conversation as chat turns (long ones summarised), and the question."""
-    from helena.agent.history import history_for
-
     return history_for(conversation=run.conversation, run_id=run.pk, privacy=privacy)
 
 
@@ -64,8 +65,6 @@ class _Claimed:
 
 def _claim(run_id: Any) -> _Claimed | None:
     """Set a queued run to running and read what it needs; None if it is gone or not queued."""
-    from helena.llm import router  # imported late: router reads admin settings per run
-
     mode = AgentRun.objects.filter(pk=run_id).values_list("mode", flat=True).first()
     if mode is None:
         return None
@@ -118,8 +117,6 @@ async def execute_run(run_id: Any) -> None:
 
 
 async def _execute(run_id: Any) -> None:
-    from helena.llm import router
-
     async with _claim_gates.get():
         claimed = await db(_claim, run_id)
     if claimed is None:
@@ -163,9 +160,6 @@ def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
 
 
 async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
-    from helena.llm import router
-    from helena.llm.accounting import RecordingModel
-
     limits, cloud_allowed, tools_setup = claimed.limits, claimed.cloud_allowed, claimed.setup
     assert tools_setup is not None
     messages = tools_setup.messages
@@ -207,6 +201,8 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
                 messages=messages,
                 tools=tools_setup.tools,
                 ctx=tools_setup.ctx,
+                execute=tools_setup.execute,
+                known_names=tools_setup.known_names,
                 emitter=emitter,
                 mode=run.mode,
                 tier=tier,

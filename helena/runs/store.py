@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
-from helena.agent.events import Event, event_ts
+from helena.agent.events import Event
 from helena.aio import PerLoop
 from helena.broadcast import publish_events
 from helena.event_store import insert_events
 from helena.models import AgentRun, RunEvent
+from helena.timestamps import event_ts
 
 if TYPE_CHECKING:
     from helena.runs.emitter import PersistentEmitter

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from akten.models import Akte, Beteiligter, Dokument, Notiz, User
 from akten.selectors import akten_for, dokumente_for, fristen_for, get_akte, zeiterfassung_for
 from config.errors import NotFound
-from helena.tools.base import Tool, ToolContext, ToolResult
+from helena.agent.tooling import Tool, ToolContext, ToolResult
 
 _AKTE_TABLE = Akte._meta.db_table
 _SNIPPET = 80

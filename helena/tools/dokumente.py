@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from akten.models import Dokument
 from akten.selectors import dokumente_for, get_akte, get_dokument
 from config.errors import NotFound
+from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.tools.akten import akte_not_found, akte_source, anzahl, snippet
-from helena.tools.base import Tool, ToolContext, ToolResult
 
 _DOKUMENT_TABLE = Dokument._meta.db_table
 _MAX_LIST = 50

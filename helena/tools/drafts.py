@@ -18,11 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from akten.fristen import format_datum
 from akten.selectors import get_akte
 from config.errors import NotFound
+from drafts.cards import render_card  # templates need the app registry; imported late
 from drafts.fields import FieldsInvalid
 from drafts.models import Draft
 from drafts.services import create_draft, frist_aus_berechnung, vorfrist_for
+from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.tools.akten import akte_not_found
-from helena.tools.base import DauerParams, Tool, ToolContext, ToolResult
+from helena.tools.base import DauerParams
 
 _DRAFT_TABLE = Draft._meta.db_table
 _WAITS = (
@@ -63,7 +65,6 @@ def _propose(*, ctx: ToolContext, kind: str, tool: str, fields: dict[str, Any], 
         data["warnungen"] = draft.warnings
     if context and context.get("berechnung"):
         data["berechnung"] = context["berechnung"]["begruendung"]
-    from drafts.cards import render_card  # templates need the app registry; imported late
 
     html = render_card(draft=draft, user=ctx.user)
     return ToolResult(

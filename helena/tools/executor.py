@@ -8,7 +8,6 @@ ones included, is written to the audit table (ToolCallLog).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from typing import Any
@@ -20,8 +19,9 @@ from django.db import InterfaceError, OperationalError, connections
 from pydantic import ValidationError
 
 from config.errors import NotFound
-from helena.services import record_tool_call
-from helena.tools.base import Tool, ToolContext, ToolResult
+from helena.agent.tooling import Tool, ToolContext, ToolResult
+from helena.llm.dialects.jsonish import repair_arguments
+from helena.tools.audit import record_tool_call
 from helena.tools.registry import all_tools
 
 logger = logging.getLogger(__name__)
@@ -34,46 +34,6 @@ class _InvalidArguments(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
-
-
-def _strip_fence(text: str) -> str:
-    """Models sometimes wrap JSON arguments in a Markdown code fence."""
-    if text.startswith("```"):
-        lines = text.splitlines()[1:]
-        if lines and lines[-1].strip().startswith("```"):
-            lines = lines[:-1]
-        return "\n".join(lines).strip()
-    return text
-
-
-def parse_arguments(raw: Any) -> dict[str, Any] | None:
-    """The arguments as a dict, repairing what can be repaired safely; None if it cannot."""
-    if raw is None:
-        return {}
-    if isinstance(raw, dict):
-        return raw
-    if not isinstance(raw, str):
-        return None
-    text = _strip_fence(raw.strip())
-    if not text:
-        return {}
-    for _ in range(2):  # a second round for double-encoded JSON ("{\"a\": 1}")
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            start, end = text.find("{"), text.rfind("}")
-            if start == -1 or end <= start:
-                return None
-            try:
-                value = json.loads(text[start : end + 1])
-            except json.JSONDecodeError:
-                return None
-        if isinstance(value, dict):
-            return value
-        if not isinstance(value, str):
-            return None
-        text = value.strip()
-    return None
 
 
 def _field_problems(tool: Tool, exc: ValidationError) -> list[str]:
@@ -95,7 +55,7 @@ def _field_problems(tool: Tool, exc: ValidationError) -> list[str]:
 
 
 def _validate(tool: Tool, raw: Any) -> Any:
-    arguments = parse_arguments(raw)
+    arguments = repair_arguments(raw, lenient=False)
     if arguments is None:
         raise _InvalidArguments(
             f"Die Argumente für {tool.name} sind kein gültiges JSON-Objekt. Bitte rufe das Werkzeug "
@@ -175,7 +135,7 @@ async def _run(tool: Tool, params: Any, ctx: ToolContext) -> ToolResult:
 
 
 def _audit_params(raw: Any) -> dict[str, Any]:
-    arguments = parse_arguments(raw)
+    arguments = repair_arguments(raw, lenient=False)
     if arguments is not None:
         return arguments
     return {"_raw": str(raw)[:_MAX_RAW_ARGUMENTS]}

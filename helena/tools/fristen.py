@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from akten.models import Frist
 from akten.selectors import fristen_for
 from config.errors import NotFound
+from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.tools.akten import akte_not_found, anzahl
-from helena.tools.base import Tool, ToolContext, ToolResult
 
 _FRIST_TABLE = Frist._meta.db_table
 _MAX = 100

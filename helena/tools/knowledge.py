@@ -11,8 +11,8 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
+from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.knowledge import selectors
-from helena.tools.base import Tool, ToolContext, ToolResult
 
 
 class SearchGesetzeParams(BaseModel):

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
-from helena.tools.base import Tool, ToolContext, ToolResult
+from helena.agent.plan_runner import agent_create_plan as run_plan
+from helena.agent.tooling import Tool, ToolContext, ToolResult
 
 _KEY = re.compile(r"[^a-z0-9_]+")
 
@@ -22,14 +22,11 @@ class AskUserParams(BaseModel):
     )
 
 
-def _ask(params: AskUserParams, ctx: ToolContext) -> ToolResult:
-    from helena.services import ask_question
-
+async def _ask(params: AskUserParams, ctx: ToolContext) -> ToolResult:
     question = " ".join(params.question.split())
     key = _KEY.sub("_", (params.answer_key or "").strip().lower()).strip("_") or None
-    if ctx.run_id is not None:
-        stored = ask_question(run_id=ctx.run_id, call_id=ctx.call_id or "", question=question, answer_key=key)
-        key = stored.answer_key
+    if ctx.ask is not None:  # in a run: the question is kept until the user answers
+        key = await ctx.ask(call_id=ctx.call_id or "", question=question, answer_key=key)
     key = key or "antwort"
     return ToolResult(
         ok=True,
@@ -50,7 +47,7 @@ ask_user = Tool(
     ),
     kind="meta",
     params=AskUserParams,
-    handler=sync_to_async(_ask),
+    handler=_ask,
     label="Fragt nach",
 )
 
@@ -67,9 +64,7 @@ class AgentCreatePlanParams(BaseModel):
 
 
 async def _plan(params: AgentCreatePlanParams, ctx: ToolContext) -> ToolResult:
-    from helena.agent.plan_runner import agent_create_plan as run_plan
-
-    if ctx.run_id is None or ctx.model is None:
+    if ctx.plans is None or ctx.model is None:
         return ToolResult(ok=False, error="Pläne gibt es nur innerhalb eines Laufs.",
                           error_code="unavailable")
     return await run_plan(params, ctx)

@@ -20,7 +20,8 @@ from akten.fristen import PRESETS, FristError, berechne, parse_datum
 from akten.kosten import KV_GKG, VV_RVG, KostenError, berechne_gkg, berechne_rvg
 from akten.selectors import get_akte
 from config.errors import NotFound
-from helena.tools.base import DauerParams, Tool, ToolContext, ToolResult
+from helena.agent.tooling import Tool, ToolContext, ToolResult
+from helena.tools.base import DauerParams
 
 
 def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """Which tools exist and which a user is offered.
 
-Every module in this package (except the machinery: base, registry, executor) is imported and its
+Every module in this package (except the machinery: audit, base, registry, executor) is imported and its
 module-level `Tool` objects (and lists named TOOLS) are collected, so adding a tool is adding a
-file. The role filter of PROTOCOL.md lives in `roles_for` and nowhere else.
+file. The role filter of PROTOCOL.md is `roles_for` (write tools: drafts/roles.py).
 """
 
 from __future__ import annotations
@@ -14,28 +14,21 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from helena.tools.base import ALL_ROLES, Tool, ToolKind, role_of
+from akten.users import ALL_ROLES, role_of
+from drafts.roles import write_roles
+from helena.agent.tooling import Tool, ToolKind
 
-_MACHINERY = frozenset({"base", "registry", "executor"})
-
-# PROTOCOL.md "Roles and tools": write tools below ADMIN/ANWALT.
-_FULL_ROLES = frozenset({"ADMIN", "ANWALT"})
-_SACHBEARBEITER_EXCLUDED = frozenset({"update_akte_rag"})
-_SEKRETARIAT_WRITE = frozenset({"create_notiz"})
+_MACHINERY = frozenset({"audit", "base", "registry", "executor"})
 
 
 def roles_for(kind: ToolKind, name: str) -> frozenset[str]:
-    """The roles that may use a tool (PROTOCOL.md role filter); the single source of that rule."""
+    """The roles that may use a tool (PROTOCOL.md role filter): read and meta tools every role, a
+    write tool the roles that may propose and decide its drafts (the rule is drafts/roles.py)."""
     if kind in ("read", "meta"):
         return ALL_ROLES
     if kind != "write":
         raise ValueError(f"unknown tool kind {kind!r} for {name!r}")
-    roles = set(_FULL_ROLES)
-    if name not in _SACHBEARBEITER_EXCLUDED:
-        roles.add("SACHBEARBEITER")
-    if name in _SEKRETARIAT_WRITE:
-        roles.add("SEKRETARIAT")
-    return frozenset(roles)
+    return write_roles(name)
 
 
 def _copy_json(value: Any) -> Any:
@@ -94,7 +87,8 @@ def all_tools() -> dict[str, Tool]:
                 )
             originals[tool.name] = tool
             # A tool may narrow its roles further, never widen them beyond the protocol.
-            roles = tool.roles & roles_for(tool.kind, tool.name)
+            allowed = roles_for(tool.kind, tool.name)
+            roles = allowed if tool.roles is None else tool.roles & allowed
             if type(tool) is Tool:
                 fields = {f.name: getattr(tool, f.name) for f in dataclasses.fields(tool) if f.init}
                 tools[tool.name] = _RegisteredTool(**{**fields, "roles": roles})

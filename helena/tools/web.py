@@ -14,7 +14,8 @@ import httpx
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field
 
-from helena.tools.base import Tool, ToolContext, ToolResult
+from helena.agent.tooling import Tool, ToolContext, ToolResult
+from helena.privacy import privacy_for
 
 MAX_RESULTS = 5
 _MAX_CONTENT = 500
@@ -50,8 +51,6 @@ async def outgoing_query(query: str, ctx: ToolContext) -> str:
     """The query as it may leave the house: redacted with the run's Privacy (or patterns alone)."""
     privacy = ctx.privacy
     if privacy is None:
-        from helena.privacy import privacy_for
-
         privacy = privacy_for(user=ctx.user, conversation_id=ctx.conversation_id, akte_id=ctx.akte_id)
     await privacy.refresh()
     return str(privacy.redact(query))

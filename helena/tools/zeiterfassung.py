@@ -12,8 +12,8 @@ from akten.fristen import FristError, parse_datum
 from akten.models import Zeiterfassung
 from akten.selectors import get_akte, zeiterfassung_for
 from config.errors import NotFound
+from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.tools.akten import akte_not_found, anzahl, person
-from helena.tools.base import Tool, ToolContext, ToolResult
 
 _TABLE = Zeiterfassung._meta.db_table
 _MAX = 200

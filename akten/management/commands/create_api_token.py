@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from akten.models import User
-from akten.services import create_api_token
+from akten.users import create_api_token
 
 
 class Command(BaseCommand):

@@ -56,6 +56,9 @@ class Ctx:
     truncated: bool = False  # set for the final step when the server cut the output off (length)
     # tool -> parameter -> JSON schema type, for dialects that write every value as text (XML)
     types: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)
+    # A fresh parser, nested(names=, types=), for content read on its own (a code block, a harmony
+    # final answer): the StreamParser, which builds on this module and hands itself in here.
+    nested: Callable[..., Any] | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -130,8 +133,9 @@ class Passthrough:
     Nothing is held back meanwhile but a possible marker.
     """
 
-    def __init__(self, *, fence: bool) -> None:
+    def __init__(self, *, fence: bool, nested: Callable[..., Any] | None = None) -> None:
         self.fence = fence
+        self.nested = nested
         self.depth = 0
         self.quoted = False
         self.escaped = False
@@ -170,10 +174,9 @@ class Passthrough:
 
     def _fence(self, text: str, final: bool) -> Emit | None:
         if self.inner is None:
-            from helena.llm.dialects.parser import StreamParser  # the parser builds on this module
-
+            assert self.nested is not None, "a code block needs the parser"
             newline = text.find("\n")
-            self.inner = StreamParser(names=())
+            self.inner = self.nested(names=())
             end = newline + 1 if newline >= 0 else len(text)
             return Emit(consumed=end, events=[Text(text[:end])], done=final)
         close = text.find("```")

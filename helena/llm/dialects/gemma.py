@@ -44,7 +44,7 @@ class FenceBlock(Block):
             return self._prose.step(text, final)
         outcome = self._decide(text, final)
         if outcome is _CODE:  # an ordinary code block: prose up to its own closing fence
-            self._prose = Passthrough(fence=True)
+            self._prose = Passthrough(fence=True, nested=self.ctx.nested)
             return self._prose.step(text, final)
         return outcome
 

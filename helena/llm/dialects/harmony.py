@@ -93,9 +93,8 @@ class MessageBlock(Block):
         if self.channel == "analysis":
             return [Reasoning(body)] if body else []
         if self.inner is None:
-            from helena.llm.dialects.parser import StreamParser  # the parser builds on this module
-
-            self.inner = StreamParser(names=())
+            assert self.ctx.nested is not None
+            self.inner = self.ctx.nested(names=())
         events: list[Event] = self.inner.feed(body)
         if ending:
             events += self.inner.finish(truncated=self.ctx.truncated)

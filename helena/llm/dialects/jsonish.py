@@ -237,20 +237,23 @@ def decode_at(text: str, pos: int = 0) -> tuple[Any, int] | None:
 # --------------------------------------------------------------------------- argument repair
 
 
-def repair_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any] | None:
+def repair_arguments(raw: str | dict[str, Any] | None, *, lenient: bool = True) -> dict[str, Any] | None:
     """A call's arguments as a dict, or None if they cannot be repaired.
 
     Valid JSON is never rewritten; the repairs go from mild (code fences) to aggressive (Python
     literals, the lenient parser, json-repair). A JSON string that holds JSON (Granite writes
-    arguments double-encoded) is decoded again.
+    arguments double-encoded) is decoded again. With `lenient=False` only the repairs that cannot
+    change what was meant (fences, prose around one object, double encoding): the tool executor's
+    policy for arguments a server already delivered as a call, where a broken one goes back to the
+    model to be written again rather than guessed.
     """
     try:
-        return _repair(raw, 0)
+        return _repair(raw, 0, lenient)
     except Exception:  # a repair must never take the run down
         return None
 
 
-def _repair(raw: Any, depth: int) -> dict[str, Any] | None:
+def _repair(raw: Any, depth: int, lenient: bool = True) -> dict[str, Any] | None:
     if raw is None:
         return {}
     if isinstance(raw, dict):
@@ -264,6 +267,11 @@ def _repair(raw: Any, depth: int) -> dict[str, Any] | None:
     if value is _MISSING:
         text = _strip_fences(text)
         value = _strict(text)
+    if value is _MISSING and not lenient:
+        start, end = text.find("{"), text.rfind("}")
+        value = _strict(text[start:end + 1]) if 0 <= start < end else _MISSING
+        if value is _MISSING:
+            return None
     if value is _MISSING:
         value = _python_literal(text)
     if value is _MISSING and text[:1] == "{":
@@ -277,7 +285,7 @@ def _repair(raw: Any, depth: int) -> dict[str, Any] | None:
     if value is _MISSING:
         value = _first_object(text)
     if isinstance(value, str) and value.strip()[:1] in ("{", '"'):
-        return _repair(value, depth + 1)
+        return _repair(value, depth + 1, lenient)
     if isinstance(value, dict):
         return _jsonable(value)
     return None

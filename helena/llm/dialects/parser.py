@@ -8,6 +8,7 @@ shown), so the profile only says whether the output starts inside a reasoning bl
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Collection, Iterable
 
@@ -31,7 +32,7 @@ class StreamParser:
     def __init__(self, *, names: Collection[str] = (), reasoning_first: bool = False,
                  types: dict[str, dict[str, str]] | None = None,
                  openers: Iterable[Opener] = ALL_OPENERS) -> None:
-        self._ctx = Ctx(names=frozenset(names), types=types or {})
+        self._ctx = Ctx(names=frozenset(names), types=types or {}, nested=StreamParser)
         active = [o for o in openers if self._ctx.names or not o.needs_tools]
         self._by_char: dict[str, list[Opener]] = {}
         for opener in sorted(active, key=lambda o: -len(o.literal)):
@@ -56,7 +57,7 @@ class StreamParser:
             return []
         self.finished = True
         if truncated:
-            self._ctx = Ctx(names=self._ctx.names, truncated=True, types=self._ctx.types)
+            self._ctx = dataclasses.replace(self._ctx, truncated=True)
             if self._block is not None:
                 self._block.ctx = self._ctx
         return self._drain(final=True)

@@ -52,9 +52,8 @@ class ThinkBlock(Block):
             return Emit(consumed=after, events=events)
         if final:
             if held >= 0:
-                from helena.llm.dialects.parser import StreamParser
-
-                parser = StreamParser(names=self.ctx.names, types=self.ctx.types)
+                assert self.ctx.nested is not None
+                parser = self.ctx.nested(names=self.ctx.names, types=self.ctx.types)
                 tail = [Reasoning(e.text) if isinstance(e, Text) else e
                         for e in (*parser.feed(text[held:]), *parser.finish(truncated=self.ctx.truncated))]
                 head = [Reasoning(text[:held])] if text[:held] else []

@@ -15,8 +15,11 @@ from typing import Any
 from asgiref.sync import async_to_sync
 
 from helena.agent.budget import estimate_tokens
+from helena.llm.accounting import RecordingModel
 from helena.llm.base import collect
+from helena.llm.router import get_model_for_tier
 from helena.models import Conversation, Message
+from helena.privacy import privacy_for
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +50,6 @@ def _summarise(*, previous: str, messages: list[Message], model: Any) -> str:
 def _summary_model(*, conversation: Conversation, run_id: Any, privacy: Any) -> Any:
     """The tier-1 model for the summary, booked as `summary`; a cloud one redacts with the run's
     Privacy (learned here, in this synchronous code, so the call itself reads nothing)."""
-    from helena.llm.accounting import RecordingModel
-    from helena.llm.router import get_model_for_tier
-    from helena.privacy import privacy_for
-
     if privacy is None:
         privacy = privacy_for(user=conversation.user, conversation_id=conversation.pk,
                               akte_id=conversation.akte_id)

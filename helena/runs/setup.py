@@ -1,19 +1,24 @@
-"""Everything a run needs before the first model call: the offered tools, the system prompt with
-the Akte in focus (only if the user may see it) and the tool context."""
+"""Everything a run needs before the first model call: the offered tools and their executor, the
+system prompt with the Akte in focus (only if the user may see it), the tool context with the run's
+ports, and the drafts' outcomes of the conversation."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils import timezone
 
 from akten import selectors
 from akten.models import Akte, Beteiligter
+from akten.users import role_of
+from drafts.selectors import outcome_notes
 from helena.agent.prompts import system_prompt
-from helena.tools.base import Tool, ToolContext, role_of
-from helena.tools.registry import tools_for
+from helena.agent.tooling import Execute, Tool, ToolContext
+from helena.runs.ports import attach
+from helena.tools.executor import execute
+from helena.tools.registry import all_tools, tools_for
 
 
 @dataclass
@@ -22,6 +27,9 @@ class RunSetup:
     tools: list[Tool]
     ctx: ToolContext
     question: str = ""  # the user's message the run answers
+    execute: Execute = execute
+    # Every tool's name: a call of one not offered is refused, and never shown to the user raw.
+    known_names: frozenset[str] = field(default_factory=lambda: frozenset(all_tools()))
 
 
 def akte_facts(akte: Akte) -> dict[str, Any]:
@@ -66,8 +74,6 @@ def prepare_run(
             akte = None
     tools = tools_for(user)
     if conversation_id is not None:
-        from drafts.selectors import outcome_notes
-
         notes = outcome_notes(conversation_id=conversation_id)
         if notes:
             extra_prompt = "\n\n".join(filter(None, [extra_prompt, (
@@ -79,6 +85,6 @@ def prepare_run(
         extra=extra_prompt, context_type=context_type,
     )
     messages = [{"role": "system", "content": prompt}, *history, {"role": "user", "content": question}]
-    ctx = ToolContext(user=user, akte_id=akte.pk if akte else None, run_id=run_id,
-                      conversation_id=str(conversation_id) if conversation_id is not None else None)
+    ctx = attach(ToolContext(user=user, akte_id=akte.pk if akte else None, run_id=run_id,
+                             conversation_id=str(conversation_id) if conversation_id is not None else None))
     return RunSetup(messages=messages, tools=tools, ctx=ctx, question=question)

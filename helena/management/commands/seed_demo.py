@@ -1,8 +1,11 @@
-"""`manage.py seed_demo [--password PW]`: create the demo Kanzlei (idempotent), see akten.demo."""
+"""`manage.py seed_demo [--password PW]`: create the demo Kanzlei (idempotent): the firm's records
+(akten.demo) and Helena's Kanzleimuster (helena.knowledge.demo)."""
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from akten.demo import DEFAULT_PASSWORD, seed_demo_kanzlei
+from helena.knowledge.demo import MUSTER, seed_muster
 
 
 class Command(BaseCommand):
@@ -22,14 +25,16 @@ class Command(BaseCommand):
     def handle(self, *args, password: str, **options) -> None:
         if not password:
             raise CommandError("Das Passwort darf nicht leer sein.")
-        s = seed_demo_kanzlei(password=password)
-        neu = f"{s.neu_angelegt} Datensätze neu angelegt" if s.neu_angelegt else "nichts neu angelegt"
+        with transaction.atomic():
+            s = seed_demo_kanzlei(password=password)
+            neu_angelegt = s.neu_angelegt + seed_muster()
+        neu = f"{neu_angelegt} Datensätze neu angelegt" if neu_angelegt else "nichts neu angelegt"
         self.stdout.write(self.style.SUCCESS(f"Demo-Kanzlei bereit ({neu})."))
         self.stdout.write(
             f"  {s.akten} Akten, {s.beteiligte} Beteiligte, {s.dokumente} Dokumente, "
             f"{s.fristen} Fristen/Termine ({s.fristen_offen} offen, davon "
             f"{s.fristen_ueberfaellig} überfällig), {s.zeiterfassungen} Zeiterfassungen, "
-            f"{s.notizen} Notizen, {s.alerts} Hinweise, {s.zugriffe} Aktenzugriffe, {s.muster} Muster"
+            f"{s.notizen} Notizen, {s.alerts} Hinweise, {s.zugriffe} Aktenzugriffe, {len(MUSTER)} Muster"
         )
         shown = password if password == DEFAULT_PASSWORD else "wie mit --password angegeben"
         self.stdout.write(f"  Logins (Passwort: {shown}):")
