@@ -541,7 +541,7 @@ def plan_rows(answer: Locator) -> list[list[str]]:
 def test_a_plan_card_follows_the_plan_and_survives_a_reload(
     kanzlei: Kanzlei, tiers: ScriptedLLMServer, new_context: Any
 ) -> None:
-    from tests.test_plans import items, plan_call, thought_complete
+    from tests.helena.agent.test_plans import items, plan_call, thought_complete
 
     tiers.script([
         plan_call("Berufungsfrist ermitteln und zusammenfassen"),
@@ -592,7 +592,7 @@ def test_a_plan_card_follows_the_plan_and_survives_a_reload(
 def test_a_draft_plan_asks_for_review_in_words_and_runs_on_in_the_next_answer(
     kanzlei: Kanzlei, tiers: ScriptedLLMServer, new_context: Any
 ) -> None:
-    from tests.test_plans import items, plan_call, thought_complete
+    from tests.helena.agent.test_plans import items, plan_call, thought_complete
 
     hint = "Passt der Plan? Antworte einfach im Chat, z. B. „passt, leg los“ oder „füge vorher … hinzu“."
     tiers.script([
@@ -715,7 +715,7 @@ def test_plan_review_and_replan_show_live_as_after_a_reload(
 ) -> None:
     import json
 
-    from tests.test_plans import items, plan_call, thought_complete
+    from tests.helena.agent.test_plans import items, plan_call, thought_complete
 
     tiers.script([
         plan_call("Klageerwiderung vorbereiten", "agent_review"),

@@ -1,6 +1,6 @@
 """Search over statutes, decisions and templates the way a lawyer asks.
 
-Three stages, each measured by tests/test_knowledge_eval.py and bench/knowledge_search.py:
+Three stages, each measured by tests/helena/knowledge/test_knowledge_eval.py and bench/knowledge_search.py:
 
 1. Citations ("§ 517 ZPO", "517 ZPO", "§§ 187, 188 BGB", "Art. 3 GG") are looked up directly
    and answered first.

@@ -11,7 +11,7 @@ import pytest
 
 from akten.kosten import BERLIN
 from tests.conftest import Kanzlei
-from tests.test_tools import call
+from tests.helena.tools.test_tools import call
 
 pytestmark = pytest.mark.django_db
 

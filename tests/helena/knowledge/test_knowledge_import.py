@@ -38,7 +38,7 @@ from helena.knowledge.models import Gesetz, Lexem, Norm, Urteil
 from helena.knowledge.services import import_gesetz, import_urteile, refresh_lexikon
 
 CORPUS = Path(settings.BASE_DIR) / "corpus" / "gesetze"
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 URTEILE = DATA / "urteile_sample.jsonl"
 
 

@@ -19,7 +19,7 @@ from helena import sockets
 from helena.broadcast import _channel
 from helena.models import Conversation, Message
 from tests.conftest import Kanzlei
-from tests.test_drafts import _approve, _propose
+from tests.drafts.test_drafts import _approve, _propose
 
 NUL, SURROGATE = "\u0000", "\ud800"
 BAD_VALUES = [("nul", "a\x00b", "%00"), ("surrogate", "a\ud800b", "%ED%A0%80")]

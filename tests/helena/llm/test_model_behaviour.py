@@ -15,9 +15,9 @@ from drafts.models import Draft
 from helena.agent.loop import GERMAN_PROMPT, NUDGE_PROMPT, PARSE_ERROR_HINT, TRUNCATED_PROMPT
 from helena.models import Message
 from tests.conftest import Kanzlei
+from tests.helena.llm.test_dialects import MARKUP_RE
+from tests.helena.test_runs_api import ask, assert_one_done, events, wait
 from tests.scripted_llm_server import ScriptedLLMServer
-from tests.test_dialects import MARKUP_RE
-from tests.test_runs_api import ask, assert_one_done, events, wait
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

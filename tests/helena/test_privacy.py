@@ -21,8 +21,8 @@ from akten.models import Beteiligter
 from helena.llm import locality, router
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message, ModelTier
 from tests.conftest import Kanzlei
+from tests.helena.test_runs_api import ask, events, post, wait
 from tests.scripted_llm_server import ScriptedLLMServer
-from tests.test_runs_api import ask, events, post, wait
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -20,7 +20,7 @@ from django.conf import settings
 from tests.conftest import database_url
 from tests.scripted_llm_server import start_scripted_server
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from helena.models import AgentRun, Conversation, Message
 from tests.conftest import Kanzlei
-from tests.test_runs_api import events, wait
+from tests.helena.test_runs_api import events, wait
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -21,7 +21,7 @@ from drafts.models import Draft, DraftEvent
 from drafts.services import create_draft
 from helena.models import ToolCallLog
 from tests.conftest import Kanzlei
-from tests.test_tools import call
+from tests.helena.tools.test_tools import call
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ import pytest
 
 from helena.knowledge.selectors import search
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 EVAL = json.loads((DATA / "knowledge_eval.json").read_text(encoding="utf-8"))
 HOLDOUT = json.loads((DATA / "knowledge_eval_holdout.json").read_text(encoding="utf-8"))
 GOAL = 0.85

@@ -16,7 +16,7 @@ from django.db import connection
 from helena.tasks import healthcheck
 from tests.conftest import database_url
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 
 
 def test_database_is_postgresql_with_german_text_search(db) -> None:

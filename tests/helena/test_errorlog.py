@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from helena.models import ErrorLog, LLMCall, ModelTier, ToolCallLog
 from tests.conftest import Kanzlei
+from tests.helena.test_runs_api import ask, wait
 from tests.scripted_llm_server import ScriptedLLMServer, unused_port
-from tests.test_runs_api import ask, wait
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
