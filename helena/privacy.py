@@ -19,7 +19,9 @@ from akten.models import Akte, Beteiligter, Dokument, Frist, Zeiterfassung
 from akten.selectors import akten_for
 from drafts.models import Draft
 from helena.db import db
-from helena.llm.pii import PUBLIC_ROLES, AkteFacts, Party, Privacy, Redactor, mentions, spellings
+from helena.llm.pii import Redactor
+from helena.llm.pii_patterns import PUBLIC_ROLES, AkteFacts, Party, mentions, spellings
+from helena.llm.redacting import Privacy
 from helena.models import Message, RunEvent
 
 # Tables whose rows belong to one Akte (a tool result's {"table", "id"} sources).

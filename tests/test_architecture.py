@@ -29,7 +29,6 @@ NOT_YET_SPLIT = {
     "helena/agent/loop.py": 436,
     "helena/knowledge/importers.py": 858,
     "helena/knowledge/selectors.py": 583,
-    "helena/llm/pii.py": 681,
     "helena/models.py": 461,
 }
 

@@ -10,160 +10,44 @@ turns and tool results, and `restore` maps its answer back.
 Surnames of people get their own placeholder ([MANDANT_1_NACHNAME]) so "Herr Müller" survives the
 round trip as "Herr Müller", not "Herr Thomas Müller". Surnames that are also common words
 (Richter, Sommer, Bauer …) are replaced only after a title ("Herr Richter"), never in "der Richter".
+
+What is looked for: helena/llm/pii_patterns.py. A run's redaction and the model wrapper that
+applies it: helena/llm/redacting.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 import copy
 import json
 import re
-import unicodedata
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from helena.llm.base import ChatModel, Chunk, ToolCall
-from helena.llm.wrapper import WrapperModel
-
-KINDS = ("MANDANT", "GEGNER", "PERSON", "NACHNAME", "ADRESSE", "AZ", "EMAIL", "TELEFON", "IBAN",
-         "GEBURTSDATUM")
-
-PLACEHOLDER_HINT = (
-    "Datenschutz: Namen, Anschriften, Aktenzeichen, E-Mail-Adressen, Telefonnummern, IBANs und "
-    "Geburtsdaten sind durch Platzhalter in eckigen Klammern ersetzt, z. B. [MANDANT_1], [GEGNER_1], "
-    "[PERSON_1] (weitere Beteiligte), [MANDANT_1_NACHNAME] (nur der Nachname), [ADRESSE_1], [AZ_1]. "
-    "Verwende diese Platzhalter unverändert und vollständig (mit Klammern) in Antworten und "
-    "Werkzeugaufrufen; sie werden vor der Anzeige durch die echten Angaben ersetzt. Frage nicht nach "
-    "den echten Werten."
+from helena.llm.pii_patterns import (
+    BIRTH_RE,
+    COMMON_WORD_SURNAMES,
+    COURT_AZ_RE,
+    EMAIL_RE,
+    GESCHAEFTSFUEHRER,
+    IBAN_RE,
+    INTERNAL_AZ_RE,
+    LEFT,
+    LEGAL_FORM,
+    NAME_CONTEXT,
+    PHONE_RE,
+    PLACEHOLDER_RE,
+    PUBLIC_ROLES,
+    STREET_RE,
+    AkteFacts,
+    clean,
+    literal,
+    phone_digits,
+    plausible,
+    spellings,
+    split_name,
 )
-
-# Words before a name that make a common-word surname a name ("Herr Richter", not "der Richter").
-NAME_CONTEXT = (
-    r"Herrn?|Frau|Fr\.|Hr\.|Dr\.|Prof\.|RAin|RA|Rechtsanwalt|Rechtsanwältin|Rechtsanwalts|Notar|Notarin|"
-    r"Zeugen?|Zeugin|Kläger|Klägerin|Klägers|Beklagter?|Beklagten|Mandant|Mandantin|Mandanten|Gegner|"
-    r"Gegnerin|Geschäftsführer|Geschäftsführerin|Familie|Eheleute|Sachverständige[nr]?|Fa\.|Firma"
-)
-# Surnames that are ordinary German words: matched only after NAME_CONTEXT or as part of the full name.
-_COMMON_WORDS = """
-    Alt Adler Arm August Bach Bär Bauer Baum Berg Bischof Blume Bote Brand Braun Burg Busch
-    Ehrlich Eisen Engel Ernst Falk Feld Fink Fischer Frank Frei Freund Fröhlich Fuchs Gärtner Glaser
-    Gold Graf Groß Gross Gut Hahn Hammer Hase Hirsch Holz Horn Jäger Jung Kaiser Kalt Kaufmann Keller
-    Klein Klug Knecht Koch König Kraft Kurz Lang Lange Licht Löwe Mai Mann Maurer Meister
-    Metzger Mond Nagel Neu Ochs Pabst Recht Reich Richter Ritter Rose Roth Sauer Schmied Schneider
-    Schreiber Schuster Schwarz Sommer Sonne Specht Stahl Stark Stein Stern Still Storch Strauß Süß
-    Vogel Wahl Wald Warm Weber Weise Weiß Weiss Wild Will Winter Wirt Wolf Zimmermann
-"""
-COMMON_WORD_SURNAMES = frozenset(_COMMON_WORDS.split())
-TITLES = re.compile(
-    r"^(?:(?:Herrn?|Frau|Rechtsanwalt|Rechtsanwältin|RAin|RA|Notar|Notarin|Dr\.(?:\s?(?:med|jur|rer\.\s?nat|"
-    r"phil|h\.\s?c)\.)?|Prof\.|Dipl\.-\w+\.?|Mag\.)\s+)+"
-)
-LEGAL_FORM = re.compile(
-    r"(?:[\s,]+(?:GmbH\s*&\s*Co\.\s*KG|gGmbH|GmbH|AG|KGaA|KG|OHG|oHG|GbR|UG(?:\s*\(haftungsbeschränkt\))?|"
-    r"e\.\s?V\.|eG|SE|PartG\s*mbB|PartG|mbB|Ltd\.?|Inc\.?|mbH|Aktiengesellschaft)"
-    r"|[\s-]+Versicherungs-?(?:AG|Aktiengesellschaft|gesellschaft))+\s*$"
-)
-ORGANISATION_WORDS = re.compile(
-    r"\b(?:GmbH|AG|KG|OHG|GbR|UG|e\.\s?V\.|eG|SE|PartG|mbB|Versicherung\w*|Kanzlei|Rechtsanwälte|"
-    r"Büro|\w*büro|Bank|Sparkasse|Verein|Stiftung|Gericht|Amt|Stadt|Gemeinde|Verwaltung|Hausverwaltung|"
-    r"Jobcenter|Agentur|Genossenschaft|Holding|Gruppe|Group)\b"
-)
-PARTICLES = {"von", "van", "de", "der", "den", "zu", "vom", "zum", "ten", "ter", "da", "di", "del"}
-GESCHAEFTSFUEHRER = re.compile(
-    r"(?:Geschäftsführer(?:in)?|Inhaber(?:in)?|Vorstand|Vorsitzende[rn]?)\s+"
-    r"(?:(?:Herrn?|Frau|Dr\.|Prof\.)\s+)*([A-ZÄÖÜ][\w\-]+(?:\s+(?:von\s+|van\s+)?[A-ZÄÖÜ][\w\-]+)+)"
-)
-
-# --- regex detectors -----------------------------------------------------------------------------
-
-EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-IBAN_RE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
-PHONE_RE = re.compile(
-    r"(?<![\w+/])(?:(?:\+\s?49|0049)[\s\-/]?(?:\(0\)\s?)?\d{2,5}|\(0\d{2,5}\)|0\d{2,5})"
-    r"(?:[\s\-/]?\d{2,}){1,3}(?![\w/])"
-)
-COURT_AZ_RE = re.compile(
-    r"(?<![\w/])(?:\d{1,3}\s?[A-Z][A-Za-z]{0,3}|[IVX]{1,5}(?:\s?[A-Z][A-Za-z]{0,3})?)\s?\d{1,6}/\d{2}(?:\d{2})?"
-    r"(?![\w/])"
-)
-_MONTHS = "Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember"
-# A date of birth, after what announces one ("geb. 12.03.1980", "geboren am 3. Mai 1975", "* 1980-03-12");
-# other dates (Fristen, Termine) stay, the model needs them.
-BIRTH_RE = re.compile(
-    r"(?:(?<!\w)geb\.|(?<!\w)geboren(?:\s+am)?|(?<!\w)Geburtsdatum:?|(?<!\w)Geb\.-Datum:?|(?<![\w*])\*)\s*"
-    r"(?P<v>\d{1,2}\.\s?(?:\d{1,2}\.\s?|(?:" + _MONTHS + r")\s+)\d{2,4}|\d{4}-\d{2}-\d{2})(?!\d)",
-    re.IGNORECASE,
-)
-INTERNAL_AZ_RE = re.compile(r"(?<![\w/.,])\d{1,5}/\d{2}(?:\d{2})?(?![\w/])")
-_STREET_WORD = (
-    r"(?:[A-ZÄÖÜ][a-zäöüß-]*(?:straße|strasse|str\.|weg|allee|platz|gasse|damm|ring|ufer|chaussee|steig|"
-    r"pfad|markt|graben)|Straße|Strasse|Str\.|Weg|Allee|Platz|Gasse|Damm|Ring|Ufer|Chaussee|Markt|Graben)"
-)
-STREET_RE = re.compile(
-    r"(?<![\w-])(?:[A-ZÄÖÜ][a-zäöüß]+er\s)?" + _STREET_WORD
-    + r"\s\d{1,4}(?:\s?[a-zA-Z](?![\w.]))?(?:\s?[-–/]\s?\d{1,4}[a-zA-Z]?)?(?![\d/])"
-    # "…, 51147 Köln" right after a street: the PLZ line is part of the address (own placeholder).
-    + r"(?:(?:,\s*|\s+)(?P<plz>\d{5}\s[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]+)*))?"
-)
-# In raw JSON text a value may follow an escaped newline ("…7\\n51147 Köln").
-_LEFT = r"(?:(?<=\\n)|(?<!\w))"
-_PLACEHOLDER_RE = re.compile(r"\[([A-Za-z]+(?:_[A-Za-z0-9]+)+)\]")
-_PARTIAL_RE = re.compile(r"\[[A-Za-z0-9_]*\Z")
-_PARTIAL_MAX = 40
-
-
-def _clean(value: str) -> str:
-    return " ".join(value.split())
-
-
-def _digits(value: str) -> str:
-    digits = re.sub(r"\D", "", value)
-    if value.strip().startswith("+49"):
-        digits = "0" + digits[2:]
-    elif digits.startswith("0049"):
-        digits = "0" + digits[4:]
-    return digits
-
-
-def spellings(value: str) -> list[str]:
-    """Spelling variants a text may use for the same name: ASCII umlauts and capitals."""
-    ascii_form = (value.replace("ä", "ae").replace("ö", "oe").replace("ü", "ue").replace("Ä", "Ae")
-                  .replace("Ö", "Oe").replace("Ü", "Ue").replace("ß", "ss"))
-    variants = [value, ascii_form, value.upper(), ascii_form.upper()]
-    return list(dict.fromkeys(v for v in variants if v))
-
-
-def _literal(value: str) -> str:
-    """A regex for a literal value that tolerates any whitespace between its words."""
-    return r"\s+".join(re.escape(part) for part in value.split())
-
-
-PUBLIC_ROLES = frozenset({"gericht", "behoerde"})  # Beteiligter.Rolle values whose names stay
-
-
-@dataclass(frozen=True)
-class Party:
-    """One Beteiligter as the redactor needs it (plain data: this module knows no ORM)."""
-
-    name: str
-    rolle: str  # akten.models.Beteiligter.Rolle value
-    anschrift: str = ""
-    telefon: str = ""
-    email: str = ""
-    aktenzeichen_extern: str = ""
-    notiz: str = ""
-
-
-@dataclass(frozen=True)
-class AkteFacts:
-    """What identifies an Akte's people: its parties, its Aktenzeichen and Kurzrubrum."""
-
-    key: Any  # the Akte's id
-    aktenzeichen: str = ""
-    kurzrubrum: str = ""
-    parties: tuple[Party, ...] = ()
 
 
 @dataclass
@@ -268,16 +152,16 @@ class Redactor:
     def _key(kind: str, value: str) -> tuple[str, str]:
         base = kind.removesuffix("_NACHNAME")
         if base == "TELEFON":
-            return (kind, _digits(value))
+            return (kind, phone_digits(value))
         if base == "IBAN":
             return (kind, re.sub(r"\s", "", value).upper())
         if base in ("EMAIL", "AZ"):
-            return (kind, _clean(value).casefold())
-        return (kind, _clean(value))
+            return (kind, clean(value).casefold())
+        return (kind, clean(value))
 
     def add_value(self, value: str, *, kind: str) -> str:
         """Register a literal value (any kind); returns its placeholder."""
-        value = _clean(value)
+        value = clean(value)
         key = self._key(kind, value)
         placeholder = self._placeholder(kind, value, key)
         if key in self._patterned or len(value) < 3 or (kind == "TELEFON" and len(key[1]) < 6):
@@ -286,14 +170,14 @@ class Redactor:
         flags = re.IGNORECASE if kind in ("EMAIL", "AZ", "IBAN") else 0
         if kind == "TELEFON":
             # The same number in other spellings: any separators between its digits.
-            digits = _digits(value)
+            digits = phone_digits(value)
             national = digits.startswith("0")
             body = r"[\s\-/()]*".join(digits[1:] if national else digits)
             prefix = r"(?:\+\s?49[\s\-/]*(?:\(0\)[\s\-/]*)?|0049[\s\-/]*|\(?0)" if national else ""
             pattern = re.compile(r"(?<![\w+])" + prefix + body + r"(?![\d])")
         else:
             alternatives = spellings(value) if kind in ("MANDANT", "GEGNER", "PERSON") else [value]
-            pattern = re.compile(_LEFT + "(?:" + "|".join(_literal(v) for v in alternatives) + r")(?!\w)",
+            pattern = re.compile(LEFT + "(?:" + "|".join(literal(v) for v in alternatives) + r")(?!\w)",
                                  flags)
         self._known.append(_Known(pattern, kind, value, key))
         return placeholder
@@ -307,27 +191,27 @@ class Redactor:
         owner_key: tuple[str, str] | None = None,
     ) -> None:
         """A name (full name or surname); common-word names only in a name context."""
-        value = _clean(value)
+        value = clean(value)
         if common_word is None:
             common_word = value in COMMON_WORD_SURNAMES
         key = self._key(kind, value) if owner_key is None else (kind, owner_key[1])
         if key in self._placeholders and owner_key is None:
             return
         self._placeholder(kind, value, key)
-        body = "|".join(_literal(v) for v in spellings(value))
+        body = "|".join(literal(v) for v in spellings(value))
         if common_word:
             # The group 'v' is what gets replaced; the title stays.
             pattern = re.compile(r"(?<!\w)(?:" + NAME_CONTEXT + r")\s+(?:(?:Dr\.|Prof\.)\s+)?(?P<v>" + body
                                  + r")(?=s?(?!\w))")
         else:
-            pattern = re.compile(_LEFT + "(?P<v>" + body + r")(?=s?(?!\w))")
+            pattern = re.compile(LEFT + "(?P<v>" + body + r")(?=s?(?!\w))")
         self._known.append(_Known(pattern, kind, value, key))
 
     def _add_people(self, people: list[tuple[str, str]]) -> None:
         """Full names, and surnames of natural persons; a surname shared by several people is neutral."""
         parsed: list[tuple[str, str, str | None]] = []  # (core, kind, surname)
         for name, kind in people:
-            core, surname = _split_name(name)
+            core, surname = split_name(name)
             if core:
                 parsed.append((core, kind, surname))
         surname_owners: dict[str, set[str]] = {}
@@ -350,7 +234,7 @@ class Redactor:
     def _add_address(self, anschrift: str) -> None:
         for line in anschrift.splitlines():
             for part in line.split(","):
-                part = _clean(part)
+                part = clean(part)
                 plz_ort = re.fullmatch(r"\d{5}\s+\S.*", part) or re.match(r"Postfach\s+\d", part)
                 street = re.fullmatch(r"\D+\s\d{1,4}\s?[a-zA-Z]?(?:\s?[-–/]\s?\d{1,4}[a-zA-Z]?)?", part)
                 if plz_ort or (street and not part.lower().startswith(("c/o", "z. hd", "z.hd"))):
@@ -361,9 +245,9 @@ class Redactor:
         sides = re.split(r"\s*\./\.\s*|\s+gegen\s+|\s+vs?\.\s+", kurzrubrum, maxsplit=1)
         if len(sides) != 2:
             return
-        known = {key[1] for key in self._placeholders} | {_clean(v) for v in self._values.values()}
+        known = {key[1] for key in self._placeholders} | {clean(v) for v in self._values.values()}
         for side, kind in zip(sides, ("MANDANT", "GEGNER"), strict=True):
-            side = _clean(side)
+            side = clean(side)
             core = LEGAL_FORM.sub("", side).strip() or side
             if len(core) < 3 or side in known or core in known:
                 continue
@@ -391,7 +275,7 @@ class Redactor:
                              (match.start("plz"), match.group("plz"))]
                 for start, raw in parts:
                     value = raw.rstrip()
-                    if value and _plausible(kind, value):
+                    if value and plausible(kind, value):
                         spans.append(_Span(start, start + len(value), priority, kind, value,
                                            self._key(kind, value)))
         return spans
@@ -482,7 +366,7 @@ class Redactor:
         def back(match: re.Match[str]) -> str:
             return self._values.get("[" + match.group(1).upper() + "]", match.group(0))
 
-        return _PLACEHOLDER_RE.sub(back, text)
+        return PLACEHOLDER_RE.sub(back, text)
 
     def restore_value(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -497,185 +381,3 @@ class Redactor:
     def mapping(self) -> dict[str, str]:
         """Placeholder → real value (for the audit log; never send it anywhere)."""
         return dict(self._values)
-
-
-def mentions(text: str, name: str) -> bool:
-    """Whether a text names this person or organisation (full name, or a distinctive surname), in
-    any spelling the redactor would catch; a cheap substring test first, a word-bounded one after."""
-    core, surname = _split_name(name)
-    folded = text.casefold()
-    candidates = [core] + ([surname] if surname and surname not in COMMON_WORD_SURNAMES else [])
-    for candidate in candidates:
-        if not candidate or len(candidate) < 4:
-            continue
-        for variant in spellings(candidate):
-            needle = variant.casefold()
-            if needle in folded and re.search(r"(?<!\w)" + _literal(needle) + r"(?!\w)", folded):
-                return True
-    return False
-
-
-def _split_name(name: str) -> tuple[str, str | None]:
-    """(core name without titles or legal form, surname of a natural person or None)."""
-    name = _clean(name)
-    core = TITLES.sub("", name).strip()
-    organisation = bool(ORGANISATION_WORDS.search(core)) or bool(LEGAL_FORM.search(core))
-    stripped = LEGAL_FORM.sub("", core).strip()
-    if len(stripped) >= 3:
-        core = stripped
-    if organisation or len(core) < 3:
-        return (core if len(core) >= 3 else "", None)
-    tokens = core.split()
-    if len(tokens) < 2:
-        return core, None
-    start = len(tokens) - 1
-    while start > 1 and tokens[start - 1].lower() in PARTICLES:
-        start -= 1
-    surname = " ".join(tokens[start:])
-    letters = sum(ch.isalpha() for ch in surname)
-    if letters < 3 or surname == core:
-        return core, None
-    return core, surname
-
-
-def _plausible(kind: str, value: str) -> bool:
-    if kind == "TELEFON":
-        return 7 <= len(_digits(value)) <= 15
-    if kind == "IBAN":
-        compact = value.replace(" ", "")
-        if not (15 <= len(compact) <= 34) or not compact[2:4].isdigit():
-            return False
-        return len(compact) == 22 if compact.startswith("DE") else any(c.isdigit() for c in compact[4:])
-    return True
-
-
-def _normalise_text(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
-
-
-class Learner(Protocol):
-    """Teaches a Redactor the Akten a run has touched (implemented where the ORM is: helena.privacy)."""
-
-    def pending(self) -> bool:
-        """Whether there is anything new to learn (cheap, no I/O)."""
-
-    def __call__(self, redactor: Redactor) -> None:
-        """Learn what is new (may read the database; runs off the event loop)."""
-
-
-async def _in_thread(function: Callable[[], None]) -> None:
-    await asyncio.to_thread(function)
-
-
-class Privacy:
-    """The redaction of one run (or one side call): a single Redactor for every model call it makes,
-    so a value keeps its placeholder across the main loop, the summary, the plan reviewer and the
-    acceptance checks, and a Learner that adds each Akte the run touches before the next call."""
-
-    def __init__(
-        self,
-        *,
-        learner: Learner | None = None,
-        offload: Callable[[Callable[[], None]], Awaitable[None]] = _in_thread,
-    ) -> None:
-        self.redactor = Redactor()
-        self.learner = learner
-        self._offload = offload
-        self._learning = asyncio.Lock()  # two calls at once (two web searches) wait for one learning
-
-    def refresh_sync(self) -> None:
-        """Learn what is new, from synchronous code (the history summary)."""
-        if self.learner is not None and self.learner.pending():
-            self.learner(self.redactor)
-
-    async def refresh(self) -> None:
-        """Learn what is new before a model call; free when nothing is."""
-        learner = self.learner
-        if learner is None or not learner.pending():
-            return
-        async with self._learning:
-            if learner.pending():
-                await self._offload(lambda: learner(self.redactor))
-
-    def redact(self, text: str) -> str:
-        """Redact a text that leaves the house outside a model call (a web search query)."""
-        return self.redactor.redact_text(text)
-
-
-class RedactingModel(WrapperModel):
-    """A ChatModel wrapper for the cloud: the inner model sees placeholders, the loop real values."""
-
-    def __init__(self, inner: ChatModel, redactor: Redactor, *, hint: bool = True,
-                 learn: Callable[[], Awaitable[None]] | None = None) -> None:
-        super().__init__(inner)
-        self.redactor = redactor
-        self.hint = hint
-        self.learn = learn  # called before every call: the run's Privacy.refresh
-
-    def _outgoing(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        redacted = self.redactor.redact_messages(
-            [{**m, "content": _normalise_text(m["content"])} if isinstance(m.get("content"), str) else m
-             for m in messages]
-        )
-        if not self.hint:
-            return redacted
-        if redacted and redacted[0].get("role") == "system" and isinstance(redacted[0].get("content"), str):
-            redacted[0] = {**redacted[0], "content": f"{redacted[0]['content']}\n\n{PLACEHOLDER_HINT}"}
-        else:
-            redacted.insert(0, {"role": "system", "content": PLACEHOLDER_HINT})
-        return redacted
-
-    def _restore_call(self, call: ToolCall) -> ToolCall:
-        return ToolCall(id=call.id, name=call.name, arguments=self.redactor.restore_value(call.arguments))
-
-    async def stream(
-        self,
-        *,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        temperature: float | None = None,
-        tool_names: Collection[str] | None = None,
-    ) -> AsyncIterator[Chunk]:
-        """Redact what goes out; restore text and reasoning (holding back a split "[MAND…") and calls."""
-        pending = {"text": "", "reasoning": ""}
-
-        def flush(kind: str) -> Chunk | None:
-            held, pending[kind] = pending[kind], ""
-            return Chunk(kind=kind, text=self.redactor.restore(held)) if held else None  # type: ignore[arg-type]
-
-        if self.learn is not None:
-            await self.learn()
-        try:
-            async for chunk in self.inner.stream(messages=self._outgoing(messages), tools=tools,
-                                                 temperature=temperature, tool_names=tool_names):
-                if chunk.kind in pending:
-                    other = flush("reasoning" if chunk.kind == "text" else "text")
-                    if other is not None:
-                        yield other
-                    pending[chunk.kind] += chunk.text
-                    ready, pending[chunk.kind] = _split_partial(pending[chunk.kind])
-                    if ready:
-                        yield Chunk(kind=chunk.kind, text=self.redactor.restore(ready))
-                    continue
-                for kind in pending:
-                    held = flush(kind)
-                    if held is not None:
-                        yield held
-                if chunk.kind == "tool_call" and chunk.tool_call is not None:
-                    yield Chunk(kind="tool_call", tool_call=self._restore_call(chunk.tool_call))
-                else:
-                    yield chunk
-        except Exception:
-            for kind in pending:
-                held = flush(kind)
-                if held is not None:
-                    yield held
-            raise
-
-
-def _split_partial(text: str) -> tuple[str, str]:
-    """(text safe to show now, a trailing "[…" that may still become a placeholder)."""
-    start = text.rfind("[")
-    if start == -1 or len(text) - start > _PARTIAL_MAX or not _PARTIAL_RE.match(text, start):
-        return text, ""
-    return text[:start], text[start:]

@@ -25,7 +25,8 @@ from helena.llm.dialects import profiles
 from helena.llm.http import ssl_context
 from helena.llm.ollama import OllamaModel, forget_context_lengths
 from helena.llm.openai_compat import OpenAICompatModel
-from helena.llm.pii import Privacy, RedactingModel, Redactor
+from helena.llm.pii import Redactor
+from helena.llm.redacting import Privacy, RedactingModel
 from helena.models import HelenaSettings, ModelTier, TaskRoute
 
 log = logging.getLogger(__name__)

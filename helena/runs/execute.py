@@ -58,7 +58,7 @@ class _Claimed:
     configs: dict[int, Any]  # router.TierConfig per tier
     cloud_allowed: bool  # tier 3 may serve (configured, and internal or opted in)
     opt_in: bool  # the firm's cloud opt-in: without it no call reaches a cloud endpoint on any tier
-    privacy: Any  # helena.llm.pii.Privacy: the run's redaction for every cloud call it makes
+    privacy: Any  # helena.llm.redacting.Privacy: the run's redaction for every cloud call it makes
     setup: RunSetup | None  # None when the run is to be cancelled before it starts
     next_seq: int = 1  # of the run's next event
 

@@ -363,7 +363,7 @@ def test_a_draft_read_by_a_tool_teaches_its_akte(parties: Kanzlei) -> None:
 def test_router_never_builds_an_unredacted_cloud_model(server: ScriptedLLMServer, db) -> None:
     """The one constructor: a cloud configuration comes wrapped, or not at all."""
     from helena.llm.base import ModelUnavailable
-    from helena.llm.pii import RedactingModel
+    from helena.llm.redacting import RedactingModel
 
     config = router.TierConfig(tier=1, provider="openai", name="x", host="https://api.example.com/v1")
     assert config.cloud

@@ -11,7 +11,9 @@ import pytest
 from akten.models import Akte, Beteiligter
 from helena.llm.base import ChatModel, collect
 from helena.llm.openai_compat import OpenAICompatModel
-from helena.llm.pii import PLACEHOLDER_HINT, RedactingModel, Redactor
+from helena.llm.pii import Redactor
+from helena.llm.pii_patterns import PLACEHOLDER_HINT
+from helena.llm.redacting import RedactingModel
 from helena.llm.scripted import ScriptedModel, ScriptedTurn
 from helena.privacy import akte_facts
 from tests.scripted_llm_server import start_scripted_server

@@ -18,7 +18,7 @@ from helena.llm import router
 from helena.llm.base import LLMError, ModelUnavailable, collect
 from helena.llm.ollama import OllamaModel
 from helena.llm.openai_compat import OpenAICompatModel
-from helena.llm.pii import RedactingModel
+from helena.llm.redacting import RedactingModel
 from helena.llm.scripted import ScriptedModel, ScriptedTurn
 from helena.models import HelenaSettings, ModelTier, TaskRoute
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, unused_port
