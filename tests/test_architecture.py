@@ -25,11 +25,9 @@ DATA_MODULES = {
 NOT_YET_SPLIT = {
     "akten/fristen.py": 1041,
     "akten/kosten.py": 776,
-    "akten/models.py": 435,
     "helena/agent/loop.py": 436,
     "helena/knowledge/importers.py": 858,
     "helena/knowledge/selectors.py": 583,
-    "helena/models.py": 461,
 }
 
 

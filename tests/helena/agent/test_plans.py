@@ -221,3 +221,12 @@ def test_an_interrupted_plan_continues_where_it_stopped(kanzlei: Kanzlei, tiers:
     assert plan.items[1]["attempts"] == 2  # the interrupted attempt counts
     assert not LLMCall.objects.filter(operation="plan").exists()
     assert [e["position"] for e in of(evs, "plan_step") if e.get("status") == "started"] == [2, 3]
+
+
+def test_the_stored_plan_states_are_the_cores_states() -> None:
+    """The core names a plan's states (agent/planning.PlanStatus); the Plan model stores the same."""
+    from helena.agent.planning import PlanStatus
+
+    core = {value for name, value in vars(PlanStatus).items() if name.isupper() and isinstance(value, str)}
+    assert set(Plan.Status.values) == core
+    assert core >= PlanStatus.CLOSED

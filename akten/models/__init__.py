@@ -1,0 +1,25 @@
+"""The firm's records: users with roles (accounts.py), Akten with per-user access and their
+Beteiligte (akte.py), and what hangs off an Akte (records.py).
+
+Nothing outside the admin reads these models unscoped: use `akten.selectors`.
+"""
+
+from akten.models.accounts import ApiToken, Role, User
+from akten.models.akte import Akte, AktenZugriff, Beteiligter, Bundesland, aktenzeichen_validator
+from akten.models.records import Alert, Dokument, Frist, Notiz, Zeiterfassung
+
+__all__ = [
+    "Akte",
+    "AktenZugriff",
+    "Alert",
+    "ApiToken",
+    "Beteiligter",
+    "Bundesland",
+    "Dokument",
+    "Frist",
+    "Notiz",
+    "Role",
+    "User",
+    "Zeiterfassung",
+    "aktenzeichen_validator",
+]

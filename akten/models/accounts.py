@@ -1,0 +1,51 @@
+"""Who works at the firm: users with their role, and their API tokens (services: akten/users.py)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+
+
+class Role(models.TextChoices):
+    ADMIN = "ADMIN", "Administrator"
+    ANWALT = "ANWALT", "Rechtsanwalt/Rechtsanwältin"
+    SACHBEARBEITER = "SACHBEARBEITER", "Sachbearbeitung"
+    SEKRETARIAT = "SEKRETARIAT", "Sekretariat"
+    PRAKTIKANT = "PRAKTIKANT", "Praktikant/in"
+
+
+class User(AbstractUser):
+    """A Kanzlei member; the role decides which tools and drafts are theirs."""
+
+    role = models.CharField(
+        "Rolle", max_length=20, choices=Role.choices, default=Role.SACHBEARBEITER
+    )
+
+    class Meta:
+        verbose_name = "Benutzer"
+        verbose_name_plural = "Benutzer"
+
+    @property
+    def sees_all_akten(self) -> bool:
+        """ADMIN (and Django superusers, who administer the system) see every Akte."""
+        return self.role == Role.ADMIN or self.is_superuser
+
+
+class ApiToken(models.Model):
+    """A bearer token for the JSON API and websockets; only its SHA-256 is stored."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField("Bezeichnung", max_length=100, blank=True)
+    prefix = models.CharField("Anfang", max_length=12, editable=False)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    zuletzt_benutzt = models.DateTimeField("zuletzt benutzt", null=True, blank=True)
+    widerrufen = models.BooleanField("widerrufen", default=False)
+
+    class Meta:
+        verbose_name = "API-Token"
+        verbose_name_plural = "API-Tokens"
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.prefix}…"

@@ -1,0 +1,190 @@
+"""The Akte: its Bundesland for the Fristen, who may see it (AktenZugriff), its Beteiligte."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+
+
+class Bundesland(models.TextChoices):
+    """ISO 3166-2:DE codes; they are also the subdivisions of the `holidays` package."""
+
+    BW = "BW", "Baden-Württemberg"
+    BY = "BY", "Bayern"
+    BE = "BE", "Berlin"
+    BB = "BB", "Brandenburg"
+    HB = "HB", "Bremen"
+    HH = "HH", "Hamburg"
+    HE = "HE", "Hessen"
+    MV = "MV", "Mecklenburg-Vorpommern"
+    NI = "NI", "Niedersachsen"
+    NW = "NW", "Nordrhein-Westfalen"
+    RP = "RP", "Rheinland-Pfalz"
+    SL = "SL", "Saarland"
+    SN = "SN", "Sachsen"
+    ST = "ST", "Sachsen-Anhalt"
+    SH = "SH", "Schleswig-Holstein"
+    TH = "TH", "Thüringen"
+
+
+aktenzeichen_validator = RegexValidator(
+    r"^[0-9A-Za-zÄÖÜäöüß][0-9A-Za-zÄÖÜäöüß/.\- ]{0,30}$",
+    "Aktenzeichen: Buchstaben, Ziffern, „/“, „-“ und „.“, höchstens 31 Zeichen (z. B. 123/26).",
+)
+
+
+class Akte(models.Model):
+    class Status(models.TextChoices):
+        OFFEN = "offen", "offen"
+        RUHEND = "ruhend", "ruhend"
+        ARCHIVIERT = "archiviert", "archiviert"
+        GESCHLOSSEN = "geschlossen", "geschlossen"
+
+    class Rechtsgebiet(models.TextChoices):
+        ARBEITSRECHT = "arbeitsrecht", "Arbeitsrecht"
+        MIETRECHT = "mietrecht", "Mietrecht"
+        VERKEHRSRECHT = "verkehrsrecht", "Verkehrsrecht"
+        KAUFRECHT = "kaufrecht", "Kaufrecht"
+        ERBRECHT = "erbrecht", "Erbrecht"
+        FAMILIENRECHT = "familienrecht", "Familienrecht"
+        VERTRAGSRECHT = "vertragsrecht", "Vertragsrecht"
+        GESELLSCHAFTSRECHT = "gesellschaftsrecht", "Gesellschaftsrecht"
+        STRAFRECHT = "strafrecht", "Strafrecht"
+        VERWALTUNGSRECHT = "verwaltungsrecht", "Verwaltungsrecht"
+        SOZIALRECHT = "sozialrecht", "Sozialrecht"
+        INSOLVENZRECHT = "insolvenzrecht", "Insolvenzrecht"
+        URHEBERRECHT = "urheberrecht", "Urheber- und Medienrecht"
+        WETTBEWERBSRECHT = "wettbewerbsrecht", "Wettbewerbsrecht"
+        SONSTIGES = "sonstiges", "Sonstiges"
+
+    aktenzeichen = models.CharField(
+        "Aktenzeichen", max_length=31, unique=True, validators=[aktenzeichen_validator]
+    )
+    kurzrubrum = models.CharField("Kurzrubrum", max_length=200)
+    wegen = models.CharField("wegen", max_length=300, blank=True)
+    rechtsgebiet = models.CharField(
+        "Rechtsgebiet", max_length=30, choices=Rechtsgebiet.choices, default=Rechtsgebiet.SONSTIGES
+    )
+    status = models.CharField("Status", max_length=20, choices=Status.choices, default=Status.OFFEN)
+    gegenstandswert = models.DecimalField(
+        "Gegenstandswert (EUR)",
+        max_digits=14,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+    )
+    auftragsdatum = models.DateField(
+        "Auftragsdatum", null=True, blank=True,
+        help_text="Tag des Auftrags: wählt die Gebührentabelle (§ 60 RVG; vor dem 01.06.2025 die "
+                  "Tabelle 2021).",
+    )
+    bundesland = models.CharField(
+        "Bundesland (für Fristen)",
+        max_length=2,
+        choices=Bundesland.choices,
+        default=Bundesland.NW,
+        help_text="Dessen Feiertage gelten bei der Fristberechnung (Gerichtsort).",
+    )
+    anwalt = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="verantwortliche/r Anwalt/Anwältin",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="akten_als_anwalt",
+    )
+    sachbearbeiter = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="Sachbearbeitung",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="akten_als_sachbearbeiter",
+    )
+    tags = ArrayField(models.CharField(max_length=50), verbose_name="Schlagworte", default=list, blank=True)
+    summary = models.TextField(
+        "Zusammenfassung (Helena)", blank=True, help_text="Kurzfassung der Akte, die Helena pflegt."
+    )
+    summary_aktualisiert_am = models.DateTimeField("Zusammenfassung aktualisiert am", null=True, blank=True)
+    zugriff = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        through="AktenZugriff",
+        through_fields=("akte", "user"),
+        related_name="freigegebene_akten",
+        blank=True,
+    )
+    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
+
+    class Meta:
+        verbose_name = "Akte"
+        verbose_name_plural = "Akten"
+        ordering = ["-angelegt_am"]
+        indexes = [GinIndex(fields=["tags"], name="akte_tags_gin")]
+
+    def __str__(self) -> str:
+        return f"{self.aktenzeichen} {self.kurzrubrum}"
+
+
+class AktenZugriff(models.Model):
+    """Grants one user access to one Akte (ADMIN needs none)."""
+
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="zugriffe")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="akten_zugriffe"
+    )
+    gewaehrt_von = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="gewährt von",
+    )
+    gewaehrt_am = models.DateTimeField("gewährt am", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Aktenzugriff"
+        verbose_name_plural = "Aktenzugriffe"
+        constraints = [models.UniqueConstraint(fields=["akte", "user"], name="unique_akten_zugriff")]
+
+    def __str__(self) -> str:
+        return f"{self.user} → {self.akte.aktenzeichen}"
+
+
+class Beteiligter(models.Model):
+    class Rolle(models.TextChoices):
+        MANDANT = "mandant", "Mandant/in"
+        GEGNER = "gegner", "Gegner/in"
+        GEGNERVERTRETER = "gegnervertreter", "Gegnervertreter/in"
+        GERICHT = "gericht", "Gericht"
+        ZEUGE = "zeuge", "Zeuge/Zeugin"
+        SACHVERSTAENDIGER = "sachverstaendiger", "Sachverständige/r"
+        VERSICHERUNG = "versicherung", "Versicherung"
+        BEHOERDE = "behoerde", "Behörde"
+        SONSTIGER = "sonstiger", "Sonstige/r"
+
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="beteiligte")
+    rolle = models.CharField("Rolle", max_length=20, choices=Rolle.choices)
+    name = models.CharField("Name / Firma", max_length=200)
+    anschrift = models.TextField("Anschrift", blank=True)
+    telefon = models.CharField("Telefon", max_length=50, blank=True)
+    email = models.EmailField("E-Mail", blank=True)
+    aktenzeichen_extern = models.CharField(
+        "Aktenzeichen/Zeichen der Gegenseite oder des Gerichts", max_length=100, blank=True
+    )
+    notiz = models.TextField("Notiz", blank=True)
+
+    class Meta:
+        verbose_name = "Beteiligter"
+        verbose_name_plural = "Beteiligte"
+        ordering = ["akte", "rolle", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.get_rolle_display()}: {self.name}"
+
+

@@ -1,0 +1,210 @@
+"""What hangs off an Akte: Fristen, Dokumente, Zeiterfassung, Notizen and Hinweise (Alert)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils import timezone
+
+from akten.models.akte import Akte, Bundesland
+
+
+class Frist(models.Model):
+    class Typ(models.TextChoices):
+        FRIST = "frist", "Frist"
+        TERMIN = "termin", "Termin"
+        WIEDERVORLAGE = "wiedervorlage", "Wiedervorlage"
+
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="fristen")
+    typ = models.CharField("Typ", max_length=20, choices=Typ.choices, default=Typ.FRIST)
+    bezeichnung = models.CharField("Bezeichnung", max_length=300)
+    datum = models.DateField("Datum (Fristende/Termin)")
+    uhrzeit = models.TimeField("Uhrzeit (bei Terminen)", null=True, blank=True)
+    vorfrist = models.DateField("Vorfrist", null=True, blank=True)
+    ist_notfrist = models.BooleanField("Notfrist", default=False)
+    erledigt = models.BooleanField("erledigt", default=False)
+    erledigt_am = models.DateTimeField("erledigt am", null=True, blank=True)
+    verantwortlich = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="verantwortlich",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="fristen",
+    )
+    bundesland = models.CharField(
+        "Bundesland", max_length=2, choices=Bundesland.choices, blank=True,
+        help_text="Leer: das Bundesland der Akte.",
+    )
+    notiz = models.TextField("Notiz", blank=True)
+    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Frist"
+        verbose_name_plural = "Fristen"
+        ordering = ["datum", "uhrzeit"]
+        indexes = [models.Index(fields=["erledigt", "datum"], name="frist_offen_datum")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(vorfrist__isnull=True) | models.Q(vorfrist__lte=models.F("datum")),
+                name="frist_vorfrist_vor_datum",
+                violation_error_message="Die Vorfrist muss vor dem Fristende liegen.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.datum:%d.%m.%Y} {self.bezeichnung}"
+
+    def save(self, *args, **kwargs) -> None:
+        if self.erledigt and self.erledigt_am is None:
+            self.erledigt_am = timezone.now()
+        if not self.erledigt:
+            self.erledigt_am = None
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        if self.typ != self.Typ.FRIST and self.ist_notfrist:
+            raise ValidationError({"ist_notfrist": "Nur eine Frist kann eine Notfrist sein."})
+        if self.vorfrist and self.datum and self.vorfrist > self.datum:
+            raise ValidationError({"vorfrist": "Die Vorfrist muss vor dem Fristende liegen."})
+
+    @property
+    def effektives_bundesland(self) -> str:
+        return self.bundesland or self.akte.bundesland
+
+
+class Dokument(models.Model):
+    class Status(models.TextChoices):
+        ENTWURF = "entwurf", "Entwurf"
+        FREIGEGEBEN = "freigegeben", "freigegeben"
+
+    class ErstelltDurch(models.TextChoices):
+        MENSCH = "mensch", "Mensch"
+        HELENA = "helena", "Helena"
+
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="dokumente")
+    titel = models.CharField("Titel", max_length=300)
+    inhalt = models.TextField("Inhalt (Markdown/Text)", blank=True)
+    datei = models.FileField("Datei", upload_to="dokumente/%Y/%m/", blank=True)
+    status = models.CharField("Status", max_length=20, choices=Status.choices, default=Status.ENTWURF)
+    erstellt_durch = models.CharField(
+        "erstellt durch", max_length=10, choices=ErstelltDurch.choices, default=ErstelltDurch.MENSCH
+    )
+    erstellt_von = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="angelegt von",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    freigegeben_von = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="freigegeben von",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    freigegeben_am = models.DateTimeField("freigegeben am", null=True, blank=True)
+    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
+
+    class Meta:
+        verbose_name = "Dokument"
+        verbose_name_plural = "Dokumente"
+        ordering = ["-angelegt_am"]
+
+    def __str__(self) -> str:
+        return self.titel
+
+
+class Zeiterfassung(models.Model):
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="zeiterfassungen")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="Mitarbeiter/in", on_delete=models.PROTECT,
+        related_name="zeiterfassungen",
+    )
+    datum = models.DateField("Datum", default=timezone.localdate)
+    dauer_minuten = models.PositiveIntegerField(
+        "Dauer (Minuten)", validators=[MinValueValidator(1), MaxValueValidator(24 * 60)]
+    )
+    taetigkeit = models.CharField("Tätigkeit", max_length=500)
+    abrechenbar = models.BooleanField("abrechenbar", default=True)
+    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Zeiterfassung"
+        verbose_name_plural = "Zeiterfassungen"
+        ordering = ["-datum", "-angelegt_am"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(dauer_minuten__gte=1, dauer_minuten__lte=1440),
+                name="zeiterfassung_dauer_plausibel",
+                violation_error_message="Die Dauer muss zwischen 1 und 1440 Minuten liegen.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.datum:%d.%m.%Y} {self.dauer_minuten} min {self.taetigkeit}"
+
+    @property
+    def dauer(self) -> timedelta:
+        return timedelta(minutes=self.dauer_minuten)
+
+
+class Notiz(models.Model):
+    """A note; with an Akte it is visible to whoever sees the Akte, without only to its author."""
+
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, null=True, blank=True, related_name="notizen")
+    titel = models.CharField("Titel", max_length=300, blank=True)
+    inhalt = models.TextField("Inhalt")
+    verfasst_von = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="verfasst von", on_delete=models.SET_NULL,
+        null=True, blank=True, related_name="notizen",
+    )
+    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Notiz"
+        verbose_name_plural = "Notizen"
+        ordering = ["-angelegt_am"]
+
+    def __str__(self) -> str:
+        return self.titel or self.inhalt[:60]
+
+
+class Alert(models.Model):
+    """A hint for a person; with an Akte it is visible to whoever sees the Akte."""
+
+    class Severity(models.TextChoices):
+        INFO = "info", "Info"
+        WARNING = "warning", "Warnung"
+        CRITICAL = "critical", "Kritisch"
+
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, null=True, blank=True, related_name="alerts")
+    empfaenger = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="Empfänger/in", on_delete=models.CASCADE,
+        null=True, blank=True, related_name="alerts",
+        help_text="Leer bei Akten-Hinweisen: dann sieht ihn jede/r mit Zugriff auf die Akte.",
+    )
+    message = models.TextField("Meldung")
+    severity = models.CharField(
+        "Dringlichkeit", max_length=10, choices=Severity.choices, default=Severity.INFO
+    )
+    gelesen = models.BooleanField("gelesen", default=False)
+    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Hinweis (Alert)"
+        verbose_name_plural = "Hinweise (Alerts)"
+        ordering = ["gelesen", "-angelegt_am"]
+
+    def __str__(self) -> str:
+        return f"[{self.severity}] {self.message[:60]}"
+
+

@@ -1,0 +1,30 @@
+"""Helena's own records: conversations, runs and their events (conversations.py), usage, audit and
+errors (ledger.py), the admin's settings (settings.py)."""
+
+from helena.models.conversations import (
+    AgentRun,
+    Conversation,
+    Message,
+    PendingQuestion,
+    Plan,
+    RunEvent,
+)
+from helena.models.ledger import ErrorLog, LLMCall, ToolCallLog
+from helena.models.settings import DIALECT_CHOICES, HelenaSettings, ModelTier, RateLimit, TaskRoute
+
+__all__ = [
+    "DIALECT_CHOICES",
+    "AgentRun",
+    "Conversation",
+    "ErrorLog",
+    "HelenaSettings",
+    "LLMCall",
+    "Message",
+    "ModelTier",
+    "PendingQuestion",
+    "Plan",
+    "RateLimit",
+    "RunEvent",
+    "TaskRoute",
+    "ToolCallLog",
+]

@@ -1,0 +1,233 @@
+"""Conversations, their messages, the runs that answer them with their events, plans and the
+questions that pause a run."""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+
+from helena.timestamps import event_ts
+
+
+class Conversation(models.Model):
+    """A chat between one user and Helena, global or bound to one Akte."""
+
+    class ContextType(models.TextChoices):
+        GLOBAL = "global", "Allgemein"
+        AKTE = "akte", "Akte"
+        FRISTEN = "fristen", "Fristen"
+        RECHERCHE = "recherche", "Recherche"
+        ENTWURF = "entwurf", "Entwurf"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    akte = models.ForeignKey("akten.Akte", on_delete=models.CASCADE, null=True, blank=True,
+                             related_name="conversations")
+    context_type = models.CharField("Kontext", max_length=20, choices=ContextType.choices,
+                                    default=ContextType.GLOBAL)
+    title = models.CharField("Titel", max_length=200, blank=True)
+    # Answers to Helena's questions (ask_user) by answer_key, for later runs of this conversation.
+    answers = models.JSONField("Antworten", default=dict, blank=True)
+    # Older turns condensed by a tier-1 call (helena/runs/history.py), reused until it falls behind.
+    summary = models.TextField("Zusammenfassung älterer Nachrichten", blank=True)
+    summary_upto = models.PositiveBigIntegerField("zusammengefasst bis Nachricht", null=True, blank=True)
+    created_at = models.DateTimeField("angelegt am", auto_now_add=True)
+    updated_at = models.DateTimeField("aktualisiert am", auto_now=True)
+
+    class Meta:
+        verbose_name = "Unterhaltung"
+        verbose_name_plural = "Unterhaltungen"
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or f"Unterhaltung {self.pk}"
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        USER = "user", "Benutzer"
+        ASSISTANT = "assistant", "Helena"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    text = models.TextField()
+    run = models.ForeignKey("AgentRun", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Nachricht"
+        verbose_name_plural = "Nachrichten"
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:60]}"
+
+
+class AgentRun(models.Model):
+    """One execution of the loop for one user message (or a continuation)."""
+
+    BLANK_TASK = "leere_nachricht"  # task_type of a run answering a blank message (no model asked)
+
+    class Mode(models.TextChoices):
+        INLINE = "inline", "Inline"
+        BACKGROUND = "background", "Hintergrund"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "wartet"
+        RUNNING = "running", "läuft"
+        FINISHED = "finished", "beendet"
+        FAILED = "failed", "fehlgeschlagen"
+        CANCELLED = "cancelled", "abgebrochen"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_runs")
+    parent = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True,
+                               related_name="children")
+    mode = models.CharField(max_length=12, choices=Mode.choices)
+    tier = models.PositiveSmallIntegerField(default=1)
+    task_type = models.CharField("Aufgabentyp", max_length=40, blank=True)
+    # The conversation's context when the run started (for analytics; the conversation may change).
+    context_type = models.CharField("Kontext", max_length=20, blank=True, db_index=True)
+    classifier_reason = models.CharField("Begründung der Einstufung", max_length=300, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    provider = models.CharField(max_length=20, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    finish_reason = models.CharField(max_length=20, blank=True)
+    text = models.TextField(blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
+    cancel_requested = models.BooleanField(default=False)
+    # The messages the loop ended with: a continuation in the background starts from here.
+    transcript = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
+    # Set when this run resumes a run that paused on ask_user: its transcript ends with the answer.
+    answers_question = models.ForeignKey("PendingQuestion", on_delete=models.SET_NULL, null=True, blank=True,
+                                         related_name="+")
+    celery_task_id = models.CharField(max_length=64, blank=True)
+    deadline = models.DateTimeField("spätestes Ende", null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "Agenten-Lauf"
+        verbose_name_plural = "Agenten-Läufe"
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "status"], name="run_user_status")]
+
+    def __str__(self) -> str:
+        return f"{self.id} {self.mode} {self.status}"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class RunEvent(models.Model):
+    """Every event of a run, in order: what the websocket streamed is what the API returns."""
+
+    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=30)
+    payload = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Lauf-Ereignis"
+        verbose_name_plural = "Lauf-Ereignisse"
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="runevent_unique_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id} #{self.seq} {self.type}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The event as the websocket sends it (PROTOCOL.md): type, run_id, seq, ts and its fields."""
+        return {"type": self.type, "run_id": str(self.run_id), "seq": self.seq,
+                "ts": event_ts(self.created_at), **self.payload}
+
+
+
+
+class Plan(models.Model):
+    """A goal-oriented plan of the agent_create_plan meta tool (seed 003 §4.3, seed 004 §1.1).
+
+    `items` holds helena.agent.planning.PlanItem dicts. Every change raises `version`, and a change
+    is only written if the version read is still current (optimistic lock), so two workers never
+    advance one plan at once; the plan lives in the database and survives a worker restart.
+    """
+
+    class Status(models.TextChoices):
+        PENDING_REVIEW = "pending_review", "wartet auf Prüfung"
+        EXECUTING = "executing", "wird ausgeführt"
+        WAITING = "waiting_on_user", "wartet auf Antwort"
+        COMPLETED = "completed", "abgeschlossen"
+        FAILED = "failed", "gescheitert"
+        SUPERSEDED = "superseded", "ersetzt"
+
+    class ExecutionMode(models.TextChoices):
+        AUTO = "auto_execute", "sofort ausführen"
+        DRAFT = "draft_only", "nur entwerfen"
+        REVIEW = "agent_review", "prüfen lassen"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="plans")
+    run = models.ForeignKey(AgentRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="plans")
+    objective = models.TextField("Ziel")
+    execution_mode = models.CharField(max_length=20, choices=ExecutionMode.choices,
+                                      default=ExecutionMode.AUTO)
+    requested_outputs = models.JSONField(default=list, blank=True)
+    priority_entities = models.JSONField(default=list, blank=True)
+    context_type = models.CharField("Kontext", max_length=20, blank=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.EXECUTING, db_index=True)
+    items = models.JSONField(default=list)
+    version = models.PositiveIntegerField(default=1)
+    # Earlier versions' items after a replan: {"version", "items", "reason"}.
+    revisions = models.JSONField(default=list, blank=True)
+    review = models.JSONField("Prüfung", default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "Plan"
+        verbose_name_plural = "Pläne"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.objective[:60]} (v{self.version}, {self.get_status_display()})"
+
+
+class PendingQuestion(models.Model):
+    """A question of ask_user (seed 004 §1.3): the run paused on it; the user's next message in
+    the conversation answers it and a new run resumes from the paused run's transcript."""
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="questions")
+    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="questions")
+    call_id = models.CharField(max_length=100)  # the ask_user tool call the answer belongs to
+    question = models.TextField("Frage")
+    answer_key = models.CharField(max_length=100)
+    plan = models.ForeignKey(Plan, on_delete=models.SET_NULL, null=True, blank=True, related_name="questions")
+    asked_at = models.DateTimeField(auto_now_add=True)
+    answer = models.TextField("Antwort", blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    expired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "Rückfrage"
+        verbose_name_plural = "Rückfragen"
+        ordering = ["-asked_at"]
+        constraints = [
+            # At most one open question per conversation: the next message has one meaning.
+            models.UniqueConstraint(fields=["conversation"], name="one_open_question_per_conversation",
+                                    condition=models.Q(answered_at__isnull=True, expired_at__isnull=True)),
+        ]
+
+    def __str__(self) -> str:
+        return self.question[:80]
+
+
