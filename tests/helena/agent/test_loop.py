@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict
 
 from akten.models import Role, User
 from helena.agent.events import Emitter
-from helena.agent.loop import ANSWER_PROMPT, CONTINUE_OFFER, PARSE_ERROR_HINT, Limits, run_agent
+from helena.agent.loop import Limits, run_agent
+from helena.agent.nudges import ANSWER_PROMPT, CONTINUE_OFFER, PARSE_ERROR_HINT
 from helena.agent.stall import STALL_MESSAGE
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.llm.ollama import OllamaModel

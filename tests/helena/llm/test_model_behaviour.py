@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from drafts.models import Draft
-from helena.agent.loop import GERMAN_PROMPT, NUDGE_PROMPT, PARSE_ERROR_HINT, TRUNCATED_PROMPT
+from helena.agent.nudges import GERMAN_PROMPT, NUDGE_PROMPT, PARSE_ERROR_HINT, TRUNCATED_PROMPT
 from helena.models import Message
 from tests.conftest import Kanzlei
 from tests.helena.llm.test_dialects import MARKUP_RE
