@@ -26,7 +26,6 @@ NOT_YET_SPLIT = {
     "akten/fristen.py": 1041,
     "akten/kosten.py": 776,
     "helena/knowledge/importers.py": 858,
-    "helena/knowledge/selectors.py": 583,
 }
 
 

@@ -8,13 +8,13 @@ from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 
 from config.errors import NOT_BLANK, errors
-from helena.knowledge import selectors
+from helena.knowledge import query, selectors
 
 router = Router(tags=["Wissen"])
 
 
 class SucheFilter(Schema):
-    q: str = Field(..., max_length=selectors.MAX_QUERY_CHARS, pattern=NOT_BLANK,
+    q: str = Field(..., max_length=query.MAX_QUERY_CHARS, pattern=NOT_BLANK,
                    description="Frage, Stichworte oder Zitat (z. B. „§ 626 BGB“)")
     kind: Literal["gesetz", "urteil", "muster"] | None = None
     gesetz: str | None = None

@@ -1,49 +1,43 @@
-"""Search over statutes, decisions and templates the way a lawyer asks.
+"""Search over statutes, decisions and templates the way a lawyer asks (measured by
+tests/helena/knowledge/test_knowledge_eval.py and bench/knowledge_search.py).
 
-Three stages, each measured by tests/helena/knowledge/test_knowledge_eval.py and bench/knowledge_search.py:
-
-1. Citations ("§ 517 ZPO", "517 ZPO", "§§ 187, 188 BGB", "Art. 3 GG") are looked up directly
-   and answered first.
-2. The rest of the question is stemmed with PostgreSQL's `german` configuration; stop and
-   question words vanish there. The remaining stems are OR-ed (never AND-ed: a long question
-   would otherwise match nothing) with prefix matching, so "Berufung" finds "Berufungsfrist".
-3. The german stemmer does not split compounds and does not forgive typos, so every stem is
-   also looked up in the Lexem table (all stems of the corpus, trigram-indexed): words that
-   *end* in the stem ("klag" → "kundigungsschutzklag") and, for stems the corpus lacks, the
-   most similar words ("kundigungschutz" → "kundigungsschutz") join the query at a lower weight.
-
-Ranking: the share of the question's stems a document covers dominates (a norm that mentions
-"Berufung", "Urteil" and "Frist" beats one that repeats "Urteil" ten times), then ts_rank_cd
+Citations in the question are answered first, directly. The rest is read by helena/knowledge/query.py
+into weighted terms (stems, compounds, typo fixes, thesaurus) and OR-ed, never AND-ed, with prefix
+matching. Ranking: the share of the question's concepts a document covers dominates (a norm that
+mentions "Berufung", "Urteil" and "Frist" beats one that repeats "Urteil" ten times), then ts_rank_cd
 with title weight A over text weight B.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from django.db import connection
 
-from config.errors import DomainError, NotFound
+from config.errors import NotFound
 from helena.knowledge.index import Weights, norm_index, rank
 from helena.knowledge.lexikon import lexikon
 from helena.knowledge.models import Gesetz, Norm
-from helena.knowledge.thesaurus import STAMM_SYNONYME, umschreiben
+from helena.knowledge.query import (
+    Analyse,
+    Concept,
+    SucheError,
+    Zitat,
+    analyse,
+    known_abks,
+    normalise_bezeichnung,
+    parse_citations,
+    tsconcept,
+    validate_query,
+)
 
 Kind = Literal["gesetz", "urteil", "muster"]
 KINDS: tuple[Kind, ...] = ("gesetz", "urteil", "muster")
 
-MAX_QUERY_CHARS = 1000
-MAX_TERMS = 16
 MAX_LIMIT = 50
 CITATION_SCORE = 100.0
-
-
-class SucheError(DomainError, ValueError):
-    """A query we refuse, with a German message for the user (422)."""
 
 
 class NormNotFound(NotFound, LookupError):
@@ -64,180 +58,6 @@ class Treffer:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass(frozen=True)
-class Zitat:
-    abk: str
-    nummer: str
-
-
-# --- query analysis -------------------------------------------------------------------------
-
-_NUM = r"\d{1,4}\s?[a-z]?(?![a-zäöüß])"
-_CITATION_RE = re.compile(
-    rf"""
-    (?P<prefix>§§?|\bart(?:ikel|\.)?|\bparagra(?:ph|f)(?:en)?)?\s*
-    (?P<nums>{_NUM}(?:\s*(?:,|und|u\.|bis|-|–)\s*{_NUM})*)
-    (?:\s*(?:abs\.?|absatz|s\.|satz|nr\.?|nummer|buchst\.?|ziff\.?)\s*\d{{1,3}}[a-z]?)*
-    \s*(?P<abk>[a-zäöü][a-zäöü0-9]{{1,15}})\b
-    """,
-    re.IGNORECASE | re.VERBOSE,
-)
-_NUM_SPLIT_RE = re.compile(r"\s*(,|und|u\.|bis|-|–)\s*", re.IGNORECASE)
-
-
-def _known_abks() -> dict[str, str]:
-    """Lower-case abbreviation → canonical spelling, for the laws actually loaded."""
-    return {abk.lower(): abk for abk in lexikon().abks}
-
-
-def parse_citations(query: str, *, known: dict[str, str]) -> tuple[list[Zitat], str]:
-    """Find citations of loaded laws; return them in order and the query without them."""
-    found: list[Zitat] = []
-    rest = query
-
-    def expand(nums: str) -> list[str]:
-        parts = _NUM_SPLIT_RE.split(nums.strip())
-        out: list[str] = []
-        i = 0
-        while i < len(parts):
-            value = parts[i].replace(" ", "").lower()
-            if i >= 2 and parts[i - 1].lower() in ("bis", "-", "–") and out:
-                start, end = re.match(r"\d+", out[-1]), re.match(r"\d+", value)
-                if start and end and 0 < int(end.group()) - int(start.group()) <= 10:
-                    out.extend(str(n) for n in range(int(start.group()) + 1, int(end.group()) + 1))
-                    i += 2
-                    continue
-            if value and value[0].isdigit():
-                out.append(value)
-            i += 2
-        return out
-
-    for match in _CITATION_RE.finditer(query):
-        abk = known.get(match.group("abk").lower())
-        if abk is None:
-            continue
-        for nummer in expand(match.group("nums")):
-            zitat = Zitat(abk=abk, nummer=nummer)
-            if zitat not in found:
-                found.append(zitat)
-        rest = rest.replace(match.group(0), " ")
-    return found, rest
-
-
-def validate_query(query: str | None) -> str:
-    if query is None or not query.strip():
-        raise SucheError("Bitte einen Suchbegriff angeben.")
-    if len(query) > MAX_QUERY_CHARS:
-        raise SucheError(f"Die Suchanfrage ist zu lang (höchstens {MAX_QUERY_CHARS} Zeichen).")
-    return query.strip()
-
-
-def _tsterm(term: Term, weights: str = "") -> str:
-    """One operand for to_tsquery('simple', …): stems are already german-stemmed, so 'simple'."""
-    marker = (":*" if term.prefix else ":") + weights if (term.prefix or weights) else ""
-    return "'" + term.lexeme.replace("'", "''") + "'" + marker
-
-
-def _tsconcept(concept: Concept, weights: str = "") -> str:
-    return "(" + " | ".join(_tsterm(t, weights) for t in concept.terms) + ")"
-
-
-_STEMS_SQL = """
-SELECT 'stem', lexeme, positions[1]
-FROM unnest(to_tsvector('german', %(q)s)) AS t(lexeme, positions, weights)
-UNION ALL
-SELECT 'thesaurus', lexeme, 1000 + positions[1]
-FROM unnest(to_tsvector('german', %(x)s)) AS t(lexeme, positions, weights)
-"""
-
-@dataclass(frozen=True)
-class Term:
-    """One alternative spelling of a concept: a stem (prefix-matched) or a corpus word (exact)."""
-
-    lexeme: str
-    prefix: bool
-
-
-@dataclass(frozen=True)
-class Concept:
-    """Something the question asks about; any of its alternatives in a document counts once."""
-
-    terms: tuple[Term, ...]
-    weight: float
-
-
-@dataclass(frozen=True)
-class Analyse:
-    """What the full-text stage searches for."""
-
-    concepts: tuple[Concept, ...]
-
-    @property
-    def empty(self) -> bool:
-        return not self.concepts
-
-
-# How much a concept counts relative to a word the user typed (times its idf).
-TYPO_SIMILARITY = 0.55  # pg_trgm similarity a typo fix needs ("berufungsfirst" → "berufungsfrist")
-MAX_IDF = 4.0
-COMPOUNDS = 12  # most frequent compounds ending in a stem that join its concept
-WEIGHTS = {"stem": 1.0, "thesaurus": 1.2, "typo": 0.8, "head": 0.9, "modifier": 0.5}
-
-
-def _idf(df: float, docs: float) -> float:
-    return math.log(1 + docs / (1 + min(df, docs)))
-
-
-def analyse(text: str) -> Analyse:
-    """Turn a question into weighted concepts: its stems (plus compounds ending in them and typo
-    fixes), legal terms for its lay words, and the parts of compounds the corpus does not know.
-
-    Each concept is weighted by inverse document frequency, so "Kaution" counts far more than
-    "Zeit".
-    """
-    lex = lexikon()
-    own, legal = umschreiben(text)
-    with connection.cursor() as cursor:
-        cursor.execute(_STEMS_SQL, {"q": own, "x": legal})
-        rows = sorted(cursor.fetchall(), key=lambda r: r[2])
-    seen: set[str] = set()
-    concepts: list[Concept] = []
-    for origin, stem, _pos in rows:
-        if stem in seen or len(stem) < 2 or stem.isdigit() or len(seen) >= MAX_TERMS:
-            continue
-        seen.add(stem)
-        df = lex.prefix_df(stem)
-        terms = [Term(stem, prefix=True)] if df else []
-        if len(stem) >= 4:
-            terms += [Term(w, prefix=False) for w in lex.compounds_ending_in(stem, limit=COMPOUNDS)]
-        terms += [Term(w, prefix=True) for w in STAMM_SYNONYME.get(stem, ())]
-        if df >= 3:
-            concepts.append(Concept(terms=tuple(terms), weight=_weight(origin, df, lex.docs)))
-            continue
-        # Rare or unknown. A compound the statutes do not use ("Kündigungsschutzklage") is
-        # searched by its parts; anything else may be a typo of a corpus word (close matches only).
-        parts = lex.split(stem) if len(stem) >= 7 else None
-        fixes = [] if parts or len(stem) < 6 else lex.similar(stem, threshold=TYPO_SIMILARITY)
-        if fixes:
-            terms += [Term(w, prefix=True) for w in fixes]
-            df = max(lex.prefix_df(w) for w in fixes)
-            origin = "typo"
-        if terms:
-            concepts.append(Concept(terms=tuple(terms), weight=_weight(origin, df, lex.docs)))
-        if parts:
-            modifier, head = parts
-            concepts.append(Concept(terms=(Term(head, prefix=True),),
-                                    weight=_weight("head", lex.prefix_df(head), lex.docs)))
-            concepts.append(Concept(terms=(Term(modifier, prefix=True),),
-                                    weight=_weight("modifier", lex.prefix_df(modifier), lex.docs)))
-    return Analyse(concepts=tuple(concepts))
-
-
-def _weight(origin: str, df: float, docs: int) -> float:
-    """Inverse document frequency, capped: one rare word must not outweigh the question."""
-    return round(WEIGHTS[origin] * min(_idf(df, docs), MAX_IDF), 4)
 
 
 # --- the three kinds -------------------------------------------------------------------------
@@ -315,7 +135,7 @@ def _score_sql(concepts: Sequence[Concept], params: dict) -> tuple[str, str]:
     columns, parts = [], []
     for i, concept in enumerate(concepts):
         for weight in "abc":
-            params[f"{weight}{i}"] = _tsconcept(concept, weight.upper())
+            params[f"{weight}{i}"] = tsconcept(concept, weight.upper())
             columns.append(f"to_tsquery('simple', %({weight}{i})s) AS {weight}{i}")
         parts.append(
             f"{concept.weight} * ({TITLE} * (d.search @@ q.a{i})::int"
@@ -352,12 +172,12 @@ def _candidate_queries(analysed: Analyse) -> list[str]:
     selective = sorted(
         (c for c in analysed.concepts if c.weight >= COMMON_WEIGHT), key=lambda c: -c.weight
     ) or list(analysed.concepts)
-    any_one = " | ".join(_tsconcept(c) for c in selective)
+    any_one = " | ".join(tsconcept(c) for c in selective)
     top = selective[:6]
     if len(top) < 3:
         return [any_one]
-    pairs = [f"({_tsconcept(a)} & {_tsconcept(b)})" for i, a in enumerate(top) for b in top[i + 1 :]]
-    titles = [_tsconcept(c, "A") for c in selective]
+    pairs = [f"({tsconcept(a)} & {tsconcept(b)})" for i, a in enumerate(top) for b in top[i + 1 :]]
+    titles = [tsconcept(c, "A") for c in selective]
     return [" | ".join(pairs + titles), any_one]
 
 
@@ -434,7 +254,7 @@ def _rank_norms(analysed: Analyse, *, gesetz: str | None, limit: int) -> list[di
         WHERE d.id = ANY(%(ids)s)
     """
     params = {"ids": list(scores), "headline": _HEADLINE_OPTIONS,
-              "any": " | ".join(_tsconcept(c) for c in analysed.concepts)}
+              "any": " | ".join(tsconcept(c) for c in analysed.concepts)}
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         columns = [c.name for c in cursor.description]
@@ -543,7 +363,7 @@ def search(
     results: list[Treffer] = []
     rest = text
     if "gesetz" in kinds:
-        zitate, rest = parse_citations(text, known=_known_abks())
+        zitate, rest = parse_citations(text, known=known_abks())
         results.extend(_citation_hits(zitate, gesetz=gesetz))
     analysed = analyse(rest) if rest.strip() else Analyse(concepts=())
     if not analysed.empty:
@@ -560,13 +380,6 @@ def search(
     cited = [r for r in results if r.score >= CITATION_SCORE - 50]
     ranked = sorted((r for r in results if r.score < CITATION_SCORE - 50), key=lambda r: -r.score)
     return (cited + ranked)[:limit]
-
-
-def normalise_bezeichnung(bezeichnung: str) -> str:
-    """'§ 517', '517', 'Art. 3', 'art-3', '§43a' → the Norm.nummer ('517', '3', '43a')."""
-    value = bezeichnung.strip().lower()
-    value = re.sub(r"^(§+|art(?:ikel|\.)?)[\s\-_.]*", "", value)
-    return value.replace(" ", "")
 
 
 def get_norm(*, gesetz: str, bezeichnung: str) -> Norm:

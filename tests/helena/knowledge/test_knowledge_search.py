@@ -8,7 +8,7 @@ import json
 import pytest
 from django.test import Client
 
-from helena.knowledge import selectors
+from helena.knowledge import query, selectors
 from helena.knowledge.models import Muster, Urteil
 from helena.tools.knowledge import (
     SearchGesetzeParams,
@@ -63,7 +63,7 @@ def test_keywords_compounds_and_typos(knowledge_corpus: None, query: str, expect
 
 def test_compound_heads_are_found(knowledge_corpus: None) -> None:
     """'Klage' must reach norms that only say 'Kündigungsschutzklage'/'Widerklage' etc."""
-    analysed = selectors.analyse("Klage")
+    analysed = query.analyse("Klage")
     words = {term.lexeme for concept in analysed.concepts for term in concept.terms}
     assert "klag" in words and any(w.endswith("klag") and w != "klag" for w in words)
 
