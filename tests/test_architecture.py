@@ -25,7 +25,6 @@ DATA_MODULES = {
 NOT_YET_SPLIT = {
     "akten/fristen.py": 1041,
     "akten/kosten.py": 776,
-    "helena/knowledge/importers.py": 858,
 }
 
 

@@ -1,0 +1,222 @@
+"""Statutes as official XML (gesetze-im-internet.de, one xml.zip per law, gii-norm.dtd), so a
+firm can load current law."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from datetime import date
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from helena.knowledge.importers.common import (
+    GLIEDERUNG_SEP,
+    ImportFormatError,
+    ParsedGesetz,
+    ParsedNorm,
+    canonical_abk,
+    collapse,
+    lower_first,
+    norms_for,
+    parse_stand_datum,
+    sonstige_norm,
+)
+
+# --- XML (gesetze-im-internet.de, gii-norm.dtd) ---------------------------------------------
+
+
+class _XmlText:
+    """Readable text from <Content>: paragraphs for P/list items/table rows, line breaks for BR."""
+
+    BLOCKS = frozenset({"P", "pre", "Footnote", "Title", "Subtitle", "Ident"})
+    SKIP = frozenset({"FnR", "img", "IMG", "kommentar", "Revision", "TOC", "noindex", "FILE"})
+
+    def __init__(self) -> None:
+        self.paragraphs: list[tuple[int, str]] = []
+        self.buf: list[str] = []
+        self.indent = 0
+
+    def brk(self, indent: int) -> None:
+        text = "".join(self.buf)
+        lines = [collapse(line) for line in text.split("\n")]
+        text = "\n".join(line for line in lines if line)
+        if text:
+            self.paragraphs.append((self.indent, text))
+        self.buf.clear()
+        self.indent = indent
+
+    def write(self, text: str | None, *, pre: bool = False) -> None:
+        if text:
+            self.buf.append(text if pre else re.sub(r"\s+", " ", text))
+
+    def render(self, el: ET.Element, depth: int) -> None:
+        tag = el.tag
+        if tag in self.SKIP:
+            return
+        if tag == "BR":
+            self.buf.append("\n")
+        elif tag == "DL":
+            self.brk(depth)
+            for child in el:
+                if child.tag == "DT":
+                    self.brk(depth)
+                    self.write(collapse("".join(child.itertext())) + " ")
+                elif child.tag == "DD":
+                    self.write(child.text)
+                    for sub in child:
+                        self.render(sub, depth + 1)
+                        self.write(sub.tail)
+                    self.brk(depth + 1)
+            self.brk(depth)
+        elif tag == "table":
+            self.brk(depth)
+            rows = (" | ".join(c for c in (_inline(entry) for entry in row.iter("entry")) if c)
+                    for row in el.iter("row"))
+            self.buf.append("\n".join(row for row in rows if row))
+            self.brk(depth)
+        elif tag == "pre":
+            self.brk(depth)
+            self.buf.append(_pre_text(el))
+            self.brk(depth)
+        elif tag in self.BLOCKS:
+            self.brk(depth)
+            self.write(el.text)
+            for child in el:
+                self.render(child, depth)
+                self.write(child.tail)
+            self.brk(depth)
+        else:
+            self.write(el.text)
+            for child in el:
+                self.render(child, depth)
+                self.write(child.tail)
+
+    def text(self) -> str:
+        self.brk(0)
+        return "\n\n".join("    " * indent + para.replace("\n", "\n" + "    " * indent)
+                           for indent, para in self.paragraphs)
+
+
+def _pre_text(el: ET.Element) -> str:
+    parts = [el.text or ""]
+    for child in el:
+        parts.append("\n" if child.tag == "BR" else _pre_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _xml_text(el: ET.Element | None) -> str:
+    if el is None:
+        return ""
+    renderer = _XmlText()
+    renderer.render(el, 0)
+    return renderer.text()
+
+
+def _inline(el: ET.Element | None) -> str:
+    return collapse("".join(el.itertext())) if el is not None else ""
+
+
+def _read_xml_bytes(data: bytes | Path) -> bytes:
+    raw = data.read_bytes() if isinstance(data, Path) else data
+    if raw[:4] != b"PK\x03\x04":
+        return raw  # a bare XML file is fine too
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            names = [n for n in archive.namelist() if n.lower().endswith(".xml")]
+            if len(names) != 1:
+                raise ImportFormatError(f"Das ZIP-Archiv enthält {len(names)} XML-Dateien statt genau einer.")
+            return archive.read(names[0])
+    except zipfile.BadZipFile as exc:
+        raise ImportFormatError(f"Kein gültiges ZIP-Archiv ({exc}).") from None
+
+
+def parse_gii_xml_zip(data: bytes | Path) -> ParsedGesetz:
+    """A statute in the gesetze-im-internet.de XML format (xml.zip with one gii-norm XML)."""
+    raw = _read_xml_bytes(data)
+    # ElementTree never loads the external DTD, but an internal subset could expand entities.
+    if b"<!ENTITY" in raw:
+        raise ImportFormatError("XML mit Entity-Deklarationen wird aus Sicherheitsgründen abgelehnt.")
+    try:
+        root = ET.fromstring(raw)
+    except ET.ParseError as exc:
+        raise ImportFormatError(f"Ungültiges XML ({exc}).") from None
+    if root.tag != "dokumente":
+        raise ImportFormatError(f"Unerwartetes Wurzelelement <{root.tag}> statt <dokumente>.")
+
+    abk = titel = ""
+    stand_by_type: dict[str, str] = {}
+    ausfertigung = ""
+    normen: list[ParsedNorm] = []
+    stack: list[tuple[int, str]] = []
+
+    for norm_el in root.iter("norm"):
+        meta = norm_el.find("metadaten")
+        if meta is None:
+            continue
+        if not abk:
+            abk = _inline(meta.find("amtabk")) or _inline(meta.find("jurabk"))
+        if not titel:
+            titel = _inline(meta.find("langue")) or _inline(meta.find("kurzue"))
+        for angabe in meta.findall("standangabe"):
+            typ = _inline(angabe.find("standtyp"))
+            kommentar = _inline(angabe.find("standkommentar"))
+            if typ and kommentar:
+                stand_by_type.setdefault(typ, kommentar)
+        ausfertigung = ausfertigung or _inline(meta.find("ausfertigung-datum"))
+
+        einheit = meta.find("gliederungseinheit")
+        if einheit is not None:
+            kennzahl = _inline(einheit.find("gliederungskennzahl"))
+            level = max(len(kennzahl) // 3, 1) if kennzahl.isdigit() else 1
+            label = " - ".join(
+                part for part in (_inline(einheit.find("gliederungsbez")),
+                                  _inline(einheit.find("gliederungstitel"))) if part
+            )
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            if label:
+                stack.append((level, label))
+            continue
+
+        enbez = _inline(meta.find("enbez"))
+        if not enbez or enbez.lower().startswith(("inhaltsübersicht", "inhaltsverzeichnis")):
+            continue  # the law's own header norm or its table of contents
+        text_el = norm_el.find("textdaten/text")
+        body = _xml_text(text_el.find("Content") if text_el is not None else None)
+        notes = _xml_text(text_el.find("Footnotes") if text_el is not None else None)
+        body = "\n\n".join(part for part in (body, notes) if part)
+        norm_titel = _inline(meta.find("titel"))
+        order = len(normen) + 1
+        gliederung = GLIEDERUNG_SEP.join(label for _, label in stack)
+        found = norms_for(label=enbez, titel=norm_titel, text=body, gliederung=gliederung, order=order)
+        if not found:
+            sonstige = sonstige_norm(heading=f"{enbez} {norm_titel}".strip(), text=body, order=order)
+            found = [sonstige] if sonstige else []
+        normen.extend(found)
+
+    if not abk:
+        raise ImportFormatError("Keine Abkürzung (jurabk/amtabk) im XML gefunden.")
+    for i, norm in enumerate(normen, start=1):
+        norm.order = i
+    stand, stand_datum = "", None
+    for typ in ("Stand", "Neuf"):
+        if typ in stand_by_type:
+            stand = lower_first(stand_by_type[typ])
+            stand_datum = parse_stand_datum(stand)
+            break
+    else:
+        try:
+            stand_datum = date.fromisoformat(ausfertigung)
+            stand = f"Ausfertigung vom {stand_datum:%d.%m.%Y}"
+        except ValueError:
+            pass
+    return ParsedGesetz(
+        abk=canonical_abk(abk),
+        titel=titel or abk,
+        stand=stand,
+        stand_datum=stand_datum,
+        quelle="gii_xml",
+        normen=normen,
+    )
