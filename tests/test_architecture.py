@@ -24,7 +24,6 @@ DATA_MODULES = {
 # Not split yet (issue 17 is open until this is empty): each may not grow past its size today.
 NOT_YET_SPLIT = {
     "akten/fristen.py": 1041,
-    "akten/kosten.py": 776,
 }
 
 

@@ -208,16 +208,16 @@ def _tabelle(t: Any, gesetz: str) -> dict[str, Any]:
 
 def _regeln() -> dict[str, Any]:
     # The statute tables are module-private in akten.kosten; read, never changed, here.
-    tabellen = [_tabelle(t, "RVG") for t in kosten._RVG_TABELLEN] + [
-        _tabelle(t, "GKG") for t in kosten._GKG_TABELLEN
+    tabellen = [_tabelle(t, "RVG") for t in kosten.RVG_TABELLEN] + [
+        _tabelle(t, "GKG") for t in kosten.GKG_TABELLEN
     ]
     return {
         "vv_rvg": [_tatbestand(t) for t in VV_RVG.values()],
         "auslagen_rvg": [
-            {"nr": "7002", "bezeichnung": kosten._RVG_AUSLAGEN["7002"],
+            {"nr": "7002", "bezeichnung": kosten.RVG_AUSLAGEN["7002"],
              "regel": f"{kosten.AUSLAGENPAUSCHALE_ANTEIL:.0%} der Gebühren, höchstens "
                       f"{eur(kosten.AUSLAGENPAUSCHALE_HOECHSTBETRAG)}"},
-            {"nr": "7008", "bezeichnung": kosten._RVG_AUSLAGEN["7008"],
+            {"nr": "7008", "bezeichnung": kosten.RVG_AUSLAGEN["7008"],
              "regel": f"{kosten.UST_SATZ:.0%} auf Gebühren und Auslagen"},
         ],
         "kv_gkg": [_tatbestand(t) for t in KV_GKG.values()],

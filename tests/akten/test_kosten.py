@@ -14,9 +14,9 @@ from akten.kosten import (
     KostenError,
     Position,
     RvgErgebnis,
-    _gebuehr_mit_mindestbetrag,
     berechne_gkg,
     berechne_rvg,
+    gebuehr_mit_mindestbetrag,
     parse_betrag,
     parse_satz,
 )
@@ -523,7 +523,7 @@ def test_mindestbetrag_gesamtrechnung_2021() -> None:
     ],
 )
 def test_mindestbetrag_helfer(basis: str, satz: str, betrag: str, angehoben: bool) -> None:
-    assert _gebuehr_mit_mindestbetrag(basis=D(basis), satz=D(satz)) == (D(betrag), angehoben)
+    assert gebuehr_mit_mindestbetrag(basis=D(basis), satz=D(satz)) == (D(betrag), angehoben)
 
 
 # --------------------------------------------------------------------------- Hinweise
