@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from helena.agent import budget
-from helena.agent.events import Emitter, done_fields
+from helena.agent.events import (
+    Emitter,
+    done_fields,
+    run_started_fields,
+    tool_call_fields,
+    tool_result_fields,
+)
 from helena.agent.language import Gate, language_of
 from helena.agent.nudges import (
     ANSWER_PROMPT,
@@ -182,8 +188,8 @@ class _Run:
     async def run_tools(self, calls: list[ToolCall]) -> None:
         """Execute one turn's calls concurrently (cached per run), report each, feed results back."""
         for call in calls:
-            await self.emitter.emit("tool_call", call_id=call.id, tool=call.name,
-                                    arguments=call.arguments, step=self.steps)
+            await self.emitter.emit("tool_call", **tool_call_fields(
+                call_id=call.id, tool=call.name, arguments=call.arguments, step=self.steps))
             self.stall.record_call(call.name, call.arguments)
 
         async def execute(call: ToolCall) -> ToolResult:
@@ -215,13 +221,8 @@ class _Run:
             key = (call.name, canonical(call.arguments))
             result = tasks[key].result() if key in tasks else self.cache[key]
             observation = result.observation()
-            payload = {"call_id": call.id, "tool": call.name, "ok": result.ok,
-                       "summary": result.summary or ("ok" if result.ok else (result.error or "Fehler"))}
-            if result.sources:
-                payload["source"] = result.sources
-            if not result.ok:
-                payload["error"] = result.error
-            await self.emitter.emit("tool_result", **payload)
+            await self.emitter.emit("tool_result", **tool_result_fields(call_id=call.id, tool=call.name,
+                                                                        result=result))
             if key in fresh:  # extra events (a draft's card) once, not for the repeats
                 fresh.discard(key)
                 for event_type, data in result.events:
@@ -284,9 +285,9 @@ async def run_agent(
                german_only=language_of(question, final=True) != "en", known_names=set(known_names))
     ctx.cancel = cancel
     ctx.model, ctx.emit, ctx.offered, ctx.execute = model, emitter.emit, run.offered, run.execute
-    started: dict[str, Any] = {"message": question} if question else {}
-    await emitter.emit("run_started", mode=mode, tier=tier, model=model.name, provider=model.provider,
-                       max_steps=limits.max_steps, **started)
+    await emitter.emit("run_started", **run_started_fields(
+        mode=mode, tier=tier, model=model.name, provider=model.provider, max_steps=limits.max_steps,
+        message=question or None))
     reason: FinishReason = "stop"
     error: LLMError | None = None
     cap_reached = continue_offered = False

@@ -18,6 +18,7 @@ import json
 import logging
 from typing import Any
 
+from helena.agent.events import tool_call_fields, tool_result_fields
 from helena.agent.planning import (
     PlanBusy,
     PlanInvalid,
@@ -215,15 +216,12 @@ async def _execute(ctx: ToolContext, plan: PlanRecord) -> ToolResult:
         elif kind == "tool_call" and action.get("tool"):
             call_id = f"plan-{plan.pk.hex[:8]}-{item.position}-{item.attempts}"
             arguments = action.get("tool_input") if isinstance(action.get("tool_input"), dict) else {}
-            await _emit(ctx, "tool_call", call_id=call_id, tool=action["tool"], arguments=arguments,
-                        step=item.position)
+            await _emit(ctx, "tool_call", **tool_call_fields(call_id=call_id, tool=action["tool"],
+                                                             arguments=arguments, step=item.position))
             offered = {n: t for n, t in (ctx.offered or {}).items() if t.kind != "meta"}
             result = await ctx.execute(name=action["tool"], arguments=arguments, ctx=ctx, offered=offered)
-            payload = {"call_id": call_id, "tool": action["tool"], "ok": result.ok,
-                       "summary": result.summary or ("ok" if result.ok else result.error or "Fehler")}
-            if not result.ok:
-                payload["error"] = result.error
-            await _emit(ctx, "tool_result", **payload)
+            await _emit(ctx, "tool_result", **tool_result_fields(call_id=call_id, tool=action["tool"],
+                                                                 result=result))
             for event_type, data in result.events:
                 await _emit(ctx, event_type, **data)
             observation = json.dumps(result.observation(), ensure_ascii=False, default=str)

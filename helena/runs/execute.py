@@ -17,14 +17,14 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from helena.agent.events import done_fields
+from helena.agent.events import done_fields, run_started_fields
 from helena.agent.loop import AgentResult, Limits, run_agent
 from helena.aio import PerLoop
 from helena.db import db, run_context
 from helena.llm import router  # imported late: router reads admin settings per run
 from helena.llm.accounting import RecordingModel
 from helena.llm.base import LLMError, Usage
-from helena.llm.http import aclose_model
+from helena.llm.escalation import EscalatingModel
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message
 from helena.privacy import privacy_for
 from helena.runs.cancel import cancel_watch
@@ -145,8 +145,8 @@ async def _clarify(*, run: AgentRun, claimed: _Claimed) -> None:
     """The answer to a blank message: a short clarifying question, streamed and stored like any
     answer, without asking a model (there is nothing to ask it)."""
     emitter = PersistentEmitter(run=run, next_seq=claimed.next_seq)
-    await emitter.emit("run_started", mode=run.mode, tier=run.tier, model="", provider="",
-                       max_steps=claimed.limits.max_steps, message="")
+    await emitter.emit("run_started", **run_started_fields(
+        mode=run.mode, tier=run.tier, model="", provider="", max_steps=claimed.limits.max_steps, message=""))
     await emitter.emit("text", delta=CLARIFYING_QUESTION)
     await emitter.emit("done", **done_fields(finish_reason="stop", text=CLARIFYING_QUESTION))
     await emitter.flush()
@@ -172,30 +172,23 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
     emitter = PersistentEmitter(run=run, next_seq=claimed.next_seq)
     cancel = asyncio.Event()
     cancel_watch.watch(run.pk, cancel)
-    tier = resolved.tier
-    configured = router.usable_tiers(claimed.configs, cloud_allowed=claimed.opt_in)
-    models = [resolved.model]  # their connections are closed when the run ends
-    recorders: list[RecordingModel] = []  # their ledger rows are awaited before the outcome
-    tools_setup.ctx.audits = []  # the tool audit rows too
+
+    def book(resolved: Any) -> RecordingModel:
+        return RecordingModel(resolved.model, run_id=run.pk, user_id=run.user_id, tier=resolved.tier,
+                              context_type=run.conversation.context_type, price_in=resolved.price_in,
+                              price_out=resolved.price_out,
+                              defer_booking=True)  # the ledger row is written while the loop goes on
+
+    model = EscalatingModel(resolved, book=book, opt_in=claimed.opt_in, cloud_allowed=cloud_allowed,
+                            configs=claimed.configs, privacy=claimed.privacy)
+    tools_setup.ctx.audits = []  # the tool audit rows are awaited before the outcome, too
     try:
         while True:
-            model = resolved.model
-            if resolved.fallback_note:
-                await emitter.emit("warning", code="model_fallback", message=resolved.fallback_note)
-            model = RecordingModel(
-                model,
-                run_id=run.pk,
-                user_id=run.user_id,
-                tier=tier,
-                context_type=run.conversation.context_type,
-                price_in=resolved.price_in,
-                price_out=resolved.price_out,
-                defer_booking=True,  # the ledger row is written while the loop goes on
-            )
-            recorders.append(model)
-            await db(_set_model, run.pk, resolved, tier)
-            next_tier = router.escalate(tier, cloud_allowed=cloud_allowed, configured=configured)
-            emitter.suppress = {"done"} if next_tier else set()
+            if model.resolved.fallback_note:
+                await emitter.emit("warning", code="model_fallback", message=model.resolved.fallback_note)
+            await db(_set_model, run.pk, model.resolved, model.tier)
+            may_escalate = model.next_tier() is not None
+            emitter.suppress = {"done"} if may_escalate else set()  # a stalled try is not the end
             result = await run_agent(
                 model=model,
                 messages=messages,
@@ -205,22 +198,15 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
                 known_names=tools_setup.known_names,
                 emitter=emitter,
                 mode=run.mode,
-                tier=tier,
+                tier=model.tier,
                 limits=limits,
                 cancel=cancel,
                 question=question,
             )
-            if result.finish_reason == "stall" and next_tier:
-                await emitter.emit(
-                    "warning",
-                    code="escalation",
-                    message=f"Helena kam nicht weiter; neuer Versuch mit Modellstufe {next_tier}.",
-                )
-                resolved = await router.resolve(tier=next_tier, cloud_allowed=claimed.opt_in,
-                                                privacy=claimed.privacy)
-                models.append(resolved.model)
-                tier = resolved.tier
-                configured = router.usable_tiers(await db(router.tier_configs), cloud_allowed=claimed.opt_in)
+            if result.finish_reason == "stall" and may_escalate:
+                await emitter.emit("warning", code="escalation", message=(
+                    f"Helena kam nicht weiter; neuer Versuch mit Modellstufe {model.next_tier()}."))
+                await model.escalate()
                 continue
             if emitter.suppress:
                 emitter.suppress = set()
@@ -233,11 +219,9 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
         await emitter.flush()  # every event stored before the run counts as ended
     finally:
         cancel_watch.forget(run.pk)
-        for recorder in recorders:
-            await recorder.settle()  # _record_outcome sums the ledger rows
+        await model.settle()  # _record_outcome sums the ledger rows
         await settle_audits(tools_setup.ctx)
-        for used in models:
-            await aclose_model(used)
+        await model.aclose()
     await db(_record_outcome, run_pk=run.pk, result=result)
 
 
