@@ -10,14 +10,13 @@ from datetime import time
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q, Sum
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from akten.panels import panels_for
 from akten.selectors import (
-    NotFound,
     akten_for,
     alerts_for,
     dokumente_for,
@@ -45,10 +44,7 @@ def akten_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
     """One Akte at a glance; 404 for an Akte the user may not see (indistinguishable from none)."""
-    try:
-        akte = get_akte(user=request.user, akte_id=akte_id)
-    except NotFound:
-        raise Http404("Akte nicht gefunden.") from None
+    akte = get_akte(user=request.user, akte_id=akte_id)  # NotFound: the 404 page (config.middleware)
     user = request.user
     heute = timezone.localdate()
     fristen = sorted(fristen_for(user=user, akte_id=akte.pk, status="all"),

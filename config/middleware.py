@@ -13,8 +13,10 @@ from collections.abc import Callable
 from html import escape
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.handlers.exception import response_for_exception
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 
+from config.errors import DomainError, NotFound
 from config.textcheck import BadInput, parse_json, text_problem
 
 API_PREFIX = "/api/"
@@ -78,7 +80,32 @@ class TextCheckMiddleware:
         if request.path.startswith(API_PREFIX):
             return JsonResponse({"detail": f"Ungültige Eingabe: {problem}", "code": "invalid_input"},
                                 status=422, json_dumps_params={"ensure_ascii": False})
-        page = (f"<!doctype html><html lang=\"de\"><meta charset=\"utf-8\"><title>Ungültige Eingabe</title>"
-                f"<h1>Ungültige Eingabe</h1><p>{escape(str(problem))}</p>"
-                "<p>Bitte gehe zurück und korrigiere die Eingabe. Es wurde nichts gespeichert.</p></html>")
-        return HttpResponse(page, status=400, content_type="text/html; charset=utf-8")
+        return _page("Ungültige Eingabe", f"{problem}", status=400,
+                     hint="Bitte gehe zurück und korrigiere die Eingabe. Es wurde nichts gespeichert.")
+
+
+def _page(title: str, message: str, *, status: int, hint: str) -> HttpResponse:
+    page = (f"<!doctype html><html lang=\"de\"><meta charset=\"utf-8\"><title>{escape(title)}</title>"
+            f"<h1>{escape(title)}</h1><p>{escape(message)}</p><p>{escape(hint)}</p></html>")
+    return HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
+
+
+class DomainErrorMiddleware:
+    """The pages' one mapping of the error vocabulary (config.errors.DomainError), as config.api is
+    the API's and the `error` event the chat socket's: NotFound is the 404 page (a record the user
+    may not see looks like none), any other a short German page with the error's status. A view
+    catches a DomainError itself only where its page answers differently (a card, a form)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, DomainError) or request.path.startswith(API_PREFIX):
+            return None
+        if isinstance(exception, NotFound):
+            return response_for_exception(request, Http404(exception.message))
+        return _page("Das hat nicht geklappt", exception.message, status=exception.status,
+                     hint="Bitte gehe zurück. Es wurde nichts gespeichert.")

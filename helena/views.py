@@ -11,13 +11,12 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import OuterRef, Subquery
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from akten.users import role_of
-from config.errors import NotFound
 from helena import presenter, selectors, services
 from helena.markdown import render_markdown
 from helena.models import Conversation, Message, RunEvent
@@ -64,10 +63,7 @@ def new_conversation(request: HttpRequest) -> HttpResponse:
 @require_POST
 def akte_conversation(request: HttpRequest, akte_id: int) -> HttpResponse:
     """Start a conversation bound to an Akte the user may see (404 otherwise) and open it."""
-    try:
-        conversation = services.create_conversation(user=request.user, akte_id=akte_id)
-    except NotFound:
-        raise Http404("Akte nicht gefunden.") from None
+    conversation = services.create_conversation(user=request.user, akte_id=akte_id)
     return HttpResponseRedirect(reverse("helena:chat", args=[conversation.pk]))
 
 
@@ -75,10 +71,7 @@ def akte_conversation(request: HttpRequest, akte_id: int) -> HttpResponse:
 @require_GET
 def chat(request: HttpRequest, conversation_id: int) -> HttpResponse:
     """One conversation: the history rendered here, live events through chat.js."""
-    try:
-        conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
-    except NotFound:
-        raise Http404("Gespräch nicht gefunden.") from None
+    conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
     config = {
         "conversation_id": str(conversation.pk),
         "ws_path": f"/ws/helena/conversations/{conversation.pk}/",
@@ -107,10 +100,7 @@ def run_answer(request: HttpRequest, run_id: str) -> HttpResponse:
     The text comes from the stored `done` event, which exists before any client hears of it;
     409 while the run has not ended yet.
     """
-    try:
-        run = selectors.get_run(user=request.user, run_id=run_id)
-    except NotFound:
-        raise Http404("Lauf nicht gefunden.") from None
+    run = selectors.get_run(user=request.user, run_id=run_id)
     done = RunEvent.objects.filter(run=run, type="done").order_by("-seq").first()
     if done is None:
         return HttpResponse("", status=409, content_type="text/html; charset=utf-8")
