@@ -280,11 +280,14 @@ async def run_agent(
     """
     limits = limits or LIMITS[mode]
     cancel = cancel or asyncio.Event()
+    offered = {t.name: t for t in tools}
+    # The tools' view of this run: the caller's context (who, which Akte, the run's ports) plus what
+    # a meta tool needs to think and act within the run. A copy: the caller's stays as it was.
+    ctx = dataclasses.replace(ctx, cancel=cancel, model=model, emit=emitter.emit, offered=offered,
+                              execute=execute)
     run = _Run(model=model, tools=tools, ctx=ctx, mode=mode, limits=limits, emitter=emitter,
                cancel=cancel, execute=execute, messages=list(messages),
                german_only=language_of(question, final=True) != "en", known_names=set(known_names))
-    ctx.cancel = cancel
-    ctx.model, ctx.emit, ctx.offered, ctx.execute = model, emitter.emit, run.offered, run.execute
     await emitter.emit("run_started", **run_started_fields(
         mode=mode, tier=tier, model=model.name, provider=model.provider, max_steps=limits.max_steps,
         message=question or None))

@@ -110,7 +110,7 @@ async def _quality_model(ctx: ToolContext) -> Any:
     booked as plan_review for the run."""
     if ctx.model_at_least is None:
         return booked_as(ctx.model, "plan_review")
-    return await ctx.model_at_least(2, "plan_review")
+    return await ctx.model_at_least(ctx.model, 2, "plan_review")
 
 
 async def _review(ctx: ToolContext, plan: PlanRecord, items: list[PlanItem]) -> tuple[bool, str]:

@@ -49,8 +49,9 @@ class ToolResult:
 Execute = Callable[..., Awaitable[ToolResult]]
 # ask(question=, answer_key=, plan_id=) -> the answer key: persists the run's question to the user.
 Ask = Callable[..., Awaitable[str]]
-# model_at_least(tier, operation) -> a model of at least that tier, booked for the run as `operation`.
-ModelAtLeast = Callable[[int, str], Awaitable["ChatModel"]]
+# model_at_least(model, tier, operation) -> the run's `model` if it is of at least that tier, else
+# that tier's; booked for the run as `operation`.
+ModelAtLeast = Callable[[Any, int, str], Awaitable["ChatModel"]]
 
 
 @dataclass
@@ -65,8 +66,9 @@ class ToolContext:
     now: Callable[[], datetime] = lambda: datetime.now(UTC)
     cache: dict[str, Any] = field(default_factory=dict)  # per run, e.g. for lookups
     call_id: str | None = None  # the tool call being executed (set per call by the loop)
-    # Set by the loop for meta tools (plan, ask_user): the run's model, its event emitter, the tools
-    # offered in this run and the executor, so a plan can think and act within the same run.
+    # Set by the loop, in its own copy of the context, for meta tools (plan, ask_user): the run's
+    # model, its event emitter, the tools offered in this run and the executor, so a plan can think
+    # and act within the same run.
     model: Any = None
     emit: Callable[..., Awaitable[Any]] | None = None
     offered: dict[str, Any] | None = None

@@ -90,15 +90,15 @@ def save_plan(plan: Plan, items: list[PlanItem], **changes: Any) -> None:
         setattr(plan, key, value)
 
 
-def _model_at_least(ctx: ToolContext, tier: int, operation: str) -> Any:
+def _model_at_least(model: Any, privacy: Any, tier: int, operation: str) -> Any:
     """A model of at least `tier` for a side call of the run, booked as `operation`: the run's own
     if it is that good (or nothing better is configured), else the tier's, redacted like the run's."""
-    recording = layer(ctx.model, RecordingModel)
+    recording = layer(model, RecordingModel)
     if recording is None or recording.tier >= tier:
-        return booked_as(ctx.model, operation)
-    found = router.get_model_for_tier(tier, privacy=ctx.privacy)
+        return booked_as(model, operation)
+    found = router.get_model_for_tier(tier, privacy=privacy)
     if found is None:
-        return booked_as(ctx.model, operation)
+        return booked_as(model, operation)
     model, config = found
     return RecordingModel(model, run_id=recording.run_id, user_id=recording.user_id, tier=tier,
                           operation=operation, context_type=recording.context_type,
@@ -115,8 +115,8 @@ def attach(ctx: ToolContext) -> ToolContext:
                                                    answer_key=answer_key, plan_id=plan_id)
         return stored.answer_key
 
-    async def model_at_least(tier: int, operation: str) -> Any:
-        return await sync_to_async(_model_at_least)(ctx, tier, operation)
+    async def model_at_least(model: Any, tier: int, operation: str) -> Any:
+        return await sync_to_async(_model_at_least)(model, ctx.privacy, tier, operation)
 
     ctx.ask, ctx.model_at_least = ask, model_at_least
     if ctx.conversation_id is not None:
