@@ -28,7 +28,7 @@ PRELOAD = (
     "helena.llm.accounting",
     "helena.llm.pii",
     "helena.tools.registry",
-    "helena.broadcast",
+    "helena.runs.broadcast",
     "channels_redis.pubsub",
 )
 # Called after the preload (by name: config imports no app): the registry imports every tool module.

@@ -1,6 +1,6 @@
 """The chat websocket (PROTOCOL.md "Websocket"): thin, every decision is in services/selectors.
 
-One socket per conversation. It joins the conversation's Channels group, where helena.broadcast
+One socket per conversation. It joins the conversation's Channels group, where helena.runs.broadcast
 publishes every persisted event, and relays them. Per run it remembers the last seq it sent:
 a live event that would leave a gap is preceded by the missing ones from the database, and one
 already sent is dropped, so a reload or a second tab sees each run's events exactly once and in
@@ -30,8 +30,8 @@ from django.utils import timezone
 from config.errors import DomainError, NotFound
 from config.textcheck import BadInput, parse_json
 from helena import selectors, services, sockets
-from helena.broadcast import MESSAGE_TYPE, group_name
 from helena.errorlog import arecord_error
+from helena.runs.broadcast import MESSAGE_TYPE, group_name
 from helena.services import MAX_MESSAGE_CHARS, RunRefused
 from helena.timestamps import event_ts
 
@@ -250,7 +250,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         await super().dispatch(message)
 
     async def helena_events(self, message: dict[str, Any]) -> None:
-        """A batch of one run's events from the group (helena.broadcast), in seq order."""
+        """A batch of one run's events from the group (helena.runs.broadcast), in seq order."""
         self.heard = time.monotonic()
         async with self.relaying:
             for event in message["events"]:

@@ -78,6 +78,11 @@ class TierConfig:
         """Ollama servers answer GET /api/tags, so a down one is skipped before a run waits on it."""
         return self.provider == "ollama"
 
+    @property
+    def describes_itself(self) -> bool:
+        """The server tells a model's template and capabilities (Ollama's /api/show)."""
+        return self.provider == "ollama"
+
 
 @dataclass(frozen=True)
 class Resolved:
@@ -376,7 +381,7 @@ def detected_dialect(config: TierConfig, *, cloud_allowed: bool, timeout: float 
     capabilities: list[str] | None = None
     template = ""
     reachable: bool | None = None
-    if config.provider == "ollama" and (cloud_allowed or not config.cloud):
+    if config.describes_itself and (cloud_allowed or not config.cloud):
         model = OllamaModel(config.name, host=config.host, timeout=timeout)
 
         async def show() -> Any:

@@ -14,9 +14,9 @@ from django.db import transaction
 
 from helena.agent.events import Event
 from helena.aio import PerLoop
-from helena.broadcast import publish_events
-from helena.event_store import insert_events
 from helena.models import AgentRun, RunEvent
+from helena.runs.broadcast import publish_events
+from helena.runs.event_store import insert_events
 from helena.timestamps import event_ts
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def persist_event(*, run_id: Any, type: str, payload: dict[str, Any]) -> dict[st
 
 
 async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
-    """One run's stored events, in order, to the conversation's websockets (helena.broadcast)."""
+    """One run's stored events, in order, to the conversation's websockets (helena.runs.broadcast)."""
     try:
         await publish_events(conversation_id=conversation_id, events=events)
     except Exception:  # a broken broadcast must not break the run; clients catch up from the DB

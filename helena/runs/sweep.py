@@ -9,9 +9,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from helena.agent.events import done_fields
-from helena.broadcast import publish_events_sync
 from helena.errorlog import record_error
 from helena.models import AgentRun
+from helena.runs.broadcast import publish_events_sync
 from helena.runs.store import persist_event
 
 log = logging.getLogger(__name__)

@@ -16,8 +16,8 @@ from websockets.exceptions import ConnectionClosed
 
 from drafts.models import Draft, DraftEvent
 from helena import sockets
-from helena.broadcast import _channel
 from helena.models import Conversation, Message
+from helena.runs.broadcast import _channel
 from tests.conftest import Kanzlei
 from tests.drafts.test_drafts import _approve, _propose
 

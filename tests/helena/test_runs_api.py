@@ -295,7 +295,7 @@ def test_events_are_broadcast_to_the_conversation_group_in_order(kanzlei: Kanzle
 
     from channels.layers import get_channel_layer
 
-    from helena.broadcast import group_name
+    from helena.runs.broadcast import group_name
 
     tiers.script([{"text": "Gesendet und gespeichert."}])
     client = kanzlei.client("anwalt")

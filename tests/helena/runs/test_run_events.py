@@ -171,8 +171,8 @@ def test_a_runner_loop_stores_on_its_own_connection_and_survives_losing_it(monke
     (restart, idle timeout), the next batch is stored on a new one and nothing is lost."""
     from django.db import connection
 
-    from helena import event_store
     from helena.aio import make_resident
+    from helena.runs import event_store
 
     run = _run()
     sent = _listen(monkeypatch, run)
