@@ -68,6 +68,8 @@ class Norm(models.Model):
         blank=True,
         help_text="Alltags- und Praxisbegriffe zu dieser Norm, aus corpus/sachregister/ (Suchgewicht D).",
     )
+    # The norm's sentence vector (helena/knowledge/embeddings.py, float16): semantic search.
+    vektor = models.BinaryField("Vektor", null=True, blank=True, editable=False)
     search = models.GeneratedField(
         expression=_vector(
             ("bezeichnung", "A"), ("titel", "A"), ("gliederung", "C"), ("text", "B"), ("stichworte", "D")

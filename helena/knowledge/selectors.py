@@ -17,8 +17,6 @@ from typing import Any, Literal
 from django.db import connection
 
 from config.errors import NotFound
-from helena.knowledge.index import Weights, norm_index, rank
-from helena.knowledge.lexikon import lexikon
 from helena.knowledge.models import Gesetz, Norm
 from helena.knowledge.query import (
     Analyse,
@@ -32,6 +30,7 @@ from helena.knowledge.query import (
     tsconcept,
     validate_query,
 )
+from helena.knowledge.ranking import STRUCTURE, TEXT, TITLE, Ranking, rank_norms
 
 Kind = Literal["gesetz", "urteil", "muster"]
 KINDS: tuple[Kind, ...] = ("gesetz", "urteil", "muster")
@@ -118,10 +117,6 @@ def _filters(
     return "".join(f" AND {c}" for c in clauses), params
 
 
-# Field weights: a hit in the norm's designation/title, its text (damped by length), its place
-# in the statute's structure.
-TITLE, TEXT, STRUCTURE = 0.5, 0.5, 0.3
-REGISTER = 1.0  # a Sachregister keyword (corpus/sachregister/), search weight D
 # A concept weighing less than this (idf of a word in roughly every seventh document) does not
 # produce candidates on its own.
 COMMON_WEIGHT = 2.0
@@ -218,31 +213,16 @@ def _run_fulltext(spec: _Spec, params: dict, *, columns: str, score: str, where_
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
-LAW_BOOST = 0.0
-SECTION_BOOST = 0.0
-COORDINATION = 0.5
-
-
-def _rank_norms(analysed: Analyse, *, gesetz: str | None, limit: int) -> list[dict]:
-    """Statutes: rank over the in-memory postings, then fetch the winners with PostgreSQL's
-    ts_rank_cd as a tie-breaker and ts_headline for the snippet."""
+def _rank_norms(analysed: Analyse, *, text: str, gesetz: str | None, limit: int,
+                ranking: Ranking = "hybrid") -> list[dict]:
+    """Statutes: rank over the in-memory postings and the sentence vectors, fuse, then fetch the
+    winners with PostgreSQL's ts_rank_cd as a tie-breaker and ts_headline for the snippet."""
     gesetz_id = None
     if gesetz:
         gesetz_id = Gesetz.objects.filter(abk__iexact=gesetz.strip()).values_list("id", flat=True).first()
         if gesetz_id is None:
             return []
-    lex = lexikon()
-    concepts = []
-    for concept in analysed.concepts:
-        words: list[str] = []
-        for term in concept.terms:
-            words.extend(lex.with_prefix(term.lexeme) if term.prefix else [term.lexeme])
-        concepts.append((concept.weight, words))
-    top = rank(
-        norm_index(), concepts, gesetz_id=gesetz_id, limit=limit * 2,
-        weights=Weights(title=TITLE, text=TEXT, structure=STRUCTURE, register=REGISTER, law_boost=LAW_BOOST,
-                        section_boost=SECTION_BOOST, coordination=COORDINATION),
-    )
+    top = rank_norms(analysed, text=text, gesetz_id=gesetz_id, limit=limit * 2, ranking=ranking)
     if not top:
         return []
     spec = _SPECS["gesetz"]
@@ -259,9 +239,10 @@ def _rank_norms(analysed: Analyse, *, gesetz: str | None, limit: int) -> list[di
         cursor.execute(sql, params)
         columns = [c.name for c in cursor.description]
         rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    cd_share = 0.05 if ranking == "lexical" else 0.0  # the lexical scores were tuned with it
     for row in rows:
-        row["score"] = scores[row["id"]] + 0.05 * float(row["cd"])
-    rows.sort(key=lambda r: (-r["score"], r["id"]))
+        row["score"] = scores[row["id"]] + cd_share * float(row["cd"])
+    rows.sort(key=lambda r: (-r["score"], -float(r["cd"]), r["id"]))
     return rows[:limit]
 
 
@@ -351,8 +332,10 @@ def search(
     gericht: str | None = None,
     kategorie: str | None = None,
     limit: int = 10,
+    ranking: Ranking = "hybrid",
 ) -> list[Treffer]:
-    """Ranked hits for a natural question or a citation; citations of loaded laws come first."""
+    """Ranked hits for a natural question or a citation; citations of loaded laws come first.
+    Statutes are ranked lexically and semantically, fused (`ranking` picks one, for evaluation)."""
     text = validate_query(query)
     if kind is not None and kind not in KINDS:
         raise SucheError(f"Unbekannte Art „{kind}“ (erlaubt: gesetz, urteil, muster).")
@@ -369,7 +352,7 @@ def search(
     if not analysed.empty:
         for k in kinds:
             if k == "gesetz":
-                found = _rank_norms(analysed, gesetz=gesetz, limit=limit)
+                found = _rank_norms(analysed, text=rest, gesetz=gesetz, limit=limit, ranking=ranking)
             else:
                 filters = _filters(k, gesetz=gesetz, gericht=gericht, kategorie=kategorie)
                 found = _fulltext(k, analysed, limit=limit, filters=filters)

@@ -6,14 +6,19 @@ duplicates anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 from itertools import islice
+from pathlib import Path
 
+import numpy as np
+from django.conf import settings
 from django.db import connection, transaction
 
-from helena.knowledge import index, lexikon
+from helena.knowledge import dense, index, lexikon
+from helena.knowledge.embeddings import embed_passages, norm_passage, passage_key, to_bytes
 from helena.knowledge.importers import ImportProblem, ParsedGesetz, ParsedUrteil
 from helena.knowledge.models import Gesetz, Norm, Urteil
 
@@ -29,10 +34,37 @@ class ImportResult:
 
 
 @transaction.atomic
-def import_gesetz(*, parsed: ParsedGesetz, stichworte: Mapping[str, str] | None = None) -> Gesetz:
+def bundled_vectors_path() -> Path:
+    return Path(settings.BASE_DIR) / "corpus" / "vektoren.npz"
+
+
+@cache
+def bundled_vectors() -> dict[str, np.ndarray]:
+    """The vectors shipped with the corpus (manage.py embed_gesetze), by passage key."""
+    path = bundled_vectors_path()
+    if not path.exists():
+        return {}
+    with np.load(path) as data:
+        return dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+
+
+def norm_vectors(passages: list[str], *, progress: Callable[[int, int], None] | None = None) -> list[bytes]:
+    """Each passage's vector as stored: from the bundle where the text is the bundled one, else
+    computed (a law loaded from XML: ~0.1 s a norm, hence the progress callback)."""
+    bundled = bundled_vectors()
+    keys = [passage_key(p) for p in passages]
+    missing = [i for i, key in enumerate(keys) if key not in bundled]
+    computed = dict(zip(missing, embed_passages([passages[i] for i in missing], progress=progress),
+                        strict=True)) if missing else {}
+    return [to_bytes(computed[i] if i in computed else bundled[key]) for i, key in enumerate(keys)]
+
+
+def import_gesetz(*, parsed: ParsedGesetz, stichworte: Mapping[str, str] | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> Gesetz:
     """Replace the law with this abbreviation by the parsed version (old norms go with it).
 
-    stichworte: the Sachregister keywords by norm number (importers.load_sachregister).
+    stichworte: the Sachregister keywords by norm number (importers.load_sachregister). Every norm
+    gets its sentence vector (semantic search); `progress(done, total)` follows the ones computed.
 
     Replacing instead of diffing keeps the import simple and idempotent; nothing else refers to
     a Norm row, so new primary keys do no harm.
@@ -45,24 +77,26 @@ def import_gesetz(*, parsed: ParsedGesetz, stichworte: Mapping[str, str] | None 
         stand_datum=parsed.stand_datum,
         quelle=parsed.quelle,
     )
-    Norm.objects.bulk_create(
-        (
-            Norm(
-                gesetz=gesetz,
-                bezeichnung=norm.bezeichnung[:60],
-                nummer=norm.nummer[:30],
-                titel=norm.titel[:1000],
-                text=norm.text,
-                order=norm.order,
-                # The path starts at the law's title, so "Kündigungsschutz" or "Insolvenz" in a
-                # question reaches every norm of that law (search weight C).
-                gliederung=" › ".join(filter(None, (gesetz.titel, norm.gliederung)))[:1000],
-                stichworte=(stichworte or {}).get(norm.nummer, ""),
-            )
-            for norm in parsed.normen
-        ),
-        batch_size=NORM_BATCH_SIZE,
-    )
+    rows = [
+        Norm(
+            gesetz=gesetz,
+            bezeichnung=norm.bezeichnung[:60],
+            nummer=norm.nummer[:30],
+            titel=norm.titel[:1000],
+            text=norm.text,
+            order=norm.order,
+            # The path starts at the law's title, so "Kündigungsschutz" or "Insolvenz" in a
+            # question reaches every norm of that law (search weight C).
+            gliederung=" › ".join(filter(None, (gesetz.titel, norm.gliederung)))[:1000],
+            stichworte=(stichworte or {}).get(norm.nummer, ""),
+        )
+        for norm in parsed.normen
+    ]
+    passages = [norm_passage(citation=f"{row.bezeichnung} {gesetz.abk}", titel=row.titel,
+                             stichworte=row.stichworte, text=row.text) for row in rows]
+    for row, vector in zip(rows, norm_vectors(passages, progress=progress), strict=True):
+        row.vektor = vector
+    Norm.objects.bulk_create(rows, batch_size=NORM_BATCH_SIZE)
     return gesetz
 
 
@@ -184,4 +218,5 @@ def refresh_lexikon() -> int:
 def _invalidate_caches() -> None:
     """This process sees its own imports at once; others within RECHECK_SECONDS."""
     index.invalidate()
+    dense.invalidate()
     lexikon.invalidate()
