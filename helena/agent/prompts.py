@@ -35,7 +35,7 @@ TOOL_GUIDANCE: dict[str, str] = {
     "read_dokumente_detail": "Den vollständigen Text eines Dokuments lesen.",
     "read_fristen": "Fristen und Termine, aktiv, vergangen oder alle, optional je Akte.",
     "read_zeiterfassung": "Erfasste Zeiten einer Akte, optional im Zeitraum.",
-    "search_gesetze": "Normen finden: bei Zitaten direkt, sonst mit Fachbegriffen statt Alltagssprache.",
+    "search_gesetze": "Normen finden: bei Zitaten direkt, sonst mit dem rechtlichen Begriff statt Alltagssprache; passen die Treffer nicht, einmal mit anderen Fachbegriffen erneut suchen.",
     "search_urteile": "Entscheidungen aus der Sammlung der Kanzlei (kann leer sein; dann sag das).",
     "search_muster": "Vorlagen der Kanzlei mit {{PLATZHALTERN}} finden.",
     "get_kosten_rules": "RVG-/GKG-Gebühren: ohne Gegenstandswert die Regeln, mit ihm die Berechnung.",

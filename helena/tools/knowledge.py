@@ -102,9 +102,12 @@ async def _search_muster_tool(params: SearchMusterParams, ctx: ToolContext) -> T
 search_gesetze_tool = Tool(
     name="search_gesetze",
     description=(
-        "Search German statutes (BGB, ZPO, …) by citation (\"§ 517 ZPO\") or by a question in plain words. "
-        "Use it whenever an answer depends on the wording of a norm; cite what it returns, never from "
-        "memory. Optional gesetz restricts to one law (e.g. \"BGB\")."
+        "Search German statutes (BGB, ZPO, …) by citation (\"§ 517 ZPO\") or by the legal concept in "
+        "German (\"Schriftform der Kündigung Arbeitsverhältnis\" rather than the user's \"per WhatsApp "
+        "gekündigt\"); the search matches wording and meaning. If the results do not fit, search once "
+        "more with other legal terms before you answer. Use it whenever an answer depends on the "
+        "wording of a norm; cite what it returns, never from memory. Optional gesetz restricts to one "
+        "law (e.g. \"BGB\")."
     ),
     kind="read",
     params=SearchGesetzeParams,
