@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,6 +176,90 @@ class Answer:
     continue_offered: bool = False
 
 
+@dataclass
+class _Reading:
+    """What reading one run's events needs besides the events: the tools' labels, the plans."""
+
+    answer: Answer
+    labels: dict[str, str]
+    has_child: bool
+    plans: dict[str, PlanCard]
+    homes: dict[str, Any]
+    steps: dict[str, Step] = field(default_factory=dict)  # by call_id
+
+
+def _on_reasoning(reading: _Reading, event: dict[str, Any]) -> None:
+    delta = str(event.get("delta") or "")
+    steps = reading.answer.steps
+    last = steps[-1] if steps else None
+    if last is not None and last.reasoning:  # the same stretch of reasoning goes on
+        last.reasoning += delta
+    elif delta.strip():
+        steps.append(Step(call_id="", tool="", label="Überlegung", argument="", arguments=[], done=True,
+                          reasoning=delta.lstrip()))
+
+
+def _on_tool_call(reading: _Reading, event: dict[str, Any]) -> None:
+    arguments = event.get("arguments") or {}
+    tool = str(event.get("tool", ""))
+    shown = [(str(k), _shown(v)) for k, v in arguments.items()] if isinstance(arguments, dict) else []
+    step = Step(call_id=str(event.get("call_id", "")), tool=tool, label=reading.labels.get(tool, tool),
+                argument=main_argument(arguments), arguments=shown)
+    reading.answer.steps.append(step)
+    reading.steps[step.call_id] = step
+
+
+def _on_tool_result(reading: _Reading, event: dict[str, Any]) -> None:
+    step = reading.steps.get(str(event.get("call_id", "")))
+    if step is None:
+        return
+    step.done, step.ok = True, bool(event.get("ok"))
+    step.summary, step.error = str(event.get("summary") or ""), str(event.get("error") or "")
+    sources = event.get("source") or []
+    step.sources = [source_text(s) for s in (sources if isinstance(sources, list) else [sources])]
+
+
+def _on_done(reading: _Reading, event: dict[str, Any]) -> None:
+    answer = reading.answer
+    answer.html = render_markdown(event.get("text") or "")
+    reason = event.get("finish_reason", "")
+    if reason in FINISH_NOTES:
+        answer.notices.append(("cancelled" if reason == "cancelled" else "info", FINISH_NOTES[reason]))
+    if answer.run.mode == AgentRun.Mode.BACKGROUND and reason not in ("cancelled", "error"):
+        answer.notices.append(("done", "Hintergrundaufgabe abgeschlossen."))
+    answer.continue_offered = bool(event.get("continue_offered")) and not reading.has_child
+
+
+def _on_plan_event(reading: _Reading, event: dict[str, Any]) -> None:
+    """A plan created in an earlier run is referred to, not shown twice."""
+    plan_id = str(event.get("plan_id") or "")
+    card = reading.plans.get(plan_id)
+    answer = reading.answer
+    if card is not None and reading.homes.get(plan_id) != answer.run.pk and all(
+            ref != plan_id for ref, _ in answer.plan_refs):
+        answer.plan_refs.append((plan_id, card.objective))
+
+
+def _on_notice(reading: _Reading, event: dict[str, Any]) -> None:
+    reading.answer.notices.append((event["type"], str(event.get("message", ""))))  # warning, error
+
+
+def _on_ask_user(reading: _Reading, event: dict[str, Any]) -> None:
+    reading.answer.question = str(event.get("question") or "")
+
+
+_ON_EVENT: dict[str, Callable[[_Reading, dict[str, Any]], None]] = {
+    "reasoning": _on_reasoning,
+    "tool_call": _on_tool_call,
+    "tool_result": _on_tool_result,
+    "warning": _on_notice,
+    "error": _on_notice,
+    "done": _on_done,
+    "ask_user": _on_ask_user,
+    **dict.fromkeys(_PLAN_EVENTS, _on_plan_event),
+}
+
+
 def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeString],
             labels: dict[str, str], has_child: bool, plans: dict[str, PlanCard] | None = None,
             homes: dict[str, Any] | None = None, waiting: bool = False) -> Answer:
@@ -189,55 +274,11 @@ def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeStri
         return answer
     answer.plans = [card for plan_id, card in plans.items() if homes.get(plan_id) == run.pk]
     answer.waiting = waiting and run.finish_reason == "waiting_on_user"
-    steps: dict[str, Step] = {}
+    reading = _Reading(answer=answer, labels=labels, has_child=has_child, plans=plans, homes=homes)
     for event in events:
-        kind = event["type"]
-        if kind == "reasoning":
-            delta = str(event.get("delta") or "")
-            last = answer.steps[-1] if answer.steps else None
-            if last is not None and last.reasoning:  # the same stretch of reasoning goes on
-                last.reasoning += delta
-            elif delta.strip():
-                answer.steps.append(Step(call_id="", tool="", label="Überlegung", argument="", arguments=[],
-                                         done=True, reasoning=delta.lstrip()))
-        elif kind == "tool_call":
-            arguments = event.get("arguments") or {}
-            step = Step(call_id=str(event.get("call_id", "")), tool=str(event.get("tool", "")),
-                        label=labels.get(str(event.get("tool", "")), str(event.get("tool", ""))),
-                        argument=main_argument(arguments),
-                        arguments=[(str(k), _shown(v)) for k, v in arguments.items()]
-                        if isinstance(arguments, dict) else [])
-            answer.steps.append(step)
-            steps[step.call_id] = step
-        elif kind == "tool_result":
-            step = steps.get(str(event.get("call_id", "")))
-            if step is None:
-                continue
-            step.done, step.ok = True, bool(event.get("ok"))
-            step.summary, step.error = str(event.get("summary") or ""), str(event.get("error") or "")
-            sources = event.get("source") or []
-            step.sources = [source_text(s) for s in (sources if isinstance(sources, list) else [sources])]
-        elif kind == "warning":
-            answer.notices.append(("warning", str(event.get("message", ""))))
-        elif kind == "error":
-            answer.notices.append(("error", str(event.get("message", ""))))
-        elif kind == "done":
-            answer.html = render_markdown(event.get("text") or "")
-            reason = event.get("finish_reason", "")
-            if reason in FINISH_NOTES:
-                note_kind = "cancelled" if reason == "cancelled" else "info"
-                answer.notices.append((note_kind, FINISH_NOTES[reason]))
-            if run.mode == AgentRun.Mode.BACKGROUND and reason not in ("cancelled", "error"):
-                answer.notices.append(("done", "Hintergrundaufgabe abgeschlossen."))
-            answer.continue_offered = bool(event.get("continue_offered")) and not has_child
-        elif kind == "ask_user":
-            answer.question = str(event.get("question") or "")
-        elif kind in _PLAN_EVENTS:
-            plan_id = str(event.get("plan_id") or "")
-            card = plans.get(plan_id)
-            if card is not None and homes.get(plan_id) != run.pk and all(
-                    ref != plan_id for ref, _ in answer.plan_refs):
-                answer.plan_refs.append((plan_id, card.objective))
+        handler = _ON_EVENT.get(event["type"])
+        if handler is not None:
+            handler(reading, event)
     return answer
 
 
