@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -211,39 +211,14 @@ class OpenAICompatModel:
             async with stream:
                 async for chunk in stream:
                     if chunk.usage is not None:
-                        usage = Usage(
-                            prompt_tokens=chunk.usage.prompt_tokens or 0,
-                            completion_tokens=chunk.usage.completion_tokens or 0,
-                        )
+                        usage = Usage(prompt_tokens=chunk.usage.prompt_tokens or 0,
+                                      completion_tokens=chunk.usage.completion_tokens or 0)
                     for choice in chunk.choices or []:  # a usage chunk has none
-                        delta = choice.delta
-                        if delta is not None:
-                            reasoning = _reasoning(delta)
-                            if reasoning:
-                                yield Raw(kind="reasoning", text=reasoning)
-                            if delta.content:
-                                yield Raw(kind="content", text=delta.content)
-                            for fragment in delta.tool_calls or []:
-                                calls.add(fragment)
-                        if choice.finish_reason:
-                            reason = choice.finish_reason
-        except openai.APIConnectionError as exc:  # includes APITimeoutError
-            raise ModelUnavailable(
-                f"Das Cloud-Modell ist nicht erreichbar ({self.base_url}).",
-                detail=f"{type(exc).__name__}: {exc} ({exc.__cause__!r})",
-                retryable=True,
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise self._map_status_error(exc) from exc
-        except openai.APIError as exc:  # an error event inside the stream
-            detail = str(exc.message)
-            if TOOL_CALL_PARSE_MARKER in detail.lower():
-                raise ToolCallFormatError(BAD_TOOL_CALL, detail=detail, retryable=True) from exc
-            raise LLMError(
-                "Das Cloud-Modell hat die Antwort mit einem Fehler abgebrochen.",
-                detail=detail,
-                retryable=True,
-            ) from exc
+                        for raw in _deltas(choice.delta, calls):
+                            yield raw
+                        reason = choice.finish_reason or reason
+        except openai.APIError as exc:
+            raise self._map_api_error(exc) from exc
         except json.JSONDecodeError as exc:
             raise LLMError("Das Cloud-Modell hat eine unlesbare Antwort geliefert.", detail=str(exc)) from exc
         for pending in calls.finish():
@@ -256,6 +231,20 @@ class OpenAICompatModel:
         finish = "length" if reason == "length" else "error" if reason == "content_filter" else "stop"
         yield Raw(kind="end", usage=usage, finish=finish)
 
+    def _map_api_error(self, exc: openai.APIError) -> LLMError:
+        """The client's error as ours, with a German message: unreachable, an HTTP status, or an
+        error event inside the stream (a tool call the server could not parse among them)."""
+        if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+            return ModelUnavailable(f"Das Cloud-Modell ist nicht erreichbar ({self.base_url}).",
+                                    detail=f"{type(exc).__name__}: {exc} ({exc.__cause__!r})", retryable=True)
+        if isinstance(exc, openai.APIStatusError):
+            return self._map_status_error(exc)
+        detail = str(exc.message)
+        if TOOL_CALL_PARSE_MARKER in detail.lower():
+            return ToolCallFormatError(BAD_TOOL_CALL, detail=detail, retryable=True)
+        return LLMError("Das Cloud-Modell hat die Antwort mit einem Fehler abgebrochen.", detail=detail,
+                        retryable=True)
+
     def _map_status_error(self, exc: openai.APIStatusError) -> LLMError:
         detail = f"{exc.message} {exc.body!r}"
         if TOOL_CALL_PARSE_MARKER in detail.lower():
@@ -265,6 +254,19 @@ class OpenAICompatModel:
         if exc.status_code == 429:
             error.retryable = True
         return error
+
+
+def _deltas(delta: Any, calls: _ToolCallAssembler) -> Iterator[Raw]:
+    """One choice's delta: its reasoning and text as they come, its tool-call fragments collected."""
+    if delta is None:
+        return
+    reasoning = _reasoning(delta)
+    if reasoning:
+        yield Raw(kind="reasoning", text=reasoning)
+    if delta.content:
+        yield Raw(kind="content", text=delta.content)
+    for fragment in delta.tool_calls or []:
+        calls.add(fragment)
 
 
 def _reasoning(delta: Any) -> str:

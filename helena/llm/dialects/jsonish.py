@@ -267,13 +267,29 @@ def _repair(raw: Any, depth: int, lenient: bool = True) -> dict[str, Any] | None
     if value is _MISSING:
         text = _strip_fences(text)
         value = _strict(text)
-    if value is _MISSING and not lenient:
-        start, end = text.find("{"), text.rfind("}")
-        value = _strict(text[start:end + 1]) if 0 <= start < end else _MISSING
-        if value is _MISSING:
-            return None
     if value is _MISSING:
-        value = _python_literal(text)
+        value = _lenient(text) if lenient else _outermost_object(text)
+    if isinstance(value, str) and value.strip()[:1] in ("{", '"'):
+        return _repair(value, depth + 1, lenient)
+    if isinstance(value, dict):
+        return _jsonable(value)
+    return None
+
+
+_MISSING = object()
+_MAX_START_ATTEMPTS = 64  # '{' positions tried when an object is surrounded by prose
+
+
+def _outermost_object(text: str) -> Any:
+    """The strict repair: the text from its first '{' to its last '}', if that is valid JSON."""
+    start, end = text.find("{"), text.rfind("}")
+    return _strict(text[start:end + 1]) if 0 <= start < end else _MISSING
+
+
+def _lenient(text: str) -> Any:
+    """The repairs from mild to aggressive: Python literals, the lenient parser, an object closed
+    after its last complete member, json-repair, the first object in prose."""
+    value = _python_literal(text)
     if value is _MISSING and text[:1] == "{":
         decoded = decode_at(text)
         if decoded is not None and not text[decoded[1]:].strip():
@@ -284,15 +300,7 @@ def _repair(raw: Any, depth: int, lenient: bool = True) -> dict[str, Any] | None
         value = _faithful_repair(text)
     if value is _MISSING:
         value = _first_object(text)
-    if isinstance(value, str) and value.strip()[:1] in ("{", '"'):
-        return _repair(value, depth + 1, lenient)
-    if isinstance(value, dict):
-        return _jsonable(value)
-    return None
-
-
-_MISSING = object()
-_MAX_START_ATTEMPTS = 64  # '{' positions tried when an object is surrounded by prose
+    return value
 
 
 def close_open(text: str) -> Any:
