@@ -81,26 +81,9 @@ class StreamParser:
     def _drain(self, *, final: bool) -> list[Event]:
         out: list[Event] = []
         while self._buf:
-            block = self._block
+            block = self._block if self._block is not None else self._open(out, final)
             if block is None:
-                opener: Opener | bool | None = None
-                pos = -1
-                for found in self._candidates.finditer(self._buf):
-                    opener = self._match(found.start(), final)
-                    if opener is not None:
-                        pos = found.start()
-                        break
-                if pos < 0:
-                    _text(out, self._buf)
-                    self._buf = ""
-                    break
-                if pos:
-                    _text(out, self._buf[:pos])
-                    self._buf = self._buf[pos:]
-                if opener is True:
-                    break  # hold the possible marker until more text decides it
-                assert isinstance(opener, Opener)
-                block = self._block = opener.make(self._ctx, opener.literal)
+                break
             outcome = block.step(self._buf, final)
             if outcome is REJECT:
                 _text(out, self._buf[0])
@@ -114,18 +97,9 @@ class StreamParser:
                     self._block = None
                 break
             assert isinstance(outcome, Emit)
-            for event in outcome.events:
-                _append(out, event)
-            self._buf = self._buf[outcome.consumed:]
-            if outcome.done:
-                flag = getattr(block, "flag", None)
-                if flag:
-                    self.flags.add(flag)
-                self._block = None
-            elif not outcome.consumed and not outcome.events:
-                if final:
-                    continue
-                break
+            self._take(block, outcome, out)
+            if not (outcome.done or outcome.consumed or outcome.events or final):
+                break  # the block waits for more text
         if final and self._block is not None:  # e.g. reasoning that never closed
             outcome = self._block.step("", True)
             if isinstance(outcome, Emit):
@@ -133,6 +107,40 @@ class StreamParser:
                     _append(out, event)
             self._block = None
         return out
+
+    def _open(self, out: list[Event], final: bool) -> Block | None:
+        """The block that starts at the next possible marker; the text before it goes out. None when
+        nothing is to be opened now: all text went out, or a possible marker waits for more text."""
+        opener: Opener | bool | None = None
+        pos = -1
+        for found in self._candidates.finditer(self._buf):
+            opener = self._match(found.start(), final)
+            if opener is not None:
+                pos = found.start()
+                break
+        if pos < 0:
+            _text(out, self._buf)
+            self._buf = ""
+            return None
+        if pos:
+            _text(out, self._buf[:pos])
+            self._buf = self._buf[pos:]
+        if opener is True:
+            return None  # hold the possible marker until more text decides it
+        assert isinstance(opener, Opener)
+        self._block = opener.make(self._ctx, opener.literal)
+        return self._block
+
+    def _take(self, block: Block, outcome: Emit, out: list[Event]) -> None:
+        """A block's events out, the text they account for consumed; a finished block closed."""
+        for event in outcome.events:
+            _append(out, event)
+        self._buf = self._buf[outcome.consumed:]
+        if outcome.done:
+            flag = getattr(block, "flag", None)
+            if flag:
+                self.flags.add(flag)
+            self._block = None
 
 
 def _text(out: list[Event], text: str) -> None:
