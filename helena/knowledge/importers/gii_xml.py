@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -132,8 +133,7 @@ def _read_xml_bytes(data: bytes | Path) -> bytes:
         raise ImportFormatError(f"Kein gültiges ZIP-Archiv ({exc}).") from None
 
 
-def parse_gii_xml_zip(data: bytes | Path) -> ParsedGesetz:
-    """A statute in the gesetze-im-internet.de XML format (xml.zip with one gii-norm XML)."""
+def _root(data: bytes | Path) -> ET.Element:
     raw = _read_xml_bytes(data)
     # ElementTree never loads the external DTD, but an internal subset could expand entities.
     if b"<!ENTITY" in raw:
@@ -144,79 +144,88 @@ def parse_gii_xml_zip(data: bytes | Path) -> ParsedGesetz:
         raise ImportFormatError(f"Ungültiges XML ({exc}).") from None
     if root.tag != "dokumente":
         raise ImportFormatError(f"Unerwartetes Wurzelelement <{root.tag}> statt <dokumente>.")
+    return root
 
-    abk = titel = ""
-    stand_by_type: dict[str, str] = {}
-    ausfertigung = ""
+
+@dataclass
+class _Law:
+    """What the norms' metadata say about the whole law (the first that says it wins)."""
+
+    abk: str = ""
+    titel: str = ""
+    stand_by_type: dict[str, str] = field(default_factory=dict)
+    ausfertigung: str = ""
+
+    def read(self, meta: ET.Element) -> None:
+        self.abk = self.abk or _inline(meta.find("amtabk")) or _inline(meta.find("jurabk"))
+        self.titel = self.titel or _inline(meta.find("langue")) or _inline(meta.find("kurzue"))
+        for angabe in meta.findall("standangabe"):
+            typ, kommentar = _inline(angabe.find("standtyp")), _inline(angabe.find("standkommentar"))
+            if typ and kommentar:
+                self.stand_by_type.setdefault(typ, kommentar)
+        self.ausfertigung = self.ausfertigung or _inline(meta.find("ausfertigung-datum"))
+
+    def stand(self) -> tuple[str, date | None]:
+        """The Stand as the law states it ("Stand", else "Neuf"), else its Ausfertigung."""
+        for typ in ("Stand", "Neuf"):
+            if typ in self.stand_by_type:
+                stand = lower_first(self.stand_by_type[typ])
+                return stand, parse_stand_datum(stand)
+        try:
+            datum = date.fromisoformat(self.ausfertigung)
+        except ValueError:
+            return "", None
+        return f"Ausfertigung vom {datum:%d.%m.%Y}", datum
+
+
+def _enter(stack: list[tuple[int, str]], einheit: ET.Element) -> None:
+    """A structural unit (Buch, Abschnitt …): the path of the norms after it changes."""
+    kennzahl = _inline(einheit.find("gliederungskennzahl"))
+    level = max(len(kennzahl) // 3, 1) if kennzahl.isdigit() else 1
+    label = " - ".join(part for part in (_inline(einheit.find("gliederungsbez")),
+                                         _inline(einheit.find("gliederungstitel"))) if part)
+    while stack and stack[-1][0] >= level:
+        stack.pop()
+    if label:
+        stack.append((level, label))
+
+
+def _norms_of(norm_el: ET.Element, meta: ET.Element, *, gliederung: str, order: int) -> list[ParsedNorm]:
+    enbez = _inline(meta.find("enbez"))
+    if not enbez or enbez.lower().startswith(("inhaltsübersicht", "inhaltsverzeichnis")):
+        return []  # the law's own header norm or its table of contents
+    text_el = norm_el.find("textdaten/text")
+    body = _xml_text(text_el.find("Content") if text_el is not None else None)
+    notes = _xml_text(text_el.find("Footnotes") if text_el is not None else None)
+    body = "\n\n".join(part for part in (body, notes) if part)
+    norm_titel = _inline(meta.find("titel"))
+    found = norms_for(label=enbez, titel=norm_titel, text=body, gliederung=gliederung, order=order)
+    if found:
+        return found
+    sonstige = sonstige_norm(heading=f"{enbez} {norm_titel}".strip(), text=body, order=order)
+    return [sonstige] if sonstige else []
+
+
+def parse_gii_xml_zip(data: bytes | Path) -> ParsedGesetz:
+    """A statute in the gesetze-im-internet.de XML format (xml.zip with one gii-norm XML)."""
+    law = _Law()
     normen: list[ParsedNorm] = []
     stack: list[tuple[int, str]] = []
-
-    for norm_el in root.iter("norm"):
+    for norm_el in _root(data).iter("norm"):
         meta = norm_el.find("metadaten")
         if meta is None:
             continue
-        if not abk:
-            abk = _inline(meta.find("amtabk")) or _inline(meta.find("jurabk"))
-        if not titel:
-            titel = _inline(meta.find("langue")) or _inline(meta.find("kurzue"))
-        for angabe in meta.findall("standangabe"):
-            typ = _inline(angabe.find("standtyp"))
-            kommentar = _inline(angabe.find("standkommentar"))
-            if typ and kommentar:
-                stand_by_type.setdefault(typ, kommentar)
-        ausfertigung = ausfertigung or _inline(meta.find("ausfertigung-datum"))
-
+        law.read(meta)
         einheit = meta.find("gliederungseinheit")
         if einheit is not None:
-            kennzahl = _inline(einheit.find("gliederungskennzahl"))
-            level = max(len(kennzahl) // 3, 1) if kennzahl.isdigit() else 1
-            label = " - ".join(
-                part for part in (_inline(einheit.find("gliederungsbez")),
-                                  _inline(einheit.find("gliederungstitel"))) if part
-            )
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            if label:
-                stack.append((level, label))
+            _enter(stack, einheit)
             continue
-
-        enbez = _inline(meta.find("enbez"))
-        if not enbez or enbez.lower().startswith(("inhaltsübersicht", "inhaltsverzeichnis")):
-            continue  # the law's own header norm or its table of contents
-        text_el = norm_el.find("textdaten/text")
-        body = _xml_text(text_el.find("Content") if text_el is not None else None)
-        notes = _xml_text(text_el.find("Footnotes") if text_el is not None else None)
-        body = "\n\n".join(part for part in (body, notes) if part)
-        norm_titel = _inline(meta.find("titel"))
-        order = len(normen) + 1
-        gliederung = GLIEDERUNG_SEP.join(label for _, label in stack)
-        found = norms_for(label=enbez, titel=norm_titel, text=body, gliederung=gliederung, order=order)
-        if not found:
-            sonstige = sonstige_norm(heading=f"{enbez} {norm_titel}".strip(), text=body, order=order)
-            found = [sonstige] if sonstige else []
-        normen.extend(found)
-
-    if not abk:
+        normen.extend(_norms_of(norm_el, meta, gliederung=GLIEDERUNG_SEP.join(label for _, label in stack),
+                                order=len(normen) + 1))
+    if not law.abk:
         raise ImportFormatError("Keine Abkürzung (jurabk/amtabk) im XML gefunden.")
     for i, norm in enumerate(normen, start=1):
         norm.order = i
-    stand, stand_datum = "", None
-    for typ in ("Stand", "Neuf"):
-        if typ in stand_by_type:
-            stand = lower_first(stand_by_type[typ])
-            stand_datum = parse_stand_datum(stand)
-            break
-    else:
-        try:
-            stand_datum = date.fromisoformat(ausfertigung)
-            stand = f"Ausfertigung vom {stand_datum:%d.%m.%Y}"
-        except ValueError:
-            pass
-    return ParsedGesetz(
-        abk=canonical_abk(abk),
-        titel=titel or abk,
-        stand=stand,
-        stand_datum=stand_datum,
-        quelle="gii_xml",
-        normen=normen,
-    )
+    stand, stand_datum = law.stand()
+    return ParsedGesetz(abk=canonical_abk(law.abk), titel=law.titel or law.abk, stand=stand,
+                        stand_datum=stand_datum, quelle="gii_xml", normen=normen)

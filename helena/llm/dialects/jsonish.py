@@ -287,8 +287,7 @@ def _outermost_object(text: str) -> Any:
 
 
 def _lenient(text: str) -> Any:
-    """The repairs from mild to aggressive: Python literals, the lenient parser, an object closed
-    after its last complete member, json-repair, the first object in prose."""
+    """The repairs, mild to aggressive: Python literals, lenient parse, closing, json-repair, prose."""
     value = _python_literal(text)
     if value is _MISSING and text[:1] == "{":
         decoded = decode_at(text)
