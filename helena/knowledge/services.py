@@ -48,6 +48,11 @@ def bundled_vectors() -> dict[str, np.ndarray]:
         return dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
 
 
+def passage_of(norm: Norm) -> str:
+    """What of a norm is embedded (the recipe: embeddings.norm_passage); the norm needs its Gesetz."""
+    return norm_passage(citation=norm.citation, titel=norm.titel, stichworte=norm.stichworte, text=norm.text)
+
+
 def norm_vectors(passages: list[str], *, progress: Callable[[int, int], None] | None = None) -> list[bytes]:
     """Each passage's vector as stored: from the bundle where the text is the bundled one, else
     computed (a law loaded from XML: ~0.1 s a norm, hence the progress callback)."""
@@ -92,8 +97,7 @@ def import_gesetz(*, parsed: ParsedGesetz, stichworte: Mapping[str, str] | None 
         )
         for norm in parsed.normen
     ]
-    passages = [norm_passage(citation=f"{row.bezeichnung} {gesetz.abk}", titel=row.titel,
-                             stichworte=row.stichworte, text=row.text) for row in rows]
+    passages = [passage_of(row) for row in rows]
     for row, vector in zip(rows, norm_vectors(passages, progress=progress), strict=True):
         row.vektor = vector
     Norm.objects.bulk_create(rows, batch_size=NORM_BATCH_SIZE)

@@ -38,9 +38,7 @@ def test_the_bundled_vectors_cover_every_norm_of_the_bundled_corpus(knowledge_co
     bundled = services.bundled_vectors()
     norms = list(Norm.objects.select_related("gesetz"))
     assert len(norms) > 9000
-    stale = [n.citation for n in norms
-             if passage_key(norm_passage(citation=n.citation, titel=n.titel, stichworte=n.stichworte,
-                                         text=n.text)) not in bundled]
+    stale = [n.citation for n in norms if passage_key(services.passage_of(n)) not in bundled]
     assert stale == []
     assert all(n.vektor is not None and from_bytes(bytes(n.vektor)).shape == (DIM,) for n in norms)
 
@@ -60,3 +58,34 @@ def test_a_law_loaded_from_xml_gets_its_vectors_computed_and_is_found_by_meaning
     assert ranked and {pk for pk, _ in ranked} <= {n.pk for n in norms}
     other = Gesetz.objects.create(abk="XYZ", titel="Anderes Gesetz")
     assert dense.dense_index().rank(vector, gesetz_id=other.pk, limit=3) == []
+
+
+@pytest.mark.django_db
+def test_load_gesetze_shows_how_far_the_vectors_of_an_xml_law_are(monkeypatch) -> None:
+    """A bar per law whose vectors are computed (tqdm draws it on a terminal only)."""
+    from django.core.management import call_command
+
+    from helena.knowledge.management.commands import load_gesetze
+
+    bars: list[dict] = []
+
+    class Bar:
+        def __init__(self, *, total: int, desc: str, **_: object) -> None:
+            self.n, self.state = 0, {"desc": desc, "total": total, "n": 0, "closed": False}
+            bars.append(self.state)
+
+        def update(self, step: int) -> None:
+            self.n += step
+            self.state["n"] = self.n
+
+        def close(self) -> None:
+            self.state["closed"] = True
+
+    def fake_tqdm(items: object = None, **kw: object) -> object:  # the file bars pass through
+        return items if items is not None else Bar(**kw)
+
+    monkeypatch.setattr(load_gesetze, "tqdm", fake_tqdm)
+    monkeypatch.setattr(services, "bundled_vectors", dict)
+    call_command("load_gesetze", str(DATA / "gii_kschg_sample.xml"), "--xml", verbosity=1)
+    assert bars == [{"desc": "Vektoren KSchG", "total": 4, "n": 4, "closed": True}]
+    assert Norm.objects.filter(gesetz__abk="KSchG", vektor__isnull=True).count() == 0

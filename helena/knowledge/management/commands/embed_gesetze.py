@@ -16,9 +16,9 @@ import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from helena.knowledge.embeddings import DIM, MODEL, embed_passages, norm_passage, passage_key
+from helena.knowledge.embeddings import DIM, MODEL, embed_passages, passage_key
 from helena.knowledge.models import Norm
-from helena.knowledge.services import bundled_vectors, bundled_vectors_path
+from helena.knowledge.services import bundled_vectors, bundled_vectors_path, passage_of
 
 
 class Command(BaseCommand):
@@ -31,8 +31,7 @@ class Command(BaseCommand):
         norms = list(Norm.objects.select_related("gesetz").order_by("gesetz__abk", "order"))
         if not norms:
             raise CommandError("Es sind keine Gesetze geladen (erst manage.py load_gesetze).")
-        passages = [norm_passage(citation=n.citation, titel=n.titel, stichworte=n.stichworte, text=n.text)
-                    for n in norms]
+        passages = [passage_of(n) for n in norms]
         keys = [passage_key(p) for p in passages]
         known = bundled_vectors()  # a passage whose text did not change keeps its vector
         todo = [i for i, key in enumerate(keys) if key not in known]

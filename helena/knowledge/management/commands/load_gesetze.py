@@ -43,6 +43,27 @@ def sekunden(value: float) -> str:
     return f"{value:.1f}".replace(".", ",")
 
 
+class _VectorBar:
+    """A progress bar for the sentence vectors an import computes (a law the bundled vectors do not
+    cover, e.g. current law from XML: about 0.1 s a norm); none when every vector is bundled."""
+
+    def __init__(self, abk: str, *, show: bool) -> None:
+        self.abk, self.show, self.bar = abk, show, None
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            self.bar = tqdm(total=total, desc=f"Vektoren {self.abk}", unit="Norm",
+                            disable=None if self.show else True)
+        self.bar.update(done - self.bar.n)
+
+    def __enter__(self) -> _VectorBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 class Command(BaseCommand):
     help = (
         "Importiert Gesetze (Markdown aus dem mitgelieferten Korpus oder XML von "
@@ -107,7 +128,8 @@ class Command(BaseCommand):
             seen[gesetz.abk] = path
             try:
                 register = load_sachregister(Path(settings.BASE_DIR) / "corpus" / "sachregister", gesetz.abk)
-                import_gesetz(parsed=gesetz, stichworte=register)
+                with _VectorBar(gesetz.abk, show=show_progress) as bar:
+                    import_gesetz(parsed=gesetz, stichworte=register, progress=bar.update)
             except Exception as exc:  # a DB error must name the file, not end in a traceback
                 raise CommandError(f"Import von {path.name} fehlgeschlagen: {exc}") from exc
             normen += len(gesetz.normen)
