@@ -132,6 +132,7 @@ CELERY_TIMEZONE = "Europe/Berlin"
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-runs": {"task": "helena.sweep_stale_runs", "schedule": 30.0},
     "expire-questions": {"task": "helena.expire_questions", "schedule": 3600.0},
+    "index-unindexed-akten": {"task": "helena.index_unindexed_akten", "schedule": 600.0},
 }
 
 AUTH_USER_MODEL = "akten.User"
@@ -176,6 +177,9 @@ OPENAI_BASE_URL: str = env.str("OPENAI_BASE_URL", default="")
 OPENAI_API_KEY: str = env.str("OPENAI_API_KEY", default="")
 HELENA_RATE_LIMIT_PER_HOUR: int = env.int("HELENA_RATE_LIMIT_PER_HOUR", default=60)
 HELENA_SEARCH_URL: str = env.str("HELENA_SEARCH_URL", default="")
+# How the Akten vectors follow a change (helena/knowledge/aktensuche/aktualisierung.py):
+# "task" (a Celery task), "inline" (at once, in the saving process) or "off".
+HELENA_AKTEN_INDEX: str = env.str("HELENA_AKTEN_INDEX", default="task")
 # Threads per process for the database work of agent runs (helena/db.py); each borrows a pooled
 # connection only while it runs a query.
 HELENA_DB_THREADS: int = env.int("HELENA_DB_THREADS", default=8)

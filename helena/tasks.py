@@ -1,4 +1,5 @@
-"""Celery tasks (thin): background runs and the sweep call into helena.runs."""
+"""Celery tasks (thin): background runs and the sweep call into helena.runs; the Akten vectors
+into helena.knowledge.aktensuche."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import socket
 from celery import shared_task
 from django.db import close_old_connections, connection
 
+from helena.knowledge.aktensuche.aktualisierung import INDEX_TASK, unindexed_akten
+from helena.knowledge.aktensuche.passagen import refresh_akte
 from helena.runs.dispatch import BACKGROUND_TASK, inline_runner
 from helena.runs.execute import execute_run
 from helena.runs.sweep import sweep_stale_runs as sweep
@@ -49,3 +52,18 @@ def sweep_stale_runs() -> int:
 def expire_questions() -> int:
     """Helena's questions nobody answered within 7 days are closed with a note (hourly)."""
     return expire_stale_questions()
+
+
+@shared_task(name=INDEX_TASK, ignore_result=True)
+def index_akte(akte_id: int) -> None:
+    """Embed what changed in one Akte (helena/knowledge/aktensuche/passagen.py)."""
+    refresh_akte(akte_id=akte_id)
+
+
+@shared_task(name="helena.index_unindexed_akten")
+def index_unindexed_akten() -> int:
+    """Every 10 minutes: Akten that have no vectors yet (older than semantic search, or a lost task)."""
+    akten = unindexed_akten()
+    for akte_id in akten:
+        refresh_akte(akte_id=akte_id)
+    return len(akten)

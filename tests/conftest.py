@@ -26,6 +26,9 @@ from akten.users import create_api_token
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Most tests throw their records away within milliseconds: no Akten vectors unless a test asks
+# (tests/helena/knowledge/test_aktensuche.py); subprocesses (daphne, Celery) inherit this.
+os.environ.setdefault("HELENA_AKTEN_INDEX", "off")
 
 
 def database_url(name: str | None = None) -> str:
@@ -69,11 +72,18 @@ def _fast_password_hashing(settings) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_akten_vectors(settings) -> None:
+    settings.HELENA_AKTEN_INDEX = "off"
+
+
+@pytest.fixture(autouse=True)
 def _fresh_knowledge_caches(monkeypatch) -> None:
     """Tests write and roll back within milliseconds: the search caches must always re-check."""
     from helena.knowledge import index, lexikon
+    from helena.knowledge.aktensuche import vektoren
 
     monkeypatch.setattr(index._cache, "recheck_seconds", 0.0)
+    monkeypatch.setattr(vektoren._cache, "recheck_seconds", 0.0)
     monkeypatch.setattr(lexikon._cache, "recheck_seconds", 0.0)
 
 

@@ -1,4 +1,5 @@
-"""JSON API for the knowledge base (any logged-in role; the corpus is not client data)."""
+"""JSON API for the knowledge base (any logged-in role; the corpus is not client data) and, with
+kind=akten, for the firm's own files — only those of the Akten the caller may see."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ninja import Field, Query, Router, Schema
 
 from config.errors import NOT_BLANK, errors
 from helena.knowledge import query, selectors
+from helena.knowledge.aktensuche.suche import rows, search_akten
 
 router = Router(tags=["Wissen"])
 
@@ -16,11 +18,24 @@ router = Router(tags=["Wissen"])
 class SucheFilter(Schema):
     q: str = Field(..., max_length=query.MAX_QUERY_CHARS, pattern=NOT_BLANK,
                    description="Frage, Stichworte oder Zitat (z. B. „§ 626 BGB“)")
-    kind: Literal["gesetz", "urteil", "muster"] | None = None
+    kind: Literal["gesetz", "urteil", "muster", "akten"] | None = Field(
+        None, description="nur eine Art; „akten“ durchsucht die Akten, Dokumente und Notizen, die du sehen "
+                          "darfst (ohne kind: Gesetze, Entscheidungen und Muster)")
     gesetz: str | None = None
     gericht: str | None = None
     kategorie: str | None = None
     limit: int = Field(10, ge=1, le=selectors.MAX_LIMIT)
+
+
+class AkteRef(Schema):
+    id: str
+    aktenzeichen: str
+    kurzrubrum: str
+
+
+class DokumentRef(Schema):
+    id: str
+    titel: str
 
 
 class TrefferOut(Schema):
@@ -31,6 +46,11 @@ class TrefferOut(Schema):
     snippet: str
     score: float
     source: str
+    akte: AkteRef | None = Field(None, description="nur bei kind=akten: die Akte des Treffers")
+    dokument: DokumentRef | None = Field(None, description="nur bei kind=akten: das Dokument, falls eines")
+    fundstelle: str | None = Field(None, description="nur bei kind=akten: wo getroffen (z. B. dokument_text)")
+    semantisch: bool | None = Field(None, description="nur bei kind=akten: dem Sinn nach gefunden, nicht "
+                                                      "am Wortlaut")
 
 
 class NormOut(Schema):
@@ -44,8 +64,12 @@ class NormOut(Schema):
     source: str
 
 
-@router.get("/knowledge/search", response=list[TrefferOut], summary="Gesetze, Entscheidungen, Muster suchen")
+@router.get("/knowledge/search", response=list[TrefferOut], exclude_none=True,
+            summary="Gesetze, Entscheidungen, Muster – oder die eigenen Akten – suchen")
 def knowledge_search(request: HttpRequest, filters: Query[SucheFilter]) -> list[dict]:
+    if filters.kind == "akten":
+        suche = search_akten(user=request.user, query=filters.q, limit=filters.limit)
+        return rows(suche, limit=filters.limit)
     hits = selectors.search(
         query=filters.q, kind=filters.kind, gesetz=filters.gesetz, gericht=filters.gericht,
         kategorie=filters.kategorie, limit=filters.limit,

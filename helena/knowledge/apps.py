@@ -6,3 +6,8 @@ class KnowledgeConfig(AppConfig):
     name = "helena.knowledge"
     label = "knowledge"
     verbose_name = "Wissen: Gesetze, Entscheidungen, Muster"
+
+    def ready(self) -> None:
+        from helena.knowledge.aktensuche import aktualisierung  # noqa: PLC0415 (models must be loaded)
+
+        aktualisierung.connect()

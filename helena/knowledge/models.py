@@ -175,3 +175,33 @@ class Lexem(models.Model):
 
     def __str__(self) -> str:
         return self.wort
+
+
+class AktenPassage(models.Model):
+    """A piece of a firm's own file with its sentence vector, for semantic search over the Akten.
+
+    Rows are derived data (helena/knowledge/aktensuche/): rebuilt from the Akte, its Dokumente and
+    Notizen whenever one changes; a passage whose text is unchanged keeps its vector (schluessel).
+    Scoping is by `akte`: a passage is only ever ranked among the Akten the user may see.
+    """
+
+    class Quelle(models.TextChoices):
+        AKTE = "akte", "Akte"
+        DOKUMENT = "dokument", "Dokument"
+        NOTIZ = "notiz", "Notiz"
+
+    akte = models.ForeignKey("akten.Akte", on_delete=models.CASCADE, related_name="+")
+    quelle = models.CharField(max_length=10, choices=Quelle.choices)
+    quelle_id = models.BigIntegerField()
+    teil = models.PositiveIntegerField(default=0)
+    text = models.TextField()
+    schluessel = models.CharField(max_length=20)
+    vektor = models.BinaryField(editable=False)
+
+    class Meta:
+        verbose_name = "Akten-Passage"
+        verbose_name_plural = "Akten-Passagen"
+        indexes = [models.Index(fields=["akte"]), models.Index(fields=["quelle", "quelle_id"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_quelle_display()} {self.quelle_id} Teil {self.teil + 1}"

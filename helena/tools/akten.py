@@ -5,21 +5,20 @@ All reads go through akten.selectors, so a foreign Akte is "nicht gefunden" exac
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
-from django.db.models import Q, Sum
+from django.db.models import Sum
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
-from akten.models import Akte, Beteiligter, Dokument, Notiz, User
+from akten.models import Akte, Beteiligter, User
 from akten.selectors import akten_for, dokumente_for, fristen_for, get_akte, zeiterfassung_for
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
+from helena.knowledge.aktensuche.suche import search_akten
 
 _AKTE_TABLE = Akte._meta.db_table
-_SNIPPET = 80
 
 
 def akte_not_found(akte_id: str) -> ToolResult:
@@ -45,18 +44,6 @@ def person(user: User | None) -> str | None:
     if user is None:
         return None
     return user.get_full_name() or user.username
-
-
-def snippet(text: str, needle: str | None, *, width: int = _SNIPPET) -> str:
-    """A short excerpt around the first match (or the start), on one line."""
-    flat = " ".join((text or "").split())
-    if not flat:
-        return ""
-    pos = flat.casefold().find(needle.casefold()) if needle else -1
-    if pos < 0:
-        return flat[: 2 * width] + ("…" if len(flat) > 2 * width else "")
-    start, end = max(0, pos - width), min(len(flat), pos + len(needle or "") + width)
-    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
 
 
 def akte_kurz(akte: Akte) -> dict[str, Any]:
@@ -207,40 +194,6 @@ class SearchAlleAktenParams(BaseModel):
     limit: int = Field(10, ge=1, le=50)
 
 
-_PER_AKTE = 5
-
-
-def _matches(visible: Any, term: str) -> Iterable[tuple[int, dict[str, Any]]]:
-    """(akte_id, treffer) for one term in every searchable place of the visible Akten."""
-    needle = term.casefold()
-    for akte in visible.filter(
-        Q(aktenzeichen__icontains=term)
-        | Q(kurzrubrum__icontains=term)
-        | Q(wegen__icontains=term)
-        | Q(summary__icontains=term)
-        | Q(tags__contains=[term])
-    ):
-        for feld in ("aktenzeichen", "kurzrubrum", "wegen"):
-            if needle in getattr(akte, feld).casefold():
-                yield akte.pk, {"fundstelle": feld, "text": getattr(akte, feld)}
-        if needle in akte.summary.casefold():
-            yield akte.pk, {"fundstelle": "zusammenfassung", "text": snippet(akte.summary, term)}
-        if term in akte.tags:
-            yield akte.pk, {"fundstelle": "schlagwort", "text": term}
-    for b in Beteiligter.objects.filter(akte__in=visible, name__icontains=term):
-        yield b.akte_id, {"fundstelle": "beteiligter", "text": f"{b.get_rolle_display()}: {b.name}"}
-    for d in Dokument.objects.filter(Q(titel__icontains=term) | Q(inhalt__icontains=term), akte__in=visible):
-        im_titel = term.casefold() in d.titel.casefold()
-        yield d.akte_id, {
-            "fundstelle": "dokument_titel" if im_titel else "dokument_text",
-            "dokument_id": str(d.pk),
-            "titel": d.titel,
-            **({} if im_titel else {"text": snippet(d.inhalt, term)}),
-        }
-    for n in Notiz.objects.filter(Q(titel__icontains=term) | Q(inhalt__icontains=term), akte__in=visible):
-        yield n.akte_id, {"fundstelle": "notiz", "titel": n.titel, "text": snippet(n.inhalt, term)}
-
-
 def _search_alle_akten(params: SearchAlleAktenParams, ctx: ToolContext) -> ToolResult:
     query = " ".join(params.query.split())
     if len(query) < 2:
@@ -250,40 +203,28 @@ def _search_alle_akten(params: SearchAlleAktenParams, ctx: ToolContext) -> ToolR
             error_code="invalid_arguments",
             summary="Suchbegriff zu kurz",
         )
-    visible = akten_for(user=ctx.user)
-    terms = [query]
-    words = [w for w in query.split() if len(w) >= 3]
-    treffer: dict[int, list[dict[str, Any]]] = {}
-    begriffe: dict[int, set[str]] = {}
-    for akte_id, hit in _matches(visible, query):
-        treffer.setdefault(akte_id, []).append(hit)
-        begriffe.setdefault(akte_id, set()).add(query)
-    if not treffer and len(words) > 1:  # no exact phrase: rank by how many words match
-        terms = words
-        for word in words:
-            for akte_id, hit in _matches(visible, word):
-                treffer.setdefault(akte_id, []).append({**hit, "begriff": word})
-                begriffe.setdefault(akte_id, set()).add(word)
-    ranked = sorted(treffer, key=lambda pk: (-len(begriffe[pk]), -len(treffer[pk]), -pk))[: params.limit]
-    akten = {a.pk: a for a in visible.filter(pk__in=ranked)}
+    suche = search_akten(user=ctx.user, query=query, limit=params.limit)
     results = [
         {
-            **{k: v for k, v in akte_kurz(akten[pk]).items() if k in ("id", "aktenzeichen", "kurzrubrum")},
-            "treffer": treffer[pk][:_PER_AKTE],
-            **({"weitere_treffer": len(treffer[pk]) - _PER_AKTE} if len(treffer[pk]) > _PER_AKTE else {}),
+            **{k: v for k, v in akte_kurz(e.akte).items() if k in ("id", "aktenzeichen", "kurzrubrum")},
+            "treffer": [t.as_dict() for t in e.treffer],
+            **({"weitere_treffer": e.weitere} if e.weitere else {}),
         }
-        for pk in ranked
-        if pk in akten
+        for e in suche.ergebnisse
     ]
-    data: dict[str, Any] = {"ergebnisse": results, "anzahl": len(treffer)}
-    if terms != [query]:
+    data: dict[str, Any] = {"ergebnisse": results, "anzahl": suche.anzahl}
+    if suche.nur_woerter:
         data["hinweis"] = "Die genaue Wortfolge kam nicht vor; Treffer für einzelne Wörter."
+    if any(t.semantisch for e in suche.ergebnisse for t in e.treffer):
+        data["hinweis_semantisch"] = (
+            "Treffer mit semantisch=true passen dem Sinn nach, enthalten die Wörter aber nicht; prüfe sie "
+            "mit read_dokumente_detail, bevor du dich auf sie stützt.")
     if not results:
         data["hinweis"] = "Keine Treffer in den Akten, die du sehen darfst."
     return ToolResult(
         ok=True,
         data=data,
-        summary=f"{anzahl(len(treffer), 'Akte', 'Akten')} gefunden",
+        summary=f"{anzahl(suche.anzahl, 'Akte', 'Akten')} gefunden",
         sources=[akte_source(r["id"]) for r in results],
     )
 
@@ -291,10 +232,11 @@ def _search_alle_akten(params: SearchAlleAktenParams, ctx: ToolContext) -> ToolR
 search_alle_akten = Tool(
     name="search_alle_akten",
     description=(
-        "Full-text search across all Akten the user may see: Aktenzeichen, Kurzrubrum, wegen, tags, "
-        "Helena's summary, parties, document titles and texts, and notes. Returns each matching Akte "
-        "with where it matched. Use it when you do not know which Akte is meant, or to find every case "
-        "mentioning a name or topic."
+        "Search across all Akten the user may see: Aktenzeichen, Kurzrubrum, wegen, tags, Helena's "
+        "summary, parties, document titles and texts, and notes. Finds exact words (names, "
+        "Aktenzeichen) and passages that mean the same in other words (marked semantisch). Returns "
+        "each matching Akte with where it matched. Use it when you do not know which Akte is meant, "
+        "or to find every case mentioning a name or topic."
     ),
     kind="read",
     params=SearchAlleAktenParams,

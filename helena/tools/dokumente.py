@@ -7,11 +7,13 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
-from akten.models import Dokument
+from akten.models import Akte, Dokument
 from akten.selectors import dokumente_for, get_akte, get_dokument
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
-from helena.tools.akten import akte_not_found, akte_source, anzahl, snippet
+from helena.knowledge.aktensuche.lexikalisch import Treffer, snippet
+from helena.knowledge.aktensuche.suche import search_akten
+from helena.tools.akten import akte_not_found, akte_source, anzahl
 
 _DOKUMENT_TABLE = Dokument._meta.db_table
 _MAX_LIST = 50
@@ -28,35 +30,66 @@ def dokument_source(dokument_id: int | str) -> dict[str, str]:
 class ReadDokumenteParams(BaseModel):
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
     akte_id: str = Field(..., description="id der Akte (aus read_akte)")
-    query: str | None = Field(None, description="nur Dokumente, deren Titel oder Text dies enthält")
+    query: str | None = Field(
+        None, description="nur Dokumente, deren Titel oder Text dies enthält oder dem Sinn nach behandelt")
 
 
 def _read_dokumente(params: ReadDokumenteParams, ctx: ToolContext) -> ToolResult:
+    query = " ".join((params.query or "").split())
     try:
         akte = get_akte(user=ctx.user, akte_id=params.akte_id)
-        qs = dokumente_for(user=ctx.user, akte_id=akte.pk, query=params.query or None)
-        qs = qs.order_by("-angelegt_am")
     except NotFound:
         return akte_not_found(params.akte_id)
+    if query:
+        return _found_dokumente(akte, query, ctx)
+    qs = dokumente_for(user=ctx.user, akte_id=akte.pk).order_by("-angelegt_am")
     total = qs.count()
     dokumente = list(qs[:_MAX_LIST])
     data: dict[str, Any] = {
         "akte": {"id": str(akte.pk), "aktenzeichen": akte.aktenzeichen},
-        "dokumente": [
-            {
-                "id": str(d.pk),
-                "titel": d.titel,
-                "status": d.status,
-                "erstellt_durch": d.erstellt_durch,
-                "angelegt_am": d.angelegt_am.date().isoformat(),
-                "auszug": snippet(d.inhalt, params.query),
-            }
-            for d in dokumente
-        ],
+        "dokumente": [_eintrag(d, snippet(d.inhalt, None)) for d in dokumente],
         "anzahl": total,
     }
     if total > len(dokumente):
         data["hinweis"] = f"Nur die neuesten {len(dokumente)} von {total}; mit query eingrenzen."
+    return _listed(akte, dokumente, data, total)
+
+
+def _found_dokumente(akte: Akte, query: str, ctx: ToolContext) -> ToolResult:
+    """The Akte's Dokumente that contain the words, then those that match in meaning."""
+    suche = search_akten(user=ctx.user, query=query, akte_id=akte.pk, dokumente_only=True, per_akte=_MAX_LIST)
+    hits: dict[int | None, Treffer] = {}
+    for t in (suche.ergebnisse[0].treffer if suche.ergebnisse else []):
+        hits.setdefault(t.dokument_id, t)
+    dokumente = {d.pk: d for d in Dokument.objects.filter(pk__in=hits, akte=akte)}
+    found = [dokumente[pk] for pk in hits if pk in dokumente]
+    data: dict[str, Any] = {
+        "akte": {"id": str(akte.pk), "aktenzeichen": akte.aktenzeichen},
+        "dokumente": [
+            {**_eintrag(d, hits[d.pk].text or snippet(d.inhalt, query)),
+             **({"semantisch": True} if hits[d.pk].semantisch else {})}
+            for d in found
+        ],
+        "anzahl": len(found),
+    }
+    if any(hits[d.pk].semantisch for d in found):
+        data["hinweis"] = ("Dokumente mit semantisch=true enthalten die Wörter nicht, passen aber dem Sinn "
+                           "nach; lies sie mit read_dokumente_detail, bevor du dich auf sie stützt.")
+    return _listed(akte, found, data, len(found))
+
+
+def _eintrag(d: Dokument, auszug: str) -> dict[str, Any]:
+    return {
+        "id": str(d.pk),
+        "titel": d.titel,
+        "status": d.status,
+        "erstellt_durch": d.erstellt_durch,
+        "angelegt_am": d.angelegt_am.date().isoformat(),
+        "auszug": auszug,
+    }
+
+
+def _listed(akte: Akte, dokumente: list[Dokument], data: dict[str, Any], total: int) -> ToolResult:
     return ToolResult(
         ok=True,
         data=data,
@@ -68,9 +101,9 @@ def _read_dokumente(params: ReadDokumenteParams, ctx: ToolContext) -> ToolResult
 read_dokumente = Tool(
     name="read_dokumente",
     description=(
-        "List the documents of one Akte with title, status (entwurf/freigegeben) and a short excerpt, "
-        "optionally filtered by a word in title or text. Use it to find a document's id; read the full "
-        "text with read_dokumente_detail."
+        "List the documents of one Akte with title, status (entwurf/freigegeben) and a short excerpt. "
+        "With query: only documents whose title or text contains it, then those about it in other words "
+        "(semantisch). Use it to find a document's id; read the full text with read_dokumente_detail."
     ),
     kind="read",
     params=ReadDokumenteParams,
