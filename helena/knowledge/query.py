@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.db import connection
 
 from config.errors import DomainError
+from helena.knowledge.importers.common import nummer_of
 from helena.knowledge.lexikon import lexikon
 from helena.knowledge.thesaurus import STAMM_SYNONYME, umschreiben
 
@@ -43,6 +44,44 @@ _CITATION_RE = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _NUM_SPLIT_RE = re.compile(r"\s*(,|und|u\.|bis|-|–)\s*", re.IGNORECASE)
+# The entries of a fee schedule (helena/knowledge/importers/verzeichnis.py): "Nr. 3100 VV RVG",
+# "VV Nr. 3100, 3104 RVG", "Nr. 1210 KV GKG", "Vorbemerkung 3 Abs. 4 VV RVG", "Vorb. 3.1 VV RVG".
+_VZ_NUMS = r"\d{3,4}(?:\s*(?:,|und|u\.)\s*\d{3,4})*"
+_SCHEDULE_RE = re.compile(
+    rf"""
+    (?:
+        (?P<vorb>\bvorb(?:emerkung|\.)?)\s*(?P<vnr>\d+(?:\.\d+)*)(?:\s*(?:abs\.?|absatz)\s*\d+|\s*\(\d+\))?
+          \s*(?P<vz1>vv|kv|gv)
+      | (?:\b(?:nrn?\.?|nummern?)\s*)?(?P<nums1>{_VZ_NUMS})\s*(?P<vz2>vv|kv|gv)
+      | \b(?P<vz3>vv|kv|gv)\s*(?:nrn?\.?|nummern?)?\s*(?P<nums2>{_VZ_NUMS})
+    )
+    (?:\s*(?:zum|z\.)?\s*|\s*-\s*)(?P<abk>[a-zäöü][a-zäöü0-9]{{1,15}})\b
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+_SCHEDULE_AFTER_RE = re.compile(  # "Nr. 3100 RVG-VV", "Nr. 1210 GKG KV"
+    rf"(?:\b(?:nrn?\.?|nummern?)\s*)?(?P<nums>{_VZ_NUMS})\s*(?P<abk>[a-zäöü][a-zäöü0-9]{{1,15}})[\s-](?P<vz>vv|kv|gv)\b",
+    re.IGNORECASE)
+
+
+def _schedule_citations(query: str, *, known: dict[str, str]) -> tuple[list[Zitat], str]:
+    found: list[Zitat] = []
+    rest = query
+    matches = [*_SCHEDULE_RE.finditer(query), *_SCHEDULE_AFTER_RE.finditer(query)]
+    for match in sorted(matches, key=lambda m: m.start()):
+        abk = known.get(match.group("abk").lower())
+        if abk is None:
+            continue
+        groups = match.groupdict()
+        vz = next(groups[g] for g in ("vz", "vz1", "vz2", "vz3") if groups.get(g)).lower()
+        if groups.get("vorb"):
+            nummern = [f"{vz}vorb{match.group('vnr')}"]
+        else:
+            nums = next(groups[g] for g in ("nums", "nums1", "nums2") if groups.get(g))
+            nummern = [f"{vz}{n}" for n in re.findall(r"\d{3,4}", nums)]
+        found.extend(Zitat(abk=abk, nummer=n) for n in nummern if Zitat(abk=abk, nummer=n) not in found)
+        rest = rest.replace(match.group(0), " ")
+    return found, rest
 
 
 def known_abks() -> dict[str, str]:
@@ -52,8 +91,7 @@ def known_abks() -> dict[str, str]:
 
 def parse_citations(query: str, *, known: dict[str, str]) -> tuple[list[Zitat], str]:
     """Find citations of loaded laws; return them in order and the query without them."""
-    found: list[Zitat] = []
-    rest = query
+    found, rest = _schedule_citations(query, known=known)
 
     def expand(nums: str) -> list[str]:
         parts = _NUM_SPLIT_RE.split(nums.strip())
@@ -72,7 +110,7 @@ def parse_citations(query: str, *, known: dict[str, str]) -> tuple[list[Zitat], 
             i += 2
         return out
 
-    for match in _CITATION_RE.finditer(query):
+    for match in _CITATION_RE.finditer(rest):
         abk = known.get(match.group("abk").lower())
         if abk is None:
             continue
@@ -199,7 +237,5 @@ def _weight(origin: str, df: float, docs: int) -> float:
 
 
 def normalise_bezeichnung(bezeichnung: str) -> str:
-    """'§ 517', '517', 'Art. 3', 'art-3', '§43a' → the Norm.nummer ('517', '3', '43a')."""
-    value = bezeichnung.strip().lower()
-    value = re.sub(r"^(§+|art(?:ikel|\.)?)[\s\-_.]*", "", value)
-    return value.replace(" ", "")
+    """'§ 517' → '517', 'Nr. 3100 VV' → 'vv3100' (importers.common.nummer_of)."""
+    return nummer_of(bezeichnung)

@@ -203,3 +203,20 @@ def sonstige_norm(*, heading: str, text: str, order: int) -> ParsedNorm | None:
 def _clean_titel(titel: str) -> str:
     # "*)" marks a footnote that the norm text carries itself.
     return collapse(re.sub(r"\s*\*\)\s*$", "", titel))
+
+
+_SCHEDULE_ENTRY_RE = re.compile(
+    r"(?:(?P<vz2>vv|kv|gv)[\s\-_.]*)?(?:nr\.?|nummer)?\s*(?P<nr>\d{3,4})\s*(?P<vz>vv|kv|gv)?")
+_SCHEDULE_VORB_RE = re.compile(r"vorb(?:emerkung|\.)?[\s\-_]*(?P<nr>\d+(?:\.\d+)*)\s*(?P<vz>vv|kv|gv)")
+
+
+def nummer_of(bezeichnung: str) -> str:
+    """How a norm is cited, normalised: '§ 517', '517', 'Art. 3', 'art-3', '§43a' → '517', '3', '43a';
+    'Nr. 3100 VV', 'VV 3100' → 'vv3100'; 'Vorbemerkung 3.1 VV' → 'vvvorb3.1' (importers/verzeichnis.py)."""
+    value = bezeichnung.strip().lower()
+    if (entry := _SCHEDULE_ENTRY_RE.fullmatch(value)) and (entry.group("vz") or entry.group("vz2")):
+        return f"{entry.group('vz') or entry.group('vz2')}{entry.group('nr')}"
+    if vorb := _SCHEDULE_VORB_RE.fullmatch(value):
+        return f"{vorb.group('vz')}vorb{vorb.group('nr')}"
+    value = re.sub(r"^(§+|art(?:ikel|\.)?)[\s\-_.]*", "", value)
+    return value.replace(" ", "")

@@ -23,6 +23,7 @@ from helena.knowledge.importers.common import (
     parse_stand_datum,
     sonstige_norm,
 )
+from helena.knowledge.importers.verzeichnis import split_verzeichnisse
 
 # --- XML (gesetze-im-internet.de, gii-norm.dtd) ---------------------------------------------
 
@@ -224,8 +225,7 @@ def parse_gii_xml_zip(data: bytes | Path) -> ParsedGesetz:
                                 order=len(normen) + 1))
     if not law.abk:
         raise ImportFormatError("Keine Abkürzung (jurabk/amtabk) im XML gefunden.")
-    for i, norm in enumerate(normen, start=1):
-        norm.order = i
+    normen = split_verzeichnisse(normen)
     stand, stand_datum = law.stand()
     return ParsedGesetz(abk=canonical_abk(law.abk), titel=law.titel or law.abk, stand=stand,
                         stand_datum=stand_datum, quelle="gii_xml", normen=normen)

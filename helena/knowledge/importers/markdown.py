@@ -20,6 +20,7 @@ from helena.knowledge.importers.common import (
     parse_stand_datum,
     sonstige_norm,
 )
+from helena.knowledge.importers.verzeichnis import split_verzeichnisse
 
 # --- Markdown (bundestag/gesetze) -----------------------------------------------------------
 
@@ -249,8 +250,7 @@ def parse_markdown_gesetz(text: str) -> ParsedGesetz:
             continue
         stack.append((level, heading))
     close_anlage()
-    for i, norm in enumerate(normen, start=1):
-        norm.order = i
+    normen = split_verzeichnisse(normen)
     return ParsedGesetz(
         abk=canonical_abk(abk),
         titel=collapse(titel),

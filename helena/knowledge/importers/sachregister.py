@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
-
-def _nummer(bezeichnung: str) -> str:
-    """'§ 573c' / 'Art. 3' / 'Art 3' → the Norm.nummer used for citations ('573c', '3')."""
-    value = re.sub(r"^(§+|art(?:ikel|\.)?)[\s\-_.]*", "", bezeichnung.strip().lower())
-    return value.replace(" ", "")
+from helena.knowledge.importers.common import nummer_of
 
 
 def load_sachregister(directory: Path, abk: str) -> dict[str, str]:
     """The everyday and practice keywords for one law: nummer → keywords as one text.
 
     Files are `<abk>.json` or `<abk>_<teil>.json` (large laws are indexed in parts), each a JSON
-    object {"§ 573c": ["Mieter kündigt", "Kündigungsfrist Wohnung", …]}. Bad entries are
+    object {"§ 573c": ["Mieter kündigt", "Kündigungsfrist Wohnung", …], "Nr. 3100 VV": […]}. Bad entries are
     skipped, never fatal: the register only helps the search.
     """
     register: dict[str, list[str]] = {}
@@ -32,5 +27,5 @@ def load_sachregister(directory: Path, abk: str) -> dict[str, str]:
         for bezeichnung, keywords in data.items() if isinstance(data, dict) else ():
             if isinstance(bezeichnung, str) and isinstance(keywords, list):
                 words = [k.strip() for k in keywords if isinstance(k, str) and k.strip()]
-                register.setdefault(_nummer(bezeichnung), []).extend(words)
+                register.setdefault(nummer_of(bezeichnung), []).extend(words)
     return {nummer: " · ".join(words) for nummer, words in register.items() if words}

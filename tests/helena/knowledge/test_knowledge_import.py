@@ -155,8 +155,34 @@ def test_markdown_anlagen_are_citable() -> None:
     assert (vv.bezeichnung, vv.titel, vv.gliederung) == (
         "Anlage 1", "(zu § 2 Abs. 2) Vergütungsverzeichnis", ""
     )
-    assert "Verfahrensgebühr" in vv.text
+    assert "Gliederung" in vv.text and "3100" not in vv.text  # what precedes the first entry
     assert not norm(rvg, "62").text.endswith("(zu § 2 Abs. 2)")  # moved to the Anlage it belongs to
+
+
+def test_fee_schedules_are_split_into_their_numbered_entries() -> None:
+    """Nr. 3100 VV RVG, Nr. 1210 KV GKG, Vorbemerkung 3 VV RVG are norms of their own, each with
+    its fee, its Anmerkung and the Teil and Abschnitt it sits in (as the Bundesgesetzblatt has it)."""
+    rvg, gkg = corpus("rvg"), corpus("gkg_2004")
+    nr3100 = norm(rvg, "vv3100")
+    assert nr3100.bezeichnung == "Nr. 3100 VV"
+    assert nr3100.titel == "Verfahrensgebühr, soweit in Nummer 3102 nichts anderes bestimmt ist"
+    assert "Gebühr oder Satz der Gebühr nach § 13 RVG: 1,3" in nr3100.text
+    assert "(1) Die Verfahrensgebühr für ein vereinfachtes Verfahren über den Unterhalt" in nr3100.text
+    assert nr3100.gliederung.startswith("Anlage 1 Vergütungsverzeichnis › Teil 3 Zivilsachen")
+    assert nr3100.gliederung.endswith("› Abschnitt 1 Erster Rechtszug")
+    assert "0,5 bis 2,5" in norm(rvg, "vv2300").text
+    assert norm(rvg, "vv7002").titel == "Pauschale für Entgelte für Post- und Telekommunikationsdienstleistungen"
+    vorb3 = norm(rvg, "vvvorb3")
+    assert vorb3.bezeichnung == "Vorbemerkung 3 VV"
+    assert "(4) Soweit wegen desselben Gegenstands eine Geschäftsgebühr nach Teil 2 entsteht" in vorb3.text
+    nr1210 = norm(gkg, "kv1210")
+    assert (nr1210.bezeichnung, nr1210.titel) == ("Nr. 1210 KV", "Verfahren im Allgemeinen")
+    assert "Gebühr oder Satz der Gebühr nach § 34 GKG: 3,0" in nr1210.text
+    assert nr1210.gliederung.endswith("Unterabschnitt 1 Verfahren vor dem Amts- oder Landgericht")
+    assert norm(corpus("brao"), "gv1110").text.endswith("240,00 EUR")
+    entries = [n for n in rvg.normen if n.nummer.startswith("vv") and "vorb" not in n.nummer]
+    assert len(entries) > 200 and [n.order for n in rvg.normen] == list(range(1, len(rvg.normen) + 1))
+    assert norm(rvg, "anlage2").text.count(" | ") > 20  # the fee table stays one norm
 
 
 def test_whole_corpus_parses_with_unique_citations() -> None:

@@ -37,6 +37,15 @@ def cites(query: str, **kwargs) -> list[str]:
     ("§ 43a BRAO", ["§ 43a BRAO"]),
     ("§ 520 Abs. 2 S. 1 ZPO", ["§ 520 ZPO"]),
     ("Was steht in § 626 bgb?", ["§ 626 BGB"]),
+    # fee schedule entries, as lawyers write them
+    ("Nr. 3100 VV RVG", ["Nr. 3100 VV RVG"]),
+    ("VV Nr. 3100, 3104 RVG", ["Nr. 3100 VV RVG", "Nr. 3104 VV RVG"]),
+    ("3100 VV RVG", ["Nr. 3100 VV RVG"]),
+    ("Nr. 3100 RVG-VV", ["Nr. 3100 VV RVG"]),
+    ("Nr. 1210 KV GKG", ["Nr. 1210 KV GKG"]),
+    ("KV 1210 GKG", ["Nr. 1210 KV GKG"]),
+    ("Vorbemerkung 3 Abs. 4 VV RVG", ["Vorbemerkung 3 VV RVG"]),
+    ("Anrechnung nach Vorb. 3 (4) VV RVG", ["Vorbemerkung 3 VV RVG"]),
 ])
 def test_citations_come_first(knowledge_corpus: None, query: str, expected: list[str]) -> None:
     assert cites(query)[: len(expected)] == expected
@@ -98,6 +107,21 @@ def test_api_search_and_norm(kanzlei: Kanzlei, knowledge_corpus: None) -> None:
         assert norm.json()["citation"] == "§ 517 ZPO" and "Notfrist" in norm.json()["text"]
     assert client.get("/api/v1/knowledge/normen/gg/Art. 3").json()["citation"] == "Art. 3 GG"
     assert client.get("/api/v1/knowledge/normen/ZPO/99999").status_code == 404
+    for bezeichnung in ("Nr. 3100 VV", "VV 3100", "3100 VV"):
+        vv = client.get(f"/api/v1/knowledge/normen/RVG/{bezeichnung}").json()
+        assert vv["citation"] == "Nr. 3100 VV RVG" and "nach § 13 RVG: 1,3" in vv["text"], bezeichnung
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("Verfahrensgebühr erster Rechtszug", "Nr. 3100 VV RVG"),
+    ("Terminsgebühr", "Nr. 3104 VV RVG"),
+    ("Geschäftsgebühr außergerichtliche Vertretung", "Nr. 2300 VV RVG"),
+    ("Einigungsgebühr", "Nr. 1000 VV RVG"),
+    ("Post- und Telekommunikationspauschale", "Nr. 7002 VV RVG"),
+    ("Gerichtsgebühr Mahnbescheid", "Nr. 1100 KV GKG"),
+])
+def test_fee_schedule_entries_are_found_by_their_words(knowledge_corpus: None, query: str, expected: str) -> None:
+    assert expected in cites(query, limit=5)
 
 
 @pytest.mark.parametrize("params", [{"q": ""}, {"q": "x" * 10_000}, {"q": "Frist", "kind": "roman"},
