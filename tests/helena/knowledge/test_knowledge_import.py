@@ -171,7 +171,8 @@ def test_fee_schedules_are_split_into_their_numbered_entries() -> None:
     assert nr3100.gliederung.startswith("Anlage 1 Vergütungsverzeichnis › Teil 3 Zivilsachen")
     assert nr3100.gliederung.endswith("› Abschnitt 1 Erster Rechtszug")
     assert "0,5 bis 2,5" in norm(rvg, "vv2300").text
-    assert norm(rvg, "vv7002").titel == "Pauschale für Entgelte für Post- und Telekommunikationsdienstleistungen"
+    post = "Pauschale für Entgelte für Post- und Telekommunikationsdienstleistungen"
+    assert norm(rvg, "vv7002").titel == post
     vorb3 = norm(rvg, "vvvorb3")
     assert vorb3.bezeichnung == "Vorbemerkung 3 VV"
     assert "(4) Soweit wegen desselben Gegenstands eine Geschäftsgebühr nach Teil 2 entsteht" in vorb3.text

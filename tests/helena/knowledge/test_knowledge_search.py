@@ -120,7 +120,8 @@ def test_api_search_and_norm(kanzlei: Kanzlei, knowledge_corpus: None) -> None:
     ("Post- und Telekommunikationspauschale", "Nr. 7002 VV RVG"),
     ("Gerichtsgebühr Mahnbescheid", "Nr. 1100 KV GKG"),
 ])
-def test_fee_schedule_entries_are_found_by_their_words(knowledge_corpus: None, query: str, expected: str) -> None:
+def test_fee_schedule_entries_are_found_by_their_words(knowledge_corpus: None, query: str,
+                                                       expected: str) -> None:
     assert expected in cites(query, limit=5)
 
 
