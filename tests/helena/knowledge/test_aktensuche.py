@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 from asgiref.sync import async_to_sync
 from django.test import Client
@@ -21,6 +22,7 @@ from akten.services import grant_access
 from helena.agent.tooling import ToolContext, ToolResult
 from helena.knowledge.aktensuche.passagen import CHUNK_CHARS, chunks, refresh_akte
 from helena.knowledge.aktensuche.suche import search_akten
+from helena.knowledge.aktensuche.vektoren import PassagenIndex
 from helena.knowledge.models import AktenPassage
 from helena.tools import executor
 from helena.tools.registry import tools_for
@@ -196,3 +198,21 @@ def test_a_changed_dokument_is_embedded_again_and_only_it(settings,
     assert not AktenPassage.objects.filter(quelle="notiz", quelle_id=notiz_pk).exists()
     akte.delete()
     assert not AktenPassage.objects.filter(akte_id=akte.pk).exists()
+
+
+@pytest.mark.parametrize("mine", [{1}, {1, 2, 3}])  # a few Akten of many, and most of them
+def test_the_matrix_ranks_only_rows_of_the_given_akten(mine: set[int]) -> None:
+    """The neighbour of a question in an Akte the user may not see is masked out before ranking,
+    whichever way the product is taken."""
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((40, 384)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    akte_ids = np.array(list(range(1, 9)) * 5, dtype=np.int64)  # {1}: 5 of 40 rows, {1, 2, 3}: 15
+    index = PassagenIndex(ids=np.arange(40), akte_ids=akte_ids, quellen=np.zeros(40, dtype=np.int8),
+                          quelle_ids=np.arange(40), matrix=matrix)
+    question = matrix[3]  # identical to a passage of Akte 4
+    found = index.rank(question, akte_ids=mine, limit=40)
+    assert found and {n.akte_id for n in found} <= mine
+    assert 3 not in {n.passage_id for n in found}
+    assert index.rank(question, akte_ids={4}, limit=1)[0].passage_id == 3
+    assert index.rank(question, akte_ids=set(), limit=5) == [] and not index.covers_any({99})
