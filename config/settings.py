@@ -138,7 +138,7 @@ CELERY_TIMEZONE = "Europe/Berlin"
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-runs": {"task": "helena.sweep_stale_runs", "schedule": 30.0},
     "expire-questions": {"task": "helena.expire_questions", "schedule": 3600.0},
-    "index-unindexed-akten": {"task": "helena.index_unindexed_akten", "schedule": 600.0},
+    "index-akten": {"task": "helena.index_unindexed_akten", "schedule": 600.0},
 }
 
 AUTH_USER_MODEL = "akten.User"

@@ -8,8 +8,8 @@ import socket
 from celery import shared_task
 from django.db import close_old_connections, connection
 
-from helena.knowledge.aktensuche.aktualisierung import INDEX_TASK, unindexed_akten
-from helena.knowledge.aktensuche.passagen import refresh_akte
+from helena.knowledge.aktensuche import aktualisierung
+from helena.knowledge.aktensuche.aktualisierung import DRAIN_TASK, SWEEP_TASK
 from helena.runs.dispatch import BACKGROUND_TASK, inline_runner
 from helena.runs.execute import execute_run
 from helena.runs.sweep import sweep_stale_runs as sweep
@@ -54,16 +54,13 @@ def expire_questions() -> int:
     return expire_stale_questions()
 
 
-@shared_task(name=INDEX_TASK, ignore_result=True)
-def index_akte(akte_id: int) -> None:
-    """Embed what changed in one Akte (helena/knowledge/aktensuche/passagen.py)."""
-    refresh_akte(akte_id=akte_id)
+@shared_task(name=DRAIN_TASK, ignore_result=True)
+def index_akten() -> int:
+    """Embed what changed in the Akten asked for (helena/knowledge/aktensuche/aktualisierung.py)."""
+    return aktualisierung.drain()
 
 
-@shared_task(name="helena.index_unindexed_akten")
+@shared_task(name=SWEEP_TASK)
 def index_unindexed_akten() -> int:
-    """Every 10 minutes: Akten that have no vectors yet (older than semantic search, or a lost task)."""
-    akten = unindexed_akten()
-    for akte_id in akten:
-        refresh_akte(akte_id=akte_id)
-    return len(akten)
+    """Every 10 minutes: Akten without vectors, and Aufträge whose task was lost."""
+    return aktualisierung.sweep()

@@ -205,3 +205,21 @@ class AktenPassage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_quelle_display()} {self.quelle_id} Teil {self.teil + 1}"
+
+
+class AktenIndexAuftrag(models.Model):
+    """An Akte whose passages must be refreshed: written in the same transaction as the change
+    (so no change is lost when Redis or the worker is down), taken by the one draining task.
+
+    A plain id, not a foreign key: a Dokument deleted along with its Akte asks for that Akte while
+    the Akte is being deleted too; the drain finds it gone and has nothing to do."""
+
+    akte_id = models.BigIntegerField(unique=True)
+    angefordert_am = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Auftrag: Akte neu einbetten"
+        verbose_name_plural = "Aufträge: Akten neu einbetten"
+
+    def __str__(self) -> str:
+        return f"Akte {self.akte_id}"
