@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
+
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import AdminPasswordChangeForm, SetUnusablePasswordMixin
+from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.text import format_lazy
 
 from akten.models import (
     Akte,
@@ -17,14 +23,30 @@ from akten.models import (
     User,
     Zeiterfassung,
 )
+from akten.users import create_api_token, hash_token
+
+
+class UserPasswordForm(AdminPasswordChangeForm):
+    """Django's form, with its warning in German: Django writes it in English only (not translatable)."""
+
+    usable_password_help_text = format_lazy(
+        '{}<ul id="id_unusable_warning" class="messagelist"><li class="warning">{}</li></ul>',
+        SetUnusablePasswordMixin.usable_password_help_text,
+        "Deaktivierst du sie, geht das bisherige Passwort dieses Benutzers verloren.",
+    )
 
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
-    list_display = ("username", "get_full_name", "email", "role", "is_active", "is_staff")
+    change_password_form = UserPasswordForm
+    list_display = ("username", "full_name", "email", "role", "is_active", "is_staff")
     list_filter = ("role", "is_active", "is_staff", "is_superuser")
     fieldsets = (*DjangoUserAdmin.fieldsets, ("Kanzlei", {"fields": ("role",)}))
     add_fieldsets = (*DjangoUserAdmin.add_fieldsets, ("Kanzlei", {"fields": ("role",)}))
+
+    @admin.display(description="Name", ordering="last_name")
+    def full_name(self, obj: User) -> str:
+        return obj.get_full_name()
 
 
 class AktenZugriffInline(admin.TabularInline):
@@ -34,7 +56,7 @@ class AktenZugriffInline(admin.TabularInline):
     autocomplete_fields = ("user",)
     readonly_fields = ("gewaehrt_von", "gewaehrt_am")
     verbose_name = "Zugriff"
-    verbose_name_plural = "Zugriff (ADMIN sieht alle Akten)"
+    verbose_name_plural = "Zugriff (Benutzer mit der Rolle Administrator sehen alle Akten)"
 
 
 class BeteiligterInline(admin.StackedInline):
@@ -137,7 +159,8 @@ class AlertAdmin(admin.ModelAdmin):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    """Tokens are created with `manage.py create_api_token`; here they can be revoked."""
+    """A token is shown once, when it is created here (or with `manage.py create_api_token`); only
+    its hash is kept. Revoke it by ticking „widerrufen“."""
 
     list_display = ("user", "name", "prefix", "angelegt_am", "zuletzt_benutzt", "widerrufen")
     list_filter = ("widerrufen",)
@@ -145,5 +168,18 @@ class ApiTokenAdmin(admin.ModelAdmin):
     readonly_fields = ("user", "prefix", "angelegt_am", "zuletzt_benutzt")
     fields = ("user", "name", "prefix", "angelegt_am", "zuletzt_benutzt", "widerrufen")
 
-    def has_add_permission(self, request) -> bool:
-        return False
+    def get_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> tuple[str, ...]:
+        return ("user", "name") if obj is None else self.fields
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> tuple[str, ...]:
+        return () if obj is None else self.readonly_fields
+
+    def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        raw = create_api_token(user=obj.user, name=obj.name)
+        obj.pk = ApiToken.objects.get(key_hash=hash_token(raw)).pk
+        messages.warning(request, format_html(
+            "Neuer Token für {}: <code>{}</code> – jetzt kopieren, er wird nicht wieder angezeigt. "
+            "Aufruf: <code>Authorization: Bearer {}</code>", obj.user, raw, raw))

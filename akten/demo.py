@@ -1385,7 +1385,7 @@ ALERTS: tuple[AlertSpec, ...] = (
     AlertSpec(
         "101/26", "anwalt", Alert.Severity.CRITICAL,
         "Die Klagefrist nach § 4 KSchG in Sachen Müller ./. Bauer Logistik GmbH läuft bald ab – "
-        "der Klageentwurf wartet auf Ihre Freigabe.",
+        "der Klageentwurf wartet auf deine Freigabe.",
     ),
     AlertSpec(
         None, "sachbearbeiter", Alert.Severity.INFO,
@@ -1431,6 +1431,13 @@ class _Kalender:
 
     def text(self, template: str) -> str:
         return template.format_map({name: d.strftime("%d.%m.%Y") for name, d in self.tage.items()})
+
+
+def demo_tage(aktenzeichen: str, *, heute: date | None = None) -> dict[str, date]:
+    """The named days of one demo Akte ("kuendigung_zugang", "klagefrist" …) as the seed resolves
+    them for `heute`, for whatever else the demo writes about that Akte (helena/demo.py)."""
+    spec = next(s for s in AKTEN if s.aktenzeichen == aktenzeichen)
+    return _Kalender(spec, heute or timezone.localdate()).tage
 
 
 def _ensure_user(spec: DemoUser, *, password: str) -> tuple[User, bool]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
@@ -28,6 +28,22 @@ def akten_for(*, user: User, query: str | None = None, status: str | None = None
             | Q(tags__contains=[q])
         ).distinct()
     return qs.select_related("anwalt", "sachbearbeiter")
+
+
+def akten_overview(*, user: User, query: str | None = None) -> QuerySet[Akte]:
+    """The Akten list: each with its open and overdue Fristen and the next one ahead, so an
+    overdue Frist shows on the list, not only on the Akte."""
+    heute = timezone.localdate()
+    offen = Q(fristen__erledigt=False)
+    naechste = (Frist.objects.filter(akte=OuterRef("pk"), erledigt=False, datum__gte=heute)
+                .order_by("datum", "uhrzeit"))
+    ueberfaellig = offen & Q(fristen__datum__lt=heute)
+    return (akten_for(user=user, query=query)
+            .annotate(offene_fristen=Count("fristen", filter=offen, distinct=True),
+                      ueberfaellige_fristen=Count("fristen", filter=ueberfaellig, distinct=True),
+                      naechste_frist_datum=Subquery(naechste.values("datum")[:1]),
+                      naechste_frist_bezeichnung=Subquery(naechste.values("bezeichnung")[:1]))
+            .order_by("aktenzeichen"))
 
 
 def get_akte(*, user: User, akte_id: int | str) -> Akte:
@@ -58,6 +74,14 @@ def fristen_for(
     elif status != "all":
         raise ValueError(f"unknown status {status!r}")
     return qs.select_related("akte", "verantwortlich").order_by("datum", "uhrzeit")
+
+
+def get_frist(*, user: User, akte_id: int | str, frist_id: int | str) -> Frist:
+    """One Frist of a visible Akte, or NotFound."""
+    try:
+        return fristen_for(user=user, akte_id=akte_id, status="all").get(pk=int(frist_id))
+    except (TypeError, ValueError, Frist.DoesNotExist):
+        raise NotFound from None
 
 
 def dokumente_for(*, user: User, akte_id: int | str, query: str | None = None) -> QuerySet[Dokument]:
@@ -93,6 +117,13 @@ def notizen_for(*, user: User, akte_id: int | str | None = None) -> QuerySet[Not
     return Notiz.objects.filter(
         Q(akte__in=akten_for(user=user)) | Q(akte__isnull=True, verfasst_von=user)
     )
+
+
+def get_alert(*, user: User, alert_id: int | str) -> Alert:
+    try:
+        return alerts_for(user=user).get(pk=int(alert_id))
+    except (TypeError, ValueError, Alert.DoesNotExist):
+        raise NotFound from None
 
 
 def alerts_for(*, user: User, nur_ungelesen: bool = False) -> QuerySet[Alert]:

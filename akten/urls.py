@@ -1,4 +1,4 @@
-"""/akten/: the list of the user's Akten and the compact read view of one Akte."""
+"""/akten/: the user's Akten, one Akte, its Fristen kept by hand, and the user's Notizen and Hinweise."""
 
 from django.urls import path
 
@@ -9,4 +9,8 @@ app_name = "akten"
 urlpatterns = [
     path("", views.akten_list, name="list"),
     path("<int:akte_id>/", views.akte_detail, name="detail"),
+    path("<int:akte_id>/fristen/<int:frist_id>/erledigt/", views.frist_erledigt, name="frist_erledigt"),
+    path("<int:akte_id>/fristen/<int:frist_id>/bearbeiten/", views.frist_bearbeiten, name="frist_bearbeiten"),
+    path("notizen/", views.notizen, name="notizen"),
+    path("hinweise/", views.hinweise, name="hinweise"),
 ]

@@ -23,6 +23,15 @@ def role_of(user: Any) -> str:
     return "ADMIN" if getattr(user, "sees_all_akten", False) else str(getattr(user, "role", ""))
 
 
+# Who keeps the Fristenkalender by hand (mark erledigt, correct a Frist): the roles that may decide
+# Helena's Frist drafts (PROTOCOL.md "Roles and tools"; tests check both stay the same).
+FRIST_ROLES: frozenset[str] = frozenset({"ADMIN", "ANWALT", "SACHBEARBEITER"})
+
+
+def may_edit_fristen(user: Any) -> bool:
+    return role_of(user) in FRIST_ROLES
+
+
 def hash_token(raw: str) -> str:
     """Tokens are 256-bit random, so a plain SHA-256 is enough to store them safely."""
     return hashlib.sha256(raw.encode()).hexdigest()

@@ -1,30 +1,39 @@
-"""HTML pages of the Akten: the user's list and a compact read view of one Akte.
+"""HTML pages of the Akten: the user's list, a compact view of one Akte, the Fristen staff keep by
+hand (erledigt, corrected), and the user's Notizen and Hinweise.
 
-Read-only and scoped through akten.selectors; other apps add sections to the Akte page through
-akten/panels.py (the drafts waiting for a decision, for instance).
+Reads are scoped through akten.selectors, writes go through akten.services (role-checked); other
+apps add sections to the Akte page through akten/panels.py (the drafts waiting for a decision).
 """
 
 from __future__ import annotations
 
 from datetime import time
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q, Sum
+from django.db.models import Q, Sum
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
+from akten.forms import FristForm
+from akten.models import Frist
 from akten.panels import panels_for
 from akten.selectors import (
-    akten_for,
+    akten_overview,
     alerts_for,
     dokumente_for,
     fristen_for,
     get_akte,
+    get_frist,
     notizen_for,
     zeiterfassung_for,
 )
+from akten.services import mark_alert_read, set_frist_erledigt, update_frist
+from akten.users import may_edit_fristen
+from config.errors import DomainError, Forbidden
 
 
 @login_required
@@ -32,11 +41,7 @@ from akten.selectors import (
 def akten_list(request: HttpRequest) -> HttpResponse:
     """The Akten this user may see, with a search over Aktenzeichen, Rubrum, Beteiligte, Tags."""
     q = request.GET.get("q", "").strip()
-    akten = (
-        akten_for(user=request.user, query=q or None)
-        .annotate(offene_fristen=Count("fristen", filter=Q(fristen__erledigt=False), distinct=True))
-        .order_by("aktenzeichen")
-    )
+    akten = akten_overview(user=request.user, query=q or None)
     return render(request, "akten/list.html", {"akten": akten[:200], "q": q})
 
 
@@ -64,5 +69,54 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
         "summe_minuten": summen["gesamt"] or 0,
         "summe_abrechenbar": summen["abrechenbar"] or 0,
         "panels": panels_for(request, akte),
+        "darf_fristen": may_edit_fristen(user),
     }
     return render(request, "akten/detail.html", context)
+
+
+@login_required
+@require_POST
+def frist_erledigt(request: HttpRequest, akte_id: int, frist_id: int) -> HttpResponse:
+    """Mark a Frist erledigt or open it again (the button on the Akte page)."""
+    erledigt = request.POST.get("erledigt") != "0"
+    frist = set_frist_erledigt(user=request.user, akte_id=akte_id, frist_id=frist_id, erledigt=erledigt)
+    messages.success(request, f"„{frist.bezeichnung}“ ist {'erledigt' if erledigt else 'wieder offen'}.")
+    return redirect(f"{reverse('akten:detail', args=[akte_id])}#frist-{frist.pk}")
+
+
+@login_required
+def frist_bearbeiten(request: HttpRequest, akte_id: int, frist_id: int) -> HttpResponse:
+    """Correct a Frist by hand; roles and scoping as for marking it erledigt."""
+    frist = get_frist(user=request.user, akte_id=akte_id, frist_id=frist_id)
+    if not may_edit_fristen(request.user):
+        raise Forbidden("Fristen ändern dürfen Anwältinnen und Anwälte, die Sachbearbeitung und die "
+                        "Administration.")
+    form = FristForm(request.POST or None, instance=Frist.objects.get(pk=frist.pk))
+    if request.method == "POST" and form.is_valid():
+        try:
+            update_frist(user=request.user, akte_id=akte_id, frist_id=frist_id, changes=form.cleaned_data)
+        except DomainError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, f"„{form.cleaned_data['bezeichnung']}“ ist gespeichert.")
+            return redirect(f"{reverse('akten:detail', args=[akte_id])}#frist-{frist.pk}")
+    return render(request, "akten/frist_form.html", {"akte": frist.akte, "frist": frist, "form": form})
+
+
+@login_required
+@require_GET
+def notizen(request: HttpRequest) -> HttpResponse:
+    """My Notizen and those of the Akten I may see, newest first."""
+    rows = notizen_for(user=request.user).select_related("akte", "verfasst_von").order_by("-angelegt_am")
+    return render(request, "akten/notizen.html", {"notizen": rows[:200]})
+
+
+@login_required
+def hinweise(request: HttpRequest) -> HttpResponse:
+    """Hinweise for me (and for the Akten I may see); POST marks one read."""
+    if request.method == "POST":
+        mark_alert_read(user=request.user, alert_id=request.POST.get("alert_id", ""))
+        messages.success(request, "Als gelesen markiert.")
+        return redirect("akten:hinweise")
+    rows = alerts_for(user=request.user).select_related("akte").order_by("gelesen", "-angelegt_am")
+    return render(request, "akten/hinweise.html", {"hinweise": rows[:200]})

@@ -13,7 +13,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from akten.api import router as akten_router
 from akten.auth import api_auth
-from config.errors import DomainError, ErrorOut, describe_validation_errors
+from config.errors import DomainError, ErrorOut, describe_validation_errors, error_text
 from drafts.api import router as drafts_router
 from helena.api import router as helena_router
 from helena.knowledge.api import router as knowledge_router
@@ -93,10 +93,10 @@ def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
 
 
 def _safe_error(err: dict) -> dict:
-    """A validation error without the input it refers to: a 100 kB value is not echoed back."""
-    kept = {k: err[k] for k in ("type", "loc", "msg") if k in err}
-    if isinstance(kept.get("msg"), str) and len(kept["msg"]) > 300:
-        kept["msg"] = kept["msg"][:300] + "…"
+    """A validation error in German, without the input it refers to (a 100 kB value is not echoed)."""
+    kept = {k: err[k] for k in ("type", "loc") if k in err}
+    msg = error_text(err)
+    kept["msg"] = msg[:300] + "…" if len(msg) > 300 else msg
     return kept
 
 

@@ -51,6 +51,12 @@ class NotFound(DomainError):
     status, code, default_message = 404, "not_found", "Nicht gefunden."
 
 
+class Forbidden(DomainError):
+    """The user may see the record but their role may not do this with it."""
+
+    status, code, default_message = 403, "forbidden", "Dafür fehlt dir die Berechtigung."
+
+
 class ApiError(DomainError):
     """A DomainError written out at an API edge: status, code and detail given directly."""
 

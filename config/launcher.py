@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -31,6 +32,8 @@ from config.processes import (
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("HELENA_VAR_DIR", BASE_DIR / "var")).resolve()
 DB_NAME = "helena"
+RUN_ENV_FILE = VAR_DIR / "run.env"
+RUN_ENV = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "ALLOWED_HOSTS", "DEBUG")
 DEMO_USERS = ("admin", "anwalt", "sachbearbeiter", "sekretariat", "praktikant")
 
 
@@ -136,13 +139,34 @@ class Services:
             self.pg_server = None
 
 
+def secret_key() -> str:
+    """The installation's own SECRET_KEY, generated once and kept in var/ (readable by us only)."""
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+def write_run_env(env: dict[str, str]) -> None:
+    """What `make run` runs with, for `manage.py` in another terminal (config/settings.py reads it
+    when the variables are not set): the embedded servers' addresses and the key. Removed on exit."""
+    lines = [f"{name}={env[name]}" for name in RUN_ENV if env.get(name)]
+    RUN_ENV_FILE.touch(mode=0o600)
+    RUN_ENV_FILE.write_text("# von `make run` geschrieben, beim Beenden gelöscht\n" + "\n".join(lines) + "\n")
+
+
 def run(services: Services, *, host: str, port: int) -> int:
     env = services.env
-    if not env.get("SECRET_KEY") and "DEBUG" not in env:
-        env["DEBUG"] = "true"
-        log("Kein SECRET_KEY gesetzt: starte im Entwicklungsmodus (DEBUG=true).")
+    env.setdefault("SECRET_KEY", secret_key())  # as deployed: DEBUG only when asked for
+    hosts = ["localhost", "127.0.0.1", "[::1]", *([host] if host not in ("0.0.0.0", "::") else [])]
+    env.setdefault("ALLOWED_HOSTS", ",".join(dict.fromkeys(hosts)))
+    if env.get("DEBUG", "").lower() in ("1", "true", "yes", "on"):
+        log("DEBUG ist eingeschaltet (Entwicklungsmodus): Fehlerseiten zeigen Interna.")
     services.ensure_postgres()
     services.ensure_redis(persistent=True)
+    write_run_env(env)
     services.manage("migrate", "--noinput")
     services.manage("collectstatic", "--noinput", "--verbosity", "0")
     password = env.get("HELENA_DEMO_PASSWORD", "helena-demo")
@@ -219,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         services.stop()
         if args.command == "run":
+            RUN_ENV_FILE.unlink(missing_ok=True)
             log("Alle Prozesse gestoppt.")
 
 

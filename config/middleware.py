@@ -15,6 +15,7 @@ from html import escape
 from django.core.exceptions import RequestDataTooBig
 from django.core.handlers.exception import response_for_exception
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 
 from config.errors import DomainError, NotFound
 from config.textcheck import BadInput, parse_json, text_problem
@@ -107,5 +108,7 @@ class DomainErrorMiddleware:
             return None
         if isinstance(exception, NotFound):
             return response_for_exception(request, Http404(exception.message))
-        return _page("Das hat nicht geklappt", exception.message, status=exception.status,
-                     hint="Bitte gehe zurück. Es wurde nichts gespeichert.")
+        titel = "Kein Zugriff" if exception.status == 403 else "Das hat nicht geklappt"
+        return render(request, "fehler.html", {"titel": titel, "meldung": exception.message,
+                                               "hinweis": "Bitte gehe zurück. Es wurde nichts gespeichert."},
+                      status=exception.status)

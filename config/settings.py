@@ -21,13 +21,20 @@ os.environ.setdefault("GOMP_SPINCOUNT", "1000")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# While `make run` runs, it leaves its servers' addresses and key here (config/launcher.py), so
+# `.venv/bin/python manage.py …` in another terminal reaches the same database.
+RUN_ENV_FILE = Path(os.environ.get("HELENA_VAR_DIR", BASE_DIR / "var")) / "run.env"
+if "DATABASE_URL" not in os.environ and RUN_ENV_FILE.exists():
+    environ.Env.read_env(RUN_ENV_FILE, overwrite=False)
 
 DEBUG: bool = env.bool("DEBUG", default=False)
 
 SECRET_KEY: str = env.str("SECRET_KEY", default="")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
+        raise ImproperlyConfigured(
+        "SECRET_KEY fehlt (Pflicht ohne DEBUG). Läuft `make run`? Dann liest manage.py die Werte aus "
+        "var/run.env; sonst SECRET_KEY und DATABASE_URL setzen (siehe README).")
     # Dev-only key: never used with DEBUG off.
     SECRET_KEY = "django-insecure-helena-dev-only-key-do-not-use-in-production"
 
@@ -46,6 +53,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "channels",
+    "ninja",  # its Swagger UI assets, served from here: the API docs need no CDN
     "akten",
     "drafts",
     "helena",
@@ -88,8 +96,13 @@ WSGI_APPLICATION = None
 ASGI_APPLICATION = "config.asgi.application"
 
 # One database engine everywhere: PostgreSQL (the embedded one when DATABASE_URL is unset,
-# started by `make run` / `make test`, which then set DATABASE_URL for us).
-DATABASES = {"default": env.db_url("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/helena")}
+# started by `make run` / `make test`, which then set DATABASE_URL for us and, for `make run`,
+# leave it in var/run.env for manage.py in another terminal).
+if not env.str("DATABASE_URL", default=""):  # never a silent guess: a token must not land elsewhere
+    raise ImproperlyConfigured(
+        "DATABASE_URL fehlt. Läuft `make run`? Dann liest manage.py die Adresse aus var/run.env; "
+        "sonst DATABASE_URL setzen (in der Umgebung oder in .env).")
+DATABASES = {"default": env.db_url("DATABASE_URL")}
 if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
     raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL.")
 # A psycopg connection pool per process (DB_POOL_MAX_SIZE=0 switches it off): a request or a run
@@ -160,7 +173,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "var" / "staticfiles"
+STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "var" / "staticfiles")
 # whitenoise serves static files from daphne; in DEBUG straight from the app folders.
 WHITENOISE_USE_FINDERS = DEBUG
 STORAGES = {

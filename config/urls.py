@@ -2,7 +2,9 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from config.api import api
 
@@ -11,6 +13,8 @@ admin.site.site_title = "Helena"
 admin.site.index_title = "Verwaltung"
 
 urlpatterns = [
+    # Browsers ask for /favicon.ico on pages without a <link rel="icon"> (admin, API docs).
+    path("favicon.ico", RedirectView.as_view(url=static("helena/favicon.png"), permanent=True)),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("konto/anmelden/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

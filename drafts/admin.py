@@ -18,7 +18,7 @@ class DraftEventInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(Draft)
 class DraftAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("created_at", "kind", "title", "status", "akte", "requested_by", "decided_by",
+    list_display = ("created_at", "kind", "draft_title", "status", "akte", "requested_by", "decided_by",
                     "decided_at")
     list_filter = ("status", "kind", "akte", "created_at", "decided_at", "requested_by", "decided_by")
     search_fields = ("akte__aktenzeichen", "akte__kurzrubrum", "requested_by__username", "rejection_reason",
@@ -27,6 +27,10 @@ class DraftAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in Draft._meta.fields]
     inlines = [DraftEventInline]
+
+    @admin.display(description="Titel")
+    def draft_title(self, obj: Draft) -> str:
+        return obj.title
 
 
 @admin.register(DraftEvent)

@@ -28,7 +28,7 @@ class Draft(models.Model):
         APPROVED = "approved", "freigegeben"
         REJECTED = "rejected", "abgelehnt"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     kind = models.CharField("Art", max_length=20, choices=Kind.choices)
     status = models.CharField("Status", max_length=10, choices=Status.choices, default=Status.PENDING)
     fields = models.JSONField("vorgeschlagene Angaben", default=dict)
@@ -121,7 +121,7 @@ class DraftEvent(models.Model):
         REJECTED = "rejected", "abgelehnt"
         REFUSED = "refused", "Entscheidung verweigert"
 
-    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="events")
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="events", verbose_name="Entwurf")
     action = models.CharField("Aktion", max_length=10, choices=Action.choices)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name="Benutzer", on_delete=models.SET_NULL, null=True,

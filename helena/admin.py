@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from akten.models import Role
 from config.admin_base import ReadOnlyAdminMixin
+from helena.admin_tiers import effective_tiers, rate_limit_default
 from helena.llm import locality, router
 from helena.llm.accounting import usage_per_user_month
 from helena.models import (
@@ -83,6 +84,9 @@ class ModelTierAdmin(admin.ModelAdmin):
     ordering = ("tier",)
     readonly_fields = ("standort_erkannt", "erkennung")
 
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        return super().changelist_view(request, {**(extra_context or {}), "wirksam": effective_tiers()})
+
     @admin.display(description="Läuft")
     def standort_erkannt(self, obj: ModelTier) -> str:
         """Local or cloud, and why: the admin sees what the router will treat as cloud."""
@@ -105,8 +109,8 @@ class ModelTierAdmin(admin.ModelAdmin):
             parts.append("Server nicht erreichbar – Erkennung nur am Namen")
         elif found["capabilities"] is not None:
             parts.append("Fähigkeiten laut /api/show: " + (", ".join(found["capabilities"]) or "keine"))
-        parts.append("Werkzeuge: " + ("nativ (tools-Parameter)" if profile.native_tools
-                                      else "im Prompt beschrieben (Server nimmt keine tools an)"))
+        parts.append("Werkzeuge: " + ("über die Schnittstelle (tools-Parameter)" if profile.native_tools
+                                      else "im Prompt beschrieben (Server nimmt keine Werkzeuge an)"))
         if profile.reasoning_prefilled:
             parts.append("Überlegung beginnt ohne <think> (Vorlage belegt es vor)")
         return " · ".join(parts)
@@ -197,7 +201,8 @@ class HelenaSettingsAdmin(admin.ModelAdmin):
 
 
 class RateLimitForm(forms.ModelForm):
-    role = forms.ChoiceField(label="Rolle", choices=[("", "—"), *Role.choices], required=False)
+    role = forms.ChoiceField(label="Rolle", choices=[("", "—"), *Role.choices], required=False,
+                             help_text=RateLimit._meta.get_field("role").help_text)
 
     class Meta:
         model = RateLimit
@@ -225,6 +230,9 @@ class RateLimitAdmin(admin.ModelAdmin):
     list_filter = ("role",)
     search_fields = ("role", "user__username")
     list_select_related = ("user",)
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        return super().changelist_view(request, {**(extra_context or {}), "standard": rate_limit_default()})
 
 
 # --- conversations and runs ---------------------------------------------------------------------
@@ -327,4 +335,4 @@ class LLMCallAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         return TemplateResponse(request, "admin/helena/llm_usage.html", context)
 
 
-from helena import admin_errors  # noqa: E402, F401  (registers the error log)
+from helena import admin_errors, admin_plans  # noqa: E402, F401  (register the error log, plans, questions)

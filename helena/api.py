@@ -9,6 +9,7 @@ from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
 
 from config.errors import errors
+from config.schemas import IdIn
 from helena import selectors, services
 from helena.models import AgentRun
 
@@ -16,7 +17,7 @@ router = Router(tags=["Helena"])
 
 
 class ConversationIn(Schema):
-    akte_id: str | None = None
+    akte_id: IdIn | None = None
     context_type: Literal["global", "akte", "fristen", "recherche", "entwurf"] | None = None
 
 

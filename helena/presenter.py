@@ -34,7 +34,7 @@ FINISH_NOTES = {
     "stall": "Helena kam nicht weiter.",
     "waiting_on_user": "Helena wartet auf deine Antwort.",
 }
-MODE_BADGES = {"inline": "⚡ Inline", "background": "🔄 Hintergrund"}
+MODE_BADGES = {"inline": "⚡ Direkt", "background": "🔄 Hintergrund"}
 # The plan card's texts; chat.js has the same.
 PLAN_ITEM_STATUS = {"pending": "offen", "in_progress": "läuft", "completed": "erledigt",
                     "failed": "gescheitert", "skipped": "übersprungen"}

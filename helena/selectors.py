@@ -6,16 +6,29 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from akten.models import User
 from config.errors import NotFound
-from helena.models import AgentRun, Conversation, PendingQuestion, Plan, RunEvent
+from helena.models import AgentRun, Conversation, Message, PendingQuestion, Plan, RunEvent
 
 
 def conversations_for(*, user: User) -> QuerySet[Conversation]:
     return Conversation.objects.filter(user=user).select_related("akte")
+
+
+def conversation_list(*, user: User) -> QuerySet[Conversation]:
+    """The user's conversations, newest activity first, each with its first question and how its
+    last run ended (a failed one shows in the list, not only inside the chat)."""
+    first_question = Message.objects.filter(conversation=OuterRef("pk"), role=Message.Role.USER).order_by(
+        "created_at", "id")
+    last_run = AgentRun.objects.filter(conversation=OuterRef("pk")).order_by("-created_at")
+    return (conversations_for(user=user)
+            .annotate(first_question=Subquery(first_question.values("text")[:1]),
+                      last_status=Subquery(last_run.values("status")[:1]),
+                      last_finish=Subquery(last_run.values("finish_reason")[:1]))
+            .order_by("-updated_at"))
 
 
 def get_conversation(*, user: User, conversation_id: int | str) -> Conversation:

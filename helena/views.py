@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -19,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from akten.users import role_of
 from helena import presenter, selectors, services
 from helena.markdown import render_markdown
-from helena.models import Conversation, Message, RunEvent
+from helena.models import Conversation, RunEvent
 
 HOME_LIMIT = 200  # conversations listed on the home page
 
@@ -31,14 +30,7 @@ HOME_LIMIT = 200  # conversations listed on the home page
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     """The user's conversations, newest activity first, and a button for a new one."""
-    first_question = Message.objects.filter(conversation=OuterRef("pk"), role=Message.Role.USER).order_by(
-        "created_at", "id"
-    )
-    conversations = (
-        selectors.conversations_for(user=request.user)
-        .annotate(first_question=Subquery(first_question.values("text")[:1]))
-        .order_by("-updated_at")[:HOME_LIMIT]
-    )
+    conversations = selectors.conversation_list(user=request.user)[:HOME_LIMIT]
     contexts = [(value, label) for value, label in Conversation.ContextType.choices
                 if value != Conversation.ContextType.AKTE]
     return render(request, "helena/home.html", {"conversations": conversations, "contexts": contexts})

@@ -175,23 +175,18 @@ def knowledge_corpus(django_db_setup, django_db_blocker) -> None:
         Gesetz.objects.all().delete()
 
 
-@pytest.fixture(scope="module")
-def asgi_server(django_db_setup) -> Iterator[str]:
-    """daphne serving config.asgi (HTTP and websockets) on the test database: "127.0.0.1:<port>".
-
-    Inline runs execute in this process, as in production. Tests using it must commit their data
-    (django_db(transaction=True)), since daphne has its own connections.
-    """
+@contextlib.contextmanager
+def daphne(env_extra: dict[str, str]) -> Iterator[str]:
+    """daphne serving config.asgi on the test database with these extra variables: "127.0.0.1:<port>"."""
     from django.conf import settings
 
     from tests.scripted_llm_server import unused_port
 
     port = unused_port()
-    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL, "DEBUG": "1",
-           "HELENA_WS_RESYNC_SECONDS": "1"}
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL, **env_extra}
     artifacts = BASE_DIR / "tests" / "artifacts"
     artifacts.mkdir(exist_ok=True)
-    with open(artifacts / "daphne.log", "w+b") as log:  # kept for a look after a failure
+    with open(artifacts / f"daphne-{port}.log", "w+b") as log:  # kept for a look after a failure
         proc = subprocess.Popen(
             [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
             cwd=BASE_DIR, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT,
@@ -215,6 +210,17 @@ def asgi_server(django_db_setup) -> Iterator[str]:
                     proc.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def asgi_server(django_db_setup) -> Iterator[str]:
+    """daphne serving config.asgi (HTTP and websockets) on the test database: "127.0.0.1:<port>".
+
+    Inline runs execute in this process, as in production. Tests using it must commit their data
+    (django_db(transaction=True)), since daphne has its own connections.
+    """
+    with daphne({"DEBUG": "1", "HELENA_WS_RESYNC_SECONDS": "1"}) as address:
+        yield address
 
 
 def start_celery_worker() -> subprocess.Popen:

@@ -191,7 +191,7 @@ def test_login_send_and_see_the_answer_stream_with_its_tool_step(
     expect(composer(page)).to_be_focused()
     expect(composer(page)).to_have_value("")
     answer = answers(page).first
-    expect(answer.locator(".chat-badge")).to_contain_text("⚡ Inline")
+    expect(answer.locator(".chat-badge")).to_contain_text("⚡ Direkt")
     expect(answer.locator(".chat-badge")).to_have_attribute(
         "title", re.compile(r"^Stufe [12] · (klein|gross) \(ollama\)$"))
     expect(answer.locator(".chat-step__title")).to_have_text(["Berechne Frist: 2026-10-01"])

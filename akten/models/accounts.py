@@ -35,10 +35,11 @@ class User(AbstractUser):
 class ApiToken(models.Model):
     """A bearer token for the JSON API and websockets; only its SHA-256 is stored."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens",
+                             verbose_name="Benutzer")
     name = models.CharField("Bezeichnung", max_length=100, blank=True)
     prefix = models.CharField("Anfang", max_length=12, editable=False)
-    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    key_hash = models.CharField("Prüfwert (SHA-256)", max_length=64, unique=True, editable=False)
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
     zuletzt_benutzt = models.DateTimeField("zuletzt benutzt", null=True, blank=True)
     widerrufen = models.BooleanField("widerrufen", default=False)

@@ -116,6 +116,7 @@ class Akte(models.Model):
         through_fields=("akte", "user"),
         related_name="freigegebene_akten",
         blank=True,
+        verbose_name="Zugriff",
     )
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
     aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
@@ -133,9 +134,10 @@ class Akte(models.Model):
 class AktenZugriff(models.Model):
     """Grants one user access to one Akte (ADMIN needs none)."""
 
-    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="zugriffe")
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="zugriffe", verbose_name="Akte")
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="akten_zugriffe"
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="akten_zugriffe",
+        verbose_name="Benutzer",
     )
     gewaehrt_von = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -168,7 +170,7 @@ class Beteiligter(models.Model):
         BEHOERDE = "behoerde", "Behörde"
         SONSTIGER = "sonstiger", "Sonstige/r"
 
-    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="beteiligte")
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="beteiligte", verbose_name="Akte")
     rolle = models.CharField("Rolle", max_length=20, choices=Rolle.choices)
     name = models.CharField("Name / Firma", max_length=200)
     anschrift = models.TextField("Anschrift", blank=True)

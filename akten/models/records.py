@@ -19,7 +19,7 @@ class Frist(models.Model):
         TERMIN = "termin", "Termin"
         WIEDERVORLAGE = "wiedervorlage", "Wiedervorlage"
 
-    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="fristen")
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="fristen", verbose_name="Akte")
     typ = models.CharField("Typ", max_length=20, choices=Typ.choices, default=Typ.FRIST)
     bezeichnung = models.CharField("Bezeichnung", max_length=300)
     datum = models.DateField("Datum (Fristende/Termin)")
@@ -79,14 +79,14 @@ class Frist(models.Model):
 
 class Dokument(models.Model):
     class Status(models.TextChoices):
-        ENTWURF = "entwurf", "Entwurf"
+        ENTWURF = "entwurf", "in Bearbeitung"  # not „Entwurf“: that is a proposal of Helena (/entwuerfe/)
         FREIGEGEBEN = "freigegeben", "freigegeben"
 
     class ErstelltDurch(models.TextChoices):
         MENSCH = "mensch", "Mensch"
         HELENA = "helena", "Helena"
 
-    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="dokumente")
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="dokumente", verbose_name="Akte")
     titel = models.CharField("Titel", max_length=300)
     inhalt = models.TextField("Inhalt (Markdown/Text)", blank=True)
     datei = models.FileField("Datei", upload_to="dokumente/%Y/%m/", blank=True)
@@ -124,7 +124,8 @@ class Dokument(models.Model):
 
 
 class Zeiterfassung(models.Model):
-    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="zeiterfassungen")
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="zeiterfassungen",
+                             verbose_name="Akte")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name="Mitarbeiter/in", on_delete=models.PROTECT,
         related_name="zeiterfassungen",
@@ -160,7 +161,8 @@ class Zeiterfassung(models.Model):
 class Notiz(models.Model):
     """A note; with an Akte it is visible to whoever sees the Akte, without only to its author."""
 
-    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, null=True, blank=True, related_name="notizen")
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, null=True, blank=True, related_name="notizen",
+                             verbose_name="Akte")
     titel = models.CharField("Titel", max_length=300, blank=True)
     inhalt = models.TextField("Inhalt")
     verfasst_von = models.ForeignKey(
@@ -186,7 +188,8 @@ class Alert(models.Model):
         WARNING = "warning", "Warnung"
         CRITICAL = "critical", "Kritisch"
 
-    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, null=True, blank=True, related_name="alerts")
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, null=True, blank=True, related_name="alerts",
+                             verbose_name="Akte")
     empfaenger = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name="Empfänger/in", on_delete=models.CASCADE,
         null=True, blank=True, related_name="alerts",
@@ -200,11 +203,11 @@ class Alert(models.Model):
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
 
     class Meta:
-        verbose_name = "Hinweis (Alert)"
-        verbose_name_plural = "Hinweise (Alerts)"
+        verbose_name = "Hinweis"
+        verbose_name_plural = "Hinweise"
         ordering = ["gelesen", "-angelegt_am"]
 
     def __str__(self) -> str:
-        return f"[{self.severity}] {self.message[:60]}"
+        return f"[{self.get_severity_display()}] {self.message[:60]}"
 
 

@@ -114,6 +114,7 @@ def system_prompt(
     first_contact: bool = False,
     extra: str = "",
     context_type: str = "global",
+    not_set_up: Sequence[Tool] = (),
 ) -> str:
     parts = [PERSONA, f"Heute ist {format_datum(today)}. Du sprichst mit {user_name} (Rolle: {role})."]
     if context_type in CONTEXT_GUIDANCE:
@@ -126,6 +127,9 @@ def system_prompt(
         parts.append("Deine Werkzeuge und wann du sie nutzt:\n" + "\n".join(guidance))
     else:
         parts.append("In diesem Schritt stehen dir keine Werkzeuge zur Verfügung; antworte direkt.")
+    if not_set_up:
+        parts.append("In dieser Kanzlei nicht eingerichtet (rufe sie nicht auf, sag es, wenn es gefragt ist): "
+                     + " ".join(t.unavailable_note or t.name for t in not_set_up))
     if first_contact:
         parts.append(
             f"Dies ist das erste Gespräch mit dieser Person. Beginne deine Antwort mit: „{FIRST_CONTACT}“"

@@ -102,6 +102,7 @@ class Tool:
     label: str = ""  # German verb phrase for the chat step, e.g. "Durchsuche Gesetze"
     timeout: float = 15.0
     available: Callable[[], bool] = lambda: True  # e.g. search_web only with HELENA_SEARCH_URL
+    unavailable_note: str = ""  # German, for the model and the chat when it is not set up here
 
     def schema(self) -> dict[str, Any]:
         """OpenAI function schema offered to the model."""

@@ -54,7 +54,7 @@ class Gesetz(models.Model):
 
 
 class Norm(models.Model):
-    gesetz = models.ForeignKey(Gesetz, on_delete=models.CASCADE, related_name="normen")
+    gesetz = models.ForeignKey(Gesetz, on_delete=models.CASCADE, related_name="normen", verbose_name="Gesetz")
     bezeichnung = models.CharField("Bezeichnung", max_length=60, help_text="„§ 517“, „Art. 3“")
     nummer = models.CharField(
         "Nummer", max_length=30, db_index=True, help_text="normalisiert für Zitate: „517“, „43a“, „3“"
@@ -76,6 +76,7 @@ class Norm(models.Model):
         ),
         output_field=SearchVectorField(),
         db_persist=True,
+        verbose_name="Suchindex",
     )
 
     class Meta:
@@ -109,6 +110,7 @@ class Urteil(models.Model):
         expression=_vector(("aktenzeichen", "A"), ("leitsatz", "A"), ("gericht", "C"), ("text", "B")),
         output_field=SearchVectorField(),
         db_persist=True,
+        verbose_name="Suchindex",
     )
 
     class Meta:
@@ -145,6 +147,7 @@ class Muster(models.Model):
         expression=_vector(("titel", "A"), ("kategorie", "B"), ("text", "B")),
         output_field=SearchVectorField(),
         db_persist=True,
+        verbose_name="Suchindex",
     )
 
     class Meta:

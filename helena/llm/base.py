@@ -81,9 +81,16 @@ class LLMError(Exception):
 
 
 class ModelUnavailable(LLMError):
-    """Connection refused, DNS, timeout: the model server is not reachable."""
+    """Connection refused, DNS, timeout: the model server is not reachable.
+
+    Its message is for the lawyer in the chat (what happened, whom to ask); the server's address
+    and the cause go to `detail`, which the admin sees in the Fehlerprotokoll."""
 
     code = "model_unavailable"
+
+
+UNREACHABLE = ("Das Sprachmodell ist gerade nicht erreichbar. Bitte versuche es gleich noch einmal; "
+               "hält es an, wende dich an die Administration der Kanzlei.")
 
 
 class ModelHTTPError(LLMError):

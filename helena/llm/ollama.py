@@ -17,6 +17,7 @@ import ollama
 import pydantic
 
 from helena.llm.base import (
+    UNREACHABLE,
     Chunk,
     LLMError,
     ModelHTTPError,
@@ -348,8 +349,8 @@ class OllamaModel:
             raise self._map_response_error(exc) from exc
         except (httpx.TransportError, ConnectionError) as exc:
             raise ModelUnavailable(
-                f"Das lokale Modell ist nicht erreichbar ({self.host}).",
-                detail=f"{type(exc).__name__}: {exc}",
+                UNREACHABLE,
+                detail=f"{self.host}: {type(exc).__name__}: {exc}",
                 retryable=True,
             ) from exc
         except pydantic.ValidationError as exc:

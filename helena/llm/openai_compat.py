@@ -11,6 +11,7 @@ from typing import Any, Literal
 import openai
 
 from helena.llm.base import (
+    UNREACHABLE,
     Chunk,
     LLMError,
     ModelHTTPError,
@@ -235,8 +236,8 @@ class OpenAICompatModel:
         """The client's error as ours, with a German message: unreachable, an HTTP status, or an
         error event inside the stream (a tool call the server could not parse among them)."""
         if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
-            return ModelUnavailable(f"Das Cloud-Modell ist nicht erreichbar ({self.base_url}).",
-                                    detail=f"{type(exc).__name__}: {exc} ({exc.__cause__!r})", retryable=True)
+            return ModelUnavailable(UNREACHABLE, detail=f"{self.base_url}: {type(exc).__name__}: {exc} "
+                                                        f"({exc.__cause__!r})", retryable=True)
         if isinstance(exc, openai.APIStatusError):
             return self._map_status_error(exc)
         detail = str(exc.message)

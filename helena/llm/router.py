@@ -273,10 +273,8 @@ def _label(config: TierConfig) -> str:
     return f"Stufe {config.tier} ({config.name})"
 
 
-def _unreachable_message(hosts: list[str]) -> str:
-    if len(hosts) == 1:
-        return f"Kein Sprachmodell erreichbar: {hosts[0]} antwortet nicht."
-    return f"Kein Sprachmodell erreichbar: {', '.join(hosts[:-1])} und {hosts[-1]} antworten nicht."
+NONE_REACHABLE = ("Helena kann gerade nicht antworten: Kein Sprachmodell ist erreichbar. Bitte wende dich "
+                  "an die Administration der Kanzlei.")  # the servers that did not answer: in `detail`
 
 
 async def resolve(
@@ -337,8 +335,9 @@ async def _resolve(configs: dict[int, TierConfig], *, tier: int, cloud_allowed: 
             cloud=config.cloud,
         )
     if down:
-        message = _unreachable_message(down) + (f" {CLOUD_REFUSED}" if refused_cloud else "")
-        raise ModelUnavailable(message, detail="; ".join(notes), retryable=True)
+        message = NONE_REACHABLE + (f" {CLOUD_REFUSED}" if refused_cloud else "")
+        detail = f"{', '.join(down)} {'antwortet' if len(down) == 1 else 'antworten'} nicht"
+        raise ModelUnavailable(message, detail="; ".join([detail, *notes]), retryable=True)
     if refused_cloud:
         raise ModelUnavailable(CLOUD_REFUSED, detail="; ".join(notes))
     detail = "no tier configured" if skipped_missing or not configs else "; ".join(notes)

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
+from helena.models.choices import FinishReason, LLMProvider, RunMode
 from helena.timestamps import event_ts
 
 
@@ -24,9 +25,10 @@ class Conversation(models.Model):
         RECHERCHE = "recherche", "Recherche"
         ENTWURF = "entwurf", "Entwurf"
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations",
+                             verbose_name="Benutzer")
     akte = models.ForeignKey("akten.Akte", on_delete=models.CASCADE, null=True, blank=True,
-                             related_name="conversations")
+                             related_name="conversations", verbose_name="Akte")
     context_type = models.CharField("Kontext", max_length=20, choices=ContextType.choices,
                                     default=ContextType.GLOBAL)
     title = models.CharField("Titel", max_length=200, blank=True)
@@ -52,11 +54,13 @@ class Message(models.Model):
         USER = "user", "Benutzer"
         ASSISTANT = "assistant", "Helena"
 
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
-    role = models.CharField(max_length=10, choices=Role.choices)
-    text = models.TextField()
-    run = models.ForeignKey("AgentRun", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages",
+                                     verbose_name="Unterhaltung")
+    role = models.CharField("von", max_length=10, choices=Role.choices)
+    text = models.TextField("Text")
+    run = models.ForeignKey("AgentRun", on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+                            verbose_name="Lauf")
+    created_at = models.DateTimeField("Zeitpunkt", auto_now_add=True)
 
     class Meta:
         verbose_name = "Nachricht"
@@ -64,7 +68,7 @@ class Message(models.Model):
         ordering = ["created_at", "id"]
 
     def __str__(self) -> str:
-        return f"{self.role}: {self.text[:60]}"
+        return f"{self.get_role_display()}: {self.text[:60]}"
 
 
 class AgentRun(models.Model):
@@ -72,9 +76,8 @@ class AgentRun(models.Model):
 
     BLANK_TASK = "leere_nachricht"  # task_type of a run answering a blank message (no model asked)
 
-    class Mode(models.TextChoices):
-        INLINE = "inline", "Inline"
-        BACKGROUND = "background", "Hintergrund"
+    Mode = RunMode
+    FinishReason = FinishReason
 
     class Status(models.TextChoices):
         QUEUED = "queued", "wartet"
@@ -83,36 +86,40 @@ class AgentRun(models.Model):
         FAILED = "failed", "fehlgeschlagen"
         CANCELLED = "cancelled", "abgebrochen"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_runs")
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs",
+                                     verbose_name="Unterhaltung")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_runs",
+                             verbose_name="Benutzer")
     parent = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True,
-                               related_name="children")
-    mode = models.CharField(max_length=12, choices=Mode.choices)
-    tier = models.PositiveSmallIntegerField(default=1)
+                               related_name="children", verbose_name="fortgesetzt aus Lauf")
+    mode = models.CharField("Ausführung", max_length=12, choices=Mode.choices)
+    tier = models.PositiveSmallIntegerField("Stufe", default=1)
     task_type = models.CharField("Aufgabentyp", max_length=40, blank=True)
     # The conversation's context when the run started (for analytics; the conversation may change).
     context_type = models.CharField("Kontext", max_length=20, blank=True, db_index=True)
     classifier_reason = models.CharField("Begründung der Einstufung", max_length=300, blank=True)
-    model = models.CharField(max_length=200, blank=True)
-    provider = models.CharField(max_length=20, blank=True)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    finish_reason = models.CharField(max_length=20, blank=True)
-    text = models.TextField(blank=True)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
-    cost = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
-    cancel_requested = models.BooleanField(default=False)
+    model = models.CharField("Modell", max_length=200, blank=True)
+    provider = models.CharField("Schnittstelle", max_length=20, blank=True, choices=LLMProvider.choices)
+    status = models.CharField("Status", max_length=12, choices=Status.choices, default=Status.QUEUED,
+                              db_index=True)
+    finish_reason = models.CharField("Abschlussgrund", max_length=20, blank=True,
+                                     choices=FinishReason.choices)
+    text = models.TextField("Antwort", blank=True)
+    prompt_tokens = models.PositiveIntegerField("Eingabe-Tokens", default=0)
+    completion_tokens = models.PositiveIntegerField("Ausgabe-Tokens", default=0)
+    cost = models.DecimalField("Kosten (EUR)", max_digits=12, decimal_places=6, default=Decimal("0"))
+    cancel_requested = models.BooleanField("Abbruch angefordert", default=False)
     # The messages the loop ended with: a continuation in the background starts from here.
-    transcript = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
+    transcript = models.JSONField("Verlauf", default=list, blank=True, encoder=DjangoJSONEncoder)
     # Set when this run resumes a run that paused on ask_user: its transcript ends with the answer.
     answers_question = models.ForeignKey("PendingQuestion", on_delete=models.SET_NULL, null=True, blank=True,
-                                         related_name="+")
-    celery_task_id = models.CharField(max_length=64, blank=True)
+                                         related_name="+", verbose_name="beantwortet Rückfrage")
+    celery_task_id = models.CharField("Hintergrundauftrag (ID)", max_length=64, blank=True)
     deadline = models.DateTimeField("spätestes Ende", null=True, blank=True, db_index=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    ended_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField("angelegt am", auto_now_add=True)
+    started_at = models.DateTimeField("gestartet am", null=True, blank=True)
+    ended_at = models.DateTimeField("beendet am", null=True, blank=True)
 
     class Meta:
         verbose_name = "Agenten-Lauf"
@@ -121,7 +128,7 @@ class AgentRun(models.Model):
         indexes = [models.Index(fields=["user", "status"], name="run_user_status")]
 
     def __str__(self) -> str:
-        return f"{self.id} {self.mode} {self.status}"
+        return f"{self.id} {self.get_mode_display()} {self.get_status_display()}"
 
     @property
     def active(self) -> bool:
@@ -131,11 +138,11 @@ class AgentRun(models.Model):
 class RunEvent(models.Model):
     """Every event of a run, in order: what the websocket streamed is what the API returns."""
 
-    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="events")
-    seq = models.PositiveIntegerField()
-    type = models.CharField(max_length=30)
-    payload = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
-    created_at = models.DateTimeField(auto_now_add=True)
+    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="events", verbose_name="Lauf")
+    seq = models.PositiveIntegerField("Nr.")
+    type = models.CharField("Ereignis", max_length=30)
+    payload = models.JSONField("Daten", default=dict, encoder=DjangoJSONEncoder)
+    created_at = models.DateTimeField("Zeitpunkt", auto_now_add=True)
 
     class Meta:
         verbose_name = "Lauf-Ereignis"
@@ -175,23 +182,26 @@ class Plan(models.Model):
         DRAFT = "draft_only", "nur entwerfen"
         REVIEW = "agent_review", "prüfen lassen"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="plans")
-    run = models.ForeignKey(AgentRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="plans")
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="plans",
+                                     verbose_name="Unterhaltung")
+    run = models.ForeignKey(AgentRun, on_delete=models.SET_NULL, null=True, blank=True, related_name="plans",
+                            verbose_name="Lauf")
     objective = models.TextField("Ziel")
-    execution_mode = models.CharField(max_length=20, choices=ExecutionMode.choices,
+    execution_mode = models.CharField("Ausführungsart", max_length=20, choices=ExecutionMode.choices,
                                       default=ExecutionMode.AUTO)
-    requested_outputs = models.JSONField(default=list, blank=True)
-    priority_entities = models.JSONField(default=list, blank=True)
+    requested_outputs = models.JSONField("gewünschte Ergebnisse", default=list, blank=True)
+    priority_entities = models.JSONField("Schwerpunkte", default=list, blank=True)
     context_type = models.CharField("Kontext", max_length=20, blank=True)
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.EXECUTING, db_index=True)
-    items = models.JSONField(default=list)
-    version = models.PositiveIntegerField(default=1)
+    status = models.CharField("Status", max_length=20, choices=Status.choices, default=Status.EXECUTING,
+                              db_index=True)
+    items = models.JSONField("Schritte", default=list)
+    version = models.PositiveIntegerField("Version", default=1)
     # Earlier versions' items after a replan: {"version", "items", "reason"}.
-    revisions = models.JSONField(default=list, blank=True)
+    revisions = models.JSONField("frühere Fassungen", default=list, blank=True)
     review = models.JSONField("Prüfung", default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField("angelegt am", auto_now_add=True)
+    updated_at = models.DateTimeField("aktualisiert am", auto_now=True)
 
     class Meta:
         verbose_name = "Plan"
@@ -206,16 +216,19 @@ class PendingQuestion(models.Model):
     """A question of ask_user (seed 004 §1.3): the run paused on it; the user's next message in
     the conversation answers it and a new run resumes from the paused run's transcript."""
 
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="questions")
-    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="questions")
-    call_id = models.CharField(max_length=100)  # the ask_user tool call the answer belongs to
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="questions",
+                                     verbose_name="Unterhaltung")
+    run = models.ForeignKey(AgentRun, on_delete=models.CASCADE, related_name="questions", verbose_name="Lauf")
+    # The ask_user tool call the answer belongs to.
+    call_id = models.CharField("Werkzeugaufruf (ID)", max_length=100)
     question = models.TextField("Frage")
-    answer_key = models.CharField(max_length=100)
-    plan = models.ForeignKey(Plan, on_delete=models.SET_NULL, null=True, blank=True, related_name="questions")
-    asked_at = models.DateTimeField(auto_now_add=True)
+    answer_key = models.CharField("Antwortschlüssel", max_length=100)
+    plan = models.ForeignKey(Plan, on_delete=models.SET_NULL, null=True, blank=True, related_name="questions",
+                             verbose_name="Plan")
+    asked_at = models.DateTimeField("gestellt am", auto_now_add=True)
     answer = models.TextField("Antwort", blank=True)
-    answered_at = models.DateTimeField(null=True, blank=True)
-    expired_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField("beantwortet am", null=True, blank=True)
+    expired_at = models.DateTimeField("verfallen am", null=True, blank=True)
 
     class Meta:
         verbose_name = "Rückfrage"

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
+from helena.models.choices import LLMProvider, RunMode
+
 
 class ToolCallLog(models.Model):
     """One tool call, refused and failed ones included: who, what, with which arguments, outcome."""
@@ -55,20 +57,20 @@ class LLMCall(models.Model):
     """One model call with its tokens, latency and cost: the firm's usage ledger."""
 
     run = models.ForeignKey("helena.AgentRun", on_delete=models.SET_NULL, null=True, blank=True,
-                            related_name="llm_calls")
+                            related_name="llm_calls", verbose_name="Lauf")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                             related_name="llm_calls")
-    provider = models.CharField(max_length=20)
-    model = models.CharField(max_length=200)
-    tier = models.PositiveSmallIntegerField(default=1)
+                             related_name="llm_calls", verbose_name="Benutzer")
+    provider = models.CharField("Schnittstelle", max_length=20, choices=LLMProvider.choices)
+    model = models.CharField("Modell", max_length=200)
+    tier = models.PositiveSmallIntegerField("Stufe", default=1)
     operation = models.CharField("Vorgang", max_length=30, default="agent_step")
-    context_type = models.CharField(max_length=20, blank=True)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
-    latency_ms = models.PositiveIntegerField(default=0)
-    cost = models.DecimalField(max_digits=12, decimal_places=6, default=Decimal("0"))
-    error = models.CharField(max_length=300, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    context_type = models.CharField("Kontext", max_length=20, blank=True)
+    prompt_tokens = models.PositiveIntegerField("Eingabe-Tokens", default=0)
+    completion_tokens = models.PositiveIntegerField("Ausgabe-Tokens", default=0)
+    latency_ms = models.PositiveIntegerField("Dauer (ms)", default=0)
+    cost = models.DecimalField("Kosten (EUR)", max_digits=12, decimal_places=6, default=Decimal("0"))
+    error = models.CharField("Fehler", max_length=300, blank=True)
+    created_at = models.DateTimeField("Zeitpunkt", auto_now_add=True, db_index=True)
 
     class Meta:
         verbose_name = "Modellaufruf"
@@ -91,14 +93,14 @@ class ErrorLog(models.Model):
         TOOL = "tool", "Werkzeug"
         GUARD = "guard", "Schutzregel"
         RUN = "run", "Lauf"
-        WEBSOCKET = "websocket", "Websocket"
+        WEBSOCKET = "websocket", "Live-Verbindung"
 
     created_at = models.DateTimeField("Zeitpunkt", auto_now_add=True, db_index=True)
     kind = models.CharField("Art", max_length=12, choices=Kind.choices, db_index=True)
     code = models.CharField("Code", max_length=60, blank=True, db_index=True)
     message = models.TextField("Meldung", blank=True)
     context_type = models.CharField("Kontext", max_length=20, blank=True)
-    mode = models.CharField("Ausführung", max_length=12, blank=True)
+    mode = models.CharField("Ausführung", max_length=12, blank=True, choices=RunMode.choices)
     tool = models.CharField("Werkzeug", max_length=100, blank=True)
     model = models.CharField("Modell", max_length=200, blank=True)
     run = models.ForeignKey("helena.AgentRun", verbose_name="Lauf", on_delete=models.SET_NULL, null=True,

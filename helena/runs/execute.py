@@ -21,6 +21,7 @@ from helena.agent.events import done_fields, run_started_fields
 from helena.agent.loop import AgentResult, Limits, run_agent
 from helena.aio import PerLoop
 from helena.db import db, run_context
+from helena.errorlog import arecord_error
 from helena.llm import router  # imported late: router reads admin settings per run
 from helena.llm.accounting import RecordingModel
 from helena.llm.base import LLMError, Usage
@@ -131,7 +132,10 @@ async def _execute(run_id: Any) -> None:
     try:
         resolved = await router.resolve(tier=run.tier, cloud_allowed=claimed.opt_in,
                                         configs=claimed.configs, privacy=claimed.privacy)
-    except LLMError as exc:
+    except LLMError as exc:  # the lawyer reads the message; the admin the addresses (Fehlerprotokoll)
+        await arecord_error(kind="model", code=exc.code,
+                            message=f"{exc} ({exc.detail})" if exc.detail else str(exc),
+                            run_id=run.pk, user_id=run.user_id, mode=run.mode)
         await finish_without_loop(run=run, reason="error", code=exc.code, message=str(exc))
         return
     await _run_loop(run=run, resolved=resolved, claimed=claimed)

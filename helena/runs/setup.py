@@ -18,7 +18,7 @@ from helena.agent.prompts import system_prompt
 from helena.agent.tooling import Execute, Tool, ToolContext
 from helena.runs.ports import attach
 from helena.tools.executor import execute
-from helena.tools.registry import all_tools, tools_for
+from helena.tools.registry import all_tools, not_set_up_for, tools_for
 
 
 @dataclass
@@ -82,7 +82,7 @@ def prepare_run(
     prompt = system_prompt(
         tools=tools, today=timezone.localdate(), user_name=user.get_full_name() or user.username,
         role=role_of(user), akte=akte_facts(akte) if akte else None, first_contact=first_contact,
-        extra=extra_prompt, context_type=context_type,
+        extra=extra_prompt, context_type=context_type, not_set_up=not_set_up_for(user),
     )
     messages = [{"role": "system", "content": prompt}, *history, {"role": "user", "content": question}]
     ctx = attach(ToolContext(user=user, akte_id=akte.pk if akte else None, run_id=run_id,

@@ -22,7 +22,7 @@ from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.llm.dialects.jsonish import repair_arguments
 from helena.tools.audit import record_tool_call
-from helena.tools.registry import all_tools
+from helena.tools.registry import all_tools, not_set_up_for
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +186,11 @@ async def execute(
     started = time.monotonic()
     tool = offered.get(name)
     if tool is None:
-        if name in all_tools():
+        missing = next((t for t in not_set_up_for(ctx.user) if t.name == name), None)
+        if missing is not None:
+            note = missing.unavailable_note or "Dieses Werkzeug ist in dieser Kanzlei nicht eingerichtet."
+            result = _error("not_configured", note, "Nicht eingerichtet")
+        elif name in all_tools():
             result = _error("forbidden", "Dieses Werkzeug steht dir nicht zur Verfügung.", "Nicht erlaubt")
         else:
             names = ", ".join(sorted(offered)) or "keine"

@@ -105,6 +105,15 @@ def tools_for(user: Any) -> list[Tool]:
     return [tool for tool in all_tools().values() if role in tool.roles and tool.available()]
 
 
+def not_set_up_for(user: Any) -> list[Tool]:
+    """Tools the user's role may use that this installation has not set up (search_web without a
+    search service): the prompt names them so the model does not try, the executor says why."""
+    if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        return []
+    role = role_of(user)
+    return [tool for tool in all_tools().values() if role in tool.roles and not tool.available()]
+
+
 def schemas_for(user: Any) -> list[dict[str, Any]]:
     """OpenAI function schemas of the tools offered to this user."""
     return [tool.schema() for tool in tools_for(user)]

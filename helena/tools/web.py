@@ -31,6 +31,9 @@ def search_url() -> str:
     return (getattr(settings, "HELENA_SEARCH_URL", "") or "").strip()
 
 
+NOT_SET_UP = "Die Websuche ist in dieser Kanzlei nicht eingerichtet."
+
+
 def _available() -> bool:
     return bool(search_url())
 
@@ -59,7 +62,7 @@ async def outgoing_query(query: str, ctx: ToolContext) -> str:
 async def _search_web(params: SearchWebParams, ctx: ToolContext) -> ToolResult:
     base = search_url()
     if not base:
-        return ToolResult(ok=False, error="Die Websuche ist nicht eingerichtet.", error_code="unavailable",
+        return ToolResult(ok=False, error=NOT_SET_UP, error_code="not_configured",
                           summary="Websuche nicht eingerichtet")
     query = await outgoing_query(params.query, ctx)
     async with httpx.AsyncClient(timeout=_HTTP_TIMEOUT, follow_redirects=True) as client:
@@ -106,4 +109,5 @@ search_web = Tool(
     label="Durchsuche das Web",
     timeout=20.0,
     available=_available,
+    unavailable_note=NOT_SET_UP,
 )

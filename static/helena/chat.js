@@ -9,7 +9,7 @@
 
 const config = JSON.parse(document.getElementById("chat-config").textContent);
 const LABELS = config.tool_labels || {};
-const MODE_BADGES = { inline: "⚡ Inline", background: "🔄 Hintergrund" };
+const MODE_BADGES = { inline: "⚡ Direkt", background: "🔄 Hintergrund" };
 const STATES = {
   thinking: "Helena denkt nach …",
   executing_tool: "Führt Werkzeug aus …",
@@ -143,7 +143,8 @@ function newAnswerBubble(runId, mode) {
   bubble.setAttribute("aria-label", "Antwort von Helena");
   const head = el("header", "chat-msg__head");
   head.append(el("span", "chat-msg__who", "Helena"));
-  const badge = el("span", `badge chat-badge chat-badge--${bubble.dataset.mode}`, MODE_BADGES[mode] || mode || "");
+  const badge = el("span", `badge chat-badge chat-badge--${bubble.dataset.mode}`, MODE_BADGES[mode] || "");
+  badge.hidden = !MODE_BADGES[mode];  // no empty badge until the run says how it runs
   head.append(badge);
   const cancel = el("button", "button button--quiet chat-cancel", "Abbrechen");
   cancel.type = "button";
@@ -205,7 +206,8 @@ function setBadge(bubble, event) {
   bubble.dataset.mode = event.mode;
   badge.className = `badge chat-badge chat-badge--${event.mode}`;
   badge.title = title;
-  badge.textContent = MODE_BADGES[event.mode] || event.mode;
+  badge.textContent = MODE_BADGES[event.mode] || "";
+  badge.hidden = !MODE_BADGES[event.mode];
   badge.append(el("span", "visually-hidden", ` (${title})`));
 }
 
@@ -662,7 +664,8 @@ function finish(bubble, event) {
     announce("Hintergrundaufgabe abgeschlossen.");
     flashTitle("Hintergrundaufgabe abgeschlossen");
   } else {
-    announce(event.finish_reason === "cancelled" ? "Antwort abgebrochen." : "Helena hat geantwortet.");
+    announce({ cancelled: "Antwort abgebrochen.", error: "Helena konnte nicht antworten." }[event.finish_reason]
+      || "Helena hat geantwortet.");
   }
   if (event.continue_offered) {
     const actions = part(bubble, ".chat-actions");

@@ -101,8 +101,10 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
     model_server = start_scripted_server()
     model_server.script([{"text": "Hallo aus dem Inline-Lauf."}])
     env = _clean_env(DATABASE_URL=database_url(launcher_db), HELENA_VAR_DIR=str(tmp_path / "var"),
-                     HELENA_DEMO_PASSWORD="pw-launcher", DEBUG="true", OLLAMA_HOST=model_server.url,
+                     HELENA_DEMO_PASSWORD="pw-launcher", OLLAMA_HOST=model_server.url,
                      HELENA_WEB_PROCESSES="2")
+    for name in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"):  # as deployed: no DEBUG, its own key
+        env.pop(name, None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "config.launcher", "run", "--port", str(port)], cwd=BASE_DIR, text=True,
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
@@ -123,9 +125,16 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
         login_page = urllib.request.urlopen(f"{base}/admin/login/", timeout=5)
         assert login_page.status == 200
         assert urllib.request.urlopen(f"{base}/static/admin/css/base.css", timeout=5).status == 200
+        assert "Traceback" not in urllib.request.urlopen(f"{base}/favicon.ico", timeout=5).read().decode(
+            "latin-1")  # the icon (after a redirect to the static file), no error page
+        # The README's command in a second terminal: no DATABASE_URL, no SECRET_KEY — var/run.env
+        # tells manage.py where the running servers are.
+        second_terminal = _clean_env(HELENA_VAR_DIR=env["HELENA_VAR_DIR"])
+        for name in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"):
+            second_terminal.pop(name, None)
         token = subprocess.run(
             [sys.executable, "manage.py", "create_api_token", "sekretariat"], cwd=BASE_DIR,
-            env={**env, "REDIS_URL": "redis://127.0.0.1:1/0"}, capture_output=True, text=True, check=True,
+            env=second_terminal, capture_output=True, text=True, check=True,
         ).stdout.strip()
         request = urllib.request.Request(f"{base}/api/v1/akten", headers={"Authorization": f"Bearer {token}"})
         akten = json.load(urllib.request.urlopen(request, timeout=10))
@@ -181,6 +190,17 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
     assert proc.returncode == 0
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0, "daphne still listening after Ctrl-C"
+    var = tmp_path / "var"
+    assert not (var / "run.env").exists()  # gone with the servers: no command reaches a dead one
+    assert (var / "secret_key").stat().st_mode & 0o077 == 0 and len((var / "secret_key").read_text()) > 40
+
+
+def test_manage_py_without_a_database_says_what_to_do(tmp_path: Path) -> None:
+    env = _clean_env(HELENA_VAR_DIR=str(tmp_path / "var"), DEBUG="true")
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=BASE_DIR, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "DATABASE_URL fehlt. Läuft `make run`?" in result.stderr
 
 
 def test_process_counts_and_connection_pools_of_a_deployment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -171,6 +171,34 @@ def test_a_refused_draft_history_is_kept_whole_but_paged(kanzlei: Kanzlei) -> No
     assert kanzlei.client("praktikant").get(f"/api/v1/drafts/{data['draft_id']}/history").status_code == 404
 
 
+@pytest.mark.django_db
+def test_every_validation_error_is_named_in_german(kanzlei: Kanzlei) -> None:
+    response = kanzlei.client("anwalt").post(
+        "/api/v1/fristen/berechnen", json.dumps({"start": "morgen", "dauer": "zwei Wochen"}),
+        content_type="application/json")
+    body = assert_german_422(response)
+    assert "start ist kein gültiges Datum" in body["detail"] and "dauer ist kein Objekt" in body["detail"]
+    assert [e["loc"][-1] for e in body["errors"]] == ["start", "dauer"]
+    assert [e["msg"] for e in body["errors"]] == [
+        "ist kein gültiges Datum (JJJJ-MM-TT oder TT.MM.JJJJ)", "ist kein Objekt"]
+    assert "should" not in response.content.decode() and "Input" not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_an_id_may_be_a_number_or_a_string(kanzlei: Kanzlei) -> None:
+    client = kanzlei.client("anwalt")
+    akte = kanzlei.akten["A"]
+    for akte_id in (akte.pk, str(akte.pk)):
+        response = client.post("/api/v1/helena/conversations", json.dumps({"akte_id": akte_id}),
+                               content_type="application/json")
+        assert response.status_code == 201, response.content
+        assert Conversation.objects.get(pk=response.json()["id"]).akte == akte
+    for wrong in (True, 1.5, [1]):
+        response = client.post("/api/v1/helena/conversations", json.dumps({"akte_id": wrong}),
+                               content_type="application/json")
+        assert response.status_code == 422 and response.json()["errors"][0]["msg"] == "ist kein Text"
+
+
 # --- pages and forms -----------------------------------------------------------------------------
 
 

@@ -76,8 +76,8 @@ def test_a_run_without_a_model_is_logged(kanzlei: Kanzlei, server: ScriptedLLMSe
     client = kanzlei.client("anwalt")
     _, run_id = ask(client, "Hallo?", mode="inline")
     assert wait(client, run_id)["status"] == "failed"
-    entry = ErrorLog.objects.get(kind="run", run_id=run_id)
-    assert entry.code and "Cloud" in entry.message
+    entry = ErrorLog.objects.get(run_id=run_id)  # one entry: the model failure, with its cause
+    assert entry.kind == "model" and entry.code and "Cloud" in entry.message
 
 
 def test_the_admin_lists_errors_with_filters_and_a_daily_count(kanzlei: Kanzlei, tiers: ScriptedLLMServer,

@@ -19,6 +19,7 @@ from akten.models import Beteiligter
 from helena.llm import router
 from helena.models import (
     AgentRun,
+    ErrorLog,
     HelenaSettings,
     LLMCall,
     Message,
@@ -213,7 +214,10 @@ def test_no_model_reachable_ends_with_model_unavailable(kanzlei: Kanzlei) -> Non
     assert run["status"] == "failed" and run["finish_reason"] == "error"
     evs = events(client, run_id)
     error = next(e for e in evs if e["type"] == "error")
-    assert error["code"] == "model_unavailable" and f"127.0.0.1:{port}" in error["message"]
+    assert error["code"] == "model_unavailable" and "Administration der Kanzlei" in error["message"]
+    assert f"127.0.0.1:{port}" not in error["message"]  # the address is for the admin:
+    logged = ErrorLog.objects.get(run_id=run_id)
+    assert logged.kind == "model" and f"127.0.0.1:{port}" in logged.message
     assert_one_done(evs)
 
 

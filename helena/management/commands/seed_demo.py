@@ -1,10 +1,12 @@
 """`manage.py seed_demo [--password PW]`: create the demo Kanzlei (idempotent): the firm's records
-(akten.demo) and Helena's Kanzleimuster (helena.knowledge.demo)."""
+(akten.demo), Helena's Kanzleimuster (helena.knowledge.demo) and an example conversation with
+drafts waiting for a decision (helena.demo)."""
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from akten.demo import DEFAULT_PASSWORD, seed_demo_kanzlei
+from helena.demo import seed_demo_gespraech
 from helena.knowledge.demo import MUSTER, seed_muster
 
 
@@ -28,6 +30,7 @@ class Command(BaseCommand):
         with transaction.atomic():
             s = seed_demo_kanzlei(password=password)
             neu_angelegt = s.neu_angelegt + seed_muster()
+            gespraech = seed_demo_gespraech()
         neu = f"{neu_angelegt} Datensätze neu angelegt" if neu_angelegt else "nichts neu angelegt"
         self.stdout.write(self.style.SUCCESS(f"Demo-Kanzlei bereit ({neu})."))
         self.stdout.write(
@@ -36,6 +39,8 @@ class Command(BaseCommand):
             f"{s.fristen_ueberfaellig} überfällig), {s.zeiterfassungen} Zeiterfassungen, "
             f"{s.notizen} Notizen, {s.alerts} Hinweise, {s.zugriffe} Aktenzugriffe, {len(MUSTER)} Muster"
         )
+        if gespraech:
+            self.stdout.write("  ein Beispielgespräch mit Helena, drei Entwürfe warten auf Freigabe (anwalt)")
         shown = password if password == DEFAULT_PASSWORD else "wie mit --password angegeben"
         self.stdout.write(f"  Logins (Passwort: {shown}):")
         for username, role in s.benutzer:

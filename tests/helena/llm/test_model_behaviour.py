@@ -184,7 +184,7 @@ def test_admin_shows_the_detected_dialect_and_capabilities(kanzlei: Kanzlei,
     page = admin.get(f"/admin/helena/modeltier/{row.pk}/change/").content.decode()
     assert "Format der Werkzeugaufrufe" in page and "automatisch erkennen" in page
     assert "Format: Qwen3" in page and "Fähigkeiten laut /api/show: completion, tools, thinking" in page
-    assert "Werkzeuge: nativ" in page
+    assert "Werkzeuge: über die Schnittstelle" in page
     tiers.capabilities = ["completion"]
     from helena.llm import router
 

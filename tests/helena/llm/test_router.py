@@ -269,22 +269,25 @@ def test_all_local_down_with_cloud_goes_to_tier3(env, server) -> None:
 
 
 @pytest.mark.django_db
-def test_all_down_without_cloud_names_the_host(env) -> None:
+def test_all_down_without_cloud_asks_for_the_admin_and_logs_the_host(env) -> None:
     dead = down_url()
     row(1, base_url=dead)
     row(2, base_url=dead)
     row(3, model_name="cloud-modell", base_url="https://cloud.example/v1")
     with pytest.raises(ModelUnavailable) as info:
         resolve(2, cloud_allowed=False)
-    assert str(info.value) == f"Kein Sprachmodell erreichbar: {dead} antwortet nicht."
+    # the lawyer reads what to do; the address is for the admin (detail → Fehlerprotokoll)
+    assert str(info.value) == ("Helena kann gerade nicht antworten: Kein Sprachmodell ist erreichbar. "
+                               "Bitte wende dich an die Administration der Kanzlei.")
+    assert dead not in str(info.value) and f"{dead} antwortet nicht" in info.value.detail
 
 
 @pytest.mark.django_db
-def test_env_default_host_down_is_named(env) -> None:
+def test_env_default_host_down_is_named_for_the_admin(env) -> None:
     env.OLLAMA_HOST = down_url()
     with pytest.raises(ModelUnavailable) as info:
         resolve(1)
-    assert env.OLLAMA_HOST in str(info.value)
+    assert env.OLLAMA_HOST in info.value.detail
 
 
 @pytest.mark.django_db

@@ -24,10 +24,11 @@ from pydantic import BaseModel, ConfigDict
 
 from akten.models import Beteiligter, Dokument, Notiz, Role, User, Zeiterfassung
 from config.errors import NotFound
+from helena.agent.prompts import system_prompt
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.models import ToolCallLog
 from helena.tools import executor, registry
-from helena.tools.registry import all_tools, roles_for, schemas_for, tools_for
+from helena.tools.registry import all_tools, not_set_up_for, roles_for, schemas_for, tools_for
 from tests.conftest import Kanzlei
 
 pytestmark = pytest.mark.django_db
@@ -580,7 +581,13 @@ def test_search_web_is_not_offered_without_url(kanzlei: Kanzlei, settings) -> No
     anwalt = kanzlei.users["anwalt"]
     assert "search_web" not in offered_for(anwalt)
     assert "search_web" in all_tools()
-    assert call(anwalt, "search_web", {"query": "Wohnbau AG Adresse"}).error_code == "forbidden"
+    refused = call(anwalt, "search_web", {"query": "Wohnbau AG Adresse"})
+    assert refused.error_code == "not_configured"
+    assert refused.error == "Die Websuche ist in dieser Kanzlei nicht eingerichtet."
+    # the model is told, so it does not try
+    prompt = system_prompt(tools=tools_for(anwalt), today=date(2026, 11, 2), user_name="A", role="ANWALT",
+                           not_set_up=not_set_up_for(anwalt))
+    assert "In dieser Kanzlei nicht eingerichtet" in prompt and "Websuche" in prompt
 
 
 def test_search_web_against_a_searxng_endpoint(kanzlei: Kanzlei, settings, searx, monkeypatch) -> None:
