@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Case, Count, OuterRef, Q, QuerySet, Subquery, When
 from django.utils import timezone
 
 from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
@@ -135,4 +135,7 @@ def alerts_for(*, user: User, nur_ungelesen: bool = False) -> QuerySet[Alert]:
     )
     if nur_ungelesen:
         qs = qs.filter(gelesen=False)
-    return qs
+    # unread first, then the most urgent, then the newest
+    rank = Case(When(severity=Alert.Severity.CRITICAL, then=0), When(severity=Alert.Severity.WARNING, then=1),
+                default=2)
+    return qs.order_by("gelesen", rank, "-angelegt_am", "-pk")

@@ -44,6 +44,8 @@ def set_frist_erledigt(*, user: User, akte_id: int | str, frist_id: int | str, e
     frist = _editable_frist(user=user, akte_id=akte_id, frist_id=frist_id)
     frist.erledigt = erledigt
     frist.save(update_fields=["erledigt", "erledigt_am"])
+    if erledigt:  # its Hinweise are answered: the scan gives no more, the open ones count as read
+        Alert.objects.filter(frist=frist, gelesen=False).update(gelesen=True)
     return frist
 
 

@@ -118,5 +118,5 @@ def hinweise(request: HttpRequest) -> HttpResponse:
         mark_alert_read(user=request.user, alert_id=request.POST.get("alert_id", ""))
         messages.success(request, "Als gelesen markiert.")
         return redirect("akten:hinweise")
-    rows = alerts_for(user=request.user).select_related("akte").order_by("gelesen", "-angelegt_am")
+    rows = alerts_for(user=request.user).select_related("akte")
     return render(request, "akten/hinweise.html", {"hinweise": rows[:200]})

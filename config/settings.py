@@ -87,6 +87,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "drafts.context_processors.pending_drafts",
+                "akten.context_processors.unread_alerts",
             ],
         },
     },
@@ -152,6 +153,9 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-stale-runs": {"task": "helena.sweep_stale_runs", "schedule": 30.0},
     "expire-questions": {"task": "helena.expire_questions", "schedule": 3600.0},
     "index-akten": {"task": "helena.index_unindexed_akten", "schedule": 600.0},
+    # The Fristen scan (akten/hinweise.py): idempotent, so often enough that a Frist changed in
+    # the day gets its Hinweis within minutes, and the morning's come right after midnight.
+    "scan-fristen": {"task": "akten.scan_fristen", "schedule": 300.0},
 }
 
 AUTH_USER_MODEL = "akten.User"

@@ -195,9 +195,25 @@ class Alert(models.Model):
         null=True, blank=True, related_name="alerts",
         help_text="Leer bei Akten-Hinweisen: dann sieht ihn jede/r mit Zugriff auf die Akte.",
     )
+    class Art(models.TextChoices):
+        MANUELL = "", "Hinweis"
+        VORFRIST = "vorfrist", "Vorfrist erreicht"
+        BALD = "bald", "Frist in den nächsten Werktagen"
+        HEUTE = "heute", "Frist endet heute"
+        UEBERFAELLIG = "ueberfaellig", "Frist überfällig"
+        NIEMAND = "niemand_verantwortlich", "Niemand ist verantwortlich"
+        AUFGABE = "aufgabe", "Auftrag an Helena"
+
     message = models.TextField("Meldung")
     severity = models.CharField(
         "Dringlichkeit", max_length=10, choices=Severity.choices, default=Severity.INFO
+    )
+    frist = models.ForeignKey(Frist, on_delete=models.CASCADE, null=True, blank=True, related_name="alerts",
+                              verbose_name="Frist")
+    art = models.CharField("Art", max_length=30, choices=Art.choices, default=Art.MANUELL, blank=True)
+    schluessel = models.CharField(
+        "Schlüssel", max_length=120, null=True, blank=True, unique=True, editable=False,
+        help_text="Woran der Fristen-Scan erkennt, dass er diesen Hinweis schon gegeben hat.",
     )
     gelesen = models.BooleanField("gelesen", default=False)
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)

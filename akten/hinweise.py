@@ -1,0 +1,121 @@
+"""The Fristen scan: open Fristen become Hinweise for the people who answer for them.
+
+A missed Notfrist is a Kanzlei's main liability risk, and "überfällig" on an Akte page helps only
+whoever opens that Akte. The scan (`manage.py scan_fristen`, and Celery beat every few minutes)
+writes an Alert per person and occasion: Vorfrist reached, Frist within the next WERKTAGE
+Werktage, Frist today, Frist overdue (critical for a Notfrist), and nobody responsible. Each
+carries a key (Frist, occasion, Fristende, person), so a scan repeats nothing, and a corrected
+Fristende counts as new. Erledigte Fristen are not scanned.
+
+Recipients: the Frist's verantwortliche Person, the Akte's Anwalt and Sachbearbeitung — only
+those who may see the Akte; when none of them can, the admins. (The Bundesland a Frist's holidays
+come from is never missing: an Akte always has one, so there is no Hinweis for that.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from django.db.models import Q
+from django.utils import timezone
+
+from akten.fristen import format_datum
+from akten.fristen.kalender import non_working_reason
+from akten.models import Akte, AktenZugriff, Alert, Frist, Role, User
+
+WERKTAGE = 3  # "Frist in den nächsten drei Werktagen"
+Art = Alert.Art
+Severity = Alert.Severity
+
+
+@dataclass(frozen=True)
+class Anlass:
+    art: str
+    severity: str
+    message: str
+
+
+def werktage_voraus(heute: date, tage: int, land: str) -> date:
+    """The day `tage` Werktage after heute (weekends and holidays of the Land skipped)."""
+    day, count = heute, 0
+    while count < tage:
+        day += timedelta(days=1)
+        if non_working_reason(day, land) is None:
+            count += 1
+    return day
+
+
+def _was(frist: Frist) -> str:
+    return f"{frist.get_typ_display()} „{frist.bezeichnung}“ (Akte {frist.akte.aktenzeichen})"
+
+
+def anlaesse(frist: Frist, heute: date) -> list[Anlass]:
+    """What is due for this open Frist today."""
+    was, ende = _was(frist), format_datum(frist.datum)
+    notfrist = " Es ist eine Notfrist." if frist.ist_notfrist else ""
+    out: list[Anlass] = []
+    if frist.datum < heute:
+        out.append(Anlass(Art.UEBERFAELLIG, Severity.CRITICAL if frist.ist_notfrist else Severity.WARNING,
+                          f"Überfällig: {was} endete am {ende} und ist nicht erledigt.{notfrist}"))
+    elif frist.datum == heute:
+        out.append(Anlass(Art.HEUTE, Severity.CRITICAL if frist.ist_notfrist else Severity.WARNING,
+                          f"Heute endet {was}.{notfrist}"))
+    elif frist.datum <= werktage_voraus(heute, WERKTAGE, frist.effektives_bundesland):
+        out.append(Anlass(Art.BALD, Severity.WARNING, f"Bald fällig: {was} endet am {ende}.{notfrist}"))
+    if frist.vorfrist and frist.vorfrist <= heute < frist.datum:
+        out.append(Anlass(Art.VORFRIST, Severity.WARNING, f"Vorfrist erreicht: {was} endet am {ende}."))
+    akte = frist.akte
+    if frist.verantwortlich_id is None and akte.anwalt_id is None and akte.sachbearbeiter_id is None:
+        out.append(Anlass(Art.NIEMAND, Severity.WARNING,
+                          f"Für {was} mit Ende am {ende} ist niemand verantwortlich eingetragen (weder bei "
+                          "der Frist noch als Anwalt oder Sachbearbeitung der Akte)."))
+    return out
+
+
+def _sieht(user: User, akte: Akte) -> bool:
+    return user.is_active and (user.sees_all_akten
+                               or AktenZugriff.objects.filter(akte=akte, user=user).exists())
+
+
+def _admins() -> list[User]:
+    return list(User.objects.filter(Q(role=Role.ADMIN) | Q(is_superuser=True), is_active=True).order_by("pk"))
+
+
+def empfaenger(frist: Frist) -> list[User]:
+    """Who is told: the responsible people who may see the Akte, else the admins."""
+    kandidaten = [frist.verantwortlich, frist.akte.anwalt, frist.akte.sachbearbeiter]
+    seen: dict[int, User] = {}
+    for user in kandidaten:
+        if user is not None and user.pk not in seen and _sieht(user, frist.akte):
+            seen[user.pk] = user
+    return list(seen.values()) or _admins()
+
+
+@dataclass(frozen=True)
+class ScanErgebnis:
+    fristen: int
+    neue_hinweise: int
+
+
+def scan_fristen(*, heute: date | None = None) -> ScanErgebnis:
+    """Give every Hinweis that is due and not given yet; safe to run any number of times."""
+    heute = heute or timezone.localdate()
+    fristen = list(Frist.objects.filter(erledigt=False)
+                   .filter(Q(datum__lte=heute + timedelta(days=14)) | Q(vorfrist__lte=heute))
+                   .select_related("akte", "verantwortlich", "akte__anwalt", "akte__sachbearbeiter"))
+    neue: list[Alert] = []
+    for frist in fristen:
+        due = anlaesse(frist, heute)
+        if not due:
+            continue
+        for user in empfaenger(frist):
+            for anlass in due:
+                schluessel = f"frist:{frist.pk}:{anlass.art}:{frist.datum.isoformat()}:{user.pk}"
+                neue.append(Alert(akte=frist.akte, frist=frist, empfaenger=user, art=anlass.art,
+                                  severity=anlass.severity, message=anlass.message, schluessel=schluessel))
+    given = set(Alert.objects.filter(schluessel__in=[a.schluessel for a in neue])
+                .values_list("schluessel", flat=True)) if neue else set()
+    missing = [alert for alert in neue if alert.schluessel not in given]
+    Alert.objects.bulk_create(missing, ignore_conflicts=True)  # a scan running beside us: no doubles
+    return ScanErgebnis(fristen=len(fristen), neue_hinweise=len(missing))
