@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -14,8 +14,8 @@ from ninja import Field, Query, Router, Schema
 from pydantic import ConfigDict
 
 from akten import fristen, kosten, selectors, services
-from akten.models import Akte, Alert, Frist, User
-from akten.schemas import AkteDetailOut, AkteOut, FristOut, MeOut, person_out
+from akten.models import Akte, Frist, User
+from akten.schemas import AkteDetailOut, AkteOut, AlertOut, FristOut, MeOut, alert_out, person_out
 from config.errors import BETRAG_PATTERN, DATUM_PATTERN, errors, invalid
 
 router = Router(tags=["Kanzlei"])
@@ -125,24 +125,6 @@ class AlertFilter(Schema):
     akte_id: str | None = Field(None, description="nur Hinweise zu dieser Akte")
 
 
-class AlertOut(Schema):
-    id: str
-    akte_id: str | None
-    frist_id: str | None
-    art: str
-    severity: str
-    message: str
-    created_at: datetime
-    gelesen: bool
-
-
-def _alert_out(alert: Alert) -> dict[str, Any]:
-    return {"id": str(alert.pk), "akte_id": str(alert.akte_id) if alert.akte_id else None,
-            "frist_id": str(alert.frist_id) if alert.frist_id else None, "art": alert.art or "hinweis",
-            "severity": alert.severity, "message": alert.message, "created_at": alert.angelegt_am,
-            "gelesen": alert.gelesen}
-
-
 @router.get("/alerts", response={200: list[AlertOut], **errors(404)}, summary="Meine Hinweise")
 def alerts_list(request: HttpRequest, filters: Query[AlertFilter]) -> list[dict]:
     qs = selectors.alerts_for(user=request.auth)
@@ -150,13 +132,13 @@ def alerts_list(request: HttpRequest, filters: Query[AlertFilter]) -> list[dict]
         qs = qs.filter(gelesen=filters.gelesen)
     if filters.akte_id is not None:
         qs = qs.filter(akte=selectors.get_akte(user=request.auth, akte_id=filters.akte_id))
-    return [_alert_out(a) for a in qs[:500]]
+    return [alert_out(a) for a in qs[:500]]
 
 
 @router.post("/alerts/{alert_id}/gelesen", response={200: AlertOut, **errors(404)},
              summary="Hinweis als gelesen markieren")
 def alert_gelesen(request: HttpRequest, alert_id: str) -> dict:
-    return _alert_out(services.mark_alert_read(user=request.auth, alert_id=alert_id))
+    return alert_out(services.mark_alert_read(user=request.auth, alert_id=alert_id))
 
 
 # --- legal calculators -------------------------------------------------------------------

@@ -7,6 +7,8 @@ from typing import Any
 
 from ninja import Schema
 
+from akten.models import Alert
+
 
 class MeOut(Schema):
     username: str
@@ -85,3 +87,22 @@ class AkteDetailOut(AkteOut):
     fristen: list[FristOut]
     dokumente: list[DokumentKurzOut]
     zeit_minuten_gesamt: int
+
+
+class AlertOut(Schema):
+    id: str
+    akte_id: str | None
+    frist_id: str | None
+    art: str
+    severity: str
+    message: str
+    created_at: datetime
+    gelesen: bool
+
+
+def alert_out(alert: Alert) -> dict[str, Any]:
+    """A Hinweis as the API and the notification socket send it (docs/protocol.md)."""
+    return {"id": str(alert.pk), "akte_id": str(alert.akte_id) if alert.akte_id else None,
+            "frist_id": str(alert.frist_id) if alert.frist_id else None, "art": alert.art or "hinweis",
+            "severity": alert.severity, "message": alert.message, "created_at": alert.angelegt_am,
+            "gelesen": alert.gelesen}

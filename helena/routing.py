@@ -1,9 +1,11 @@
-"""Websocket URLs (PROTOCOL.md): one socket per conversation."""
+"""Websocket URLs (docs/protocol.md): one socket per conversation, one for the user's Hinweise."""
 
 from django.urls import path
 
+from helena.benachrichtigungen import AlertsConsumer
 from helena.consumers import ConversationConsumer
 
 websocket_urlpatterns = [
     path("ws/helena/conversations/<str:conversation_id>/", ConversationConsumer.as_asgi()),
+    path("ws/benachrichtigungen/", AlertsConsumer.as_asgi()),
 ]
