@@ -11,6 +11,7 @@ from ninja import Field, Query, Router, Schema, Status
 from config.errors import errors
 from config.schemas import IdIn
 from helena import selectors, services
+from helena.aktivitaet import aktivitaet
 from helena.models import AgentRun
 
 router = Router(tags=["Helena"])
@@ -173,3 +174,16 @@ def continue_run(request: HttpRequest, run_id: str) -> Status:
     run = selectors.get_run(user=request.auth, run_id=run_id)
     child = services.continue_in_background(user=request.auth, run=run)
     return Status(202, {"run_id": str(child.pk)})
+
+
+class AktivitaetOut(Schema):
+    zeit: datetime
+    art: str
+    text: str
+    wer: str
+
+
+@router.get("/akten/{akte_id}/aktivitaet", response={200: list[AktivitaetOut], **errors(404)},
+            summary="Was in der Akte geschah, das Neueste zuerst", tags=["Akten"])
+def akte_aktivitaet(request: HttpRequest, akte_id: str) -> list[dict]:
+    return [e.as_dict() for e in aktivitaet(user=request.auth, akte_id=akte_id)]

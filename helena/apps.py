@@ -5,3 +5,9 @@ class HelenaConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "helena"
     verbose_name = "Helena"
+
+    def ready(self) -> None:
+        from akten import panels  # noqa: PLC0415 (the Akte page's extension point, once apps are loaded)
+        from helena.panels import activity  # noqa: PLC0415
+
+        panels.register(activity)
