@@ -8,7 +8,7 @@ from typing import Literal
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema, Status
 
-from config.errors import errors
+from config.errors import NOT_BLANK, errors
 from config.schemas import IdIn
 from helena import selectors, services
 from helena.aktivitaet import aktivitaet
@@ -187,3 +187,40 @@ class AktivitaetOut(Schema):
             summary="Was in der Akte geschah, das Neueste zuerst", tags=["Akten"])
 def akte_aktivitaet(request: HttpRequest, akte_id: str) -> list[dict]:
     return [e.as_dict() for e in aktivitaet(user=request.auth, akte_id=akte_id)]
+
+
+class TaskIn(Schema):
+    auftrag: str = Field(..., max_length=services.MAX_MESSAGE_CHARS, pattern=NOT_BLANK,
+                         description="was Helena tun soll")
+    akte_id: IdIn | None = Field(None, description="die Akte, um die es geht (du musst sie sehen dürfen)")
+
+
+class TaskStartedOut(Schema):
+    id: str
+    run_id: str
+
+
+class TaskOut(Schema):
+    id: str
+    auftrag: str
+    akte_id: str | None
+    status: str
+    run_id: str | None
+    result: str
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@router.post("/helena/tasks", response={202: TaskStartedOut, **errors(404, 429)},
+             summary="Auftrag an Helena (läuft im Hintergrund, endet mit einem Hinweis)")
+def start_task(request: HttpRequest, payload: TaskIn) -> Status:
+    task = services.start_task(user=request.auth, auftrag=payload.auftrag, akte_id=payload.akte_id)
+    return Status(202, {"id": str(task.pk), "run_id": str(task.run_id)})
+
+
+@router.get("/helena/tasks", response=list[TaskOut], summary="Meine Aufträge an Helena")
+def list_tasks(request: HttpRequest) -> list[dict]:
+    return [{"id": str(t.pk), "auftrag": t.auftrag, "akte_id": str(t.akte_id) if t.akte_id else None,
+             "status": t.status, "run_id": str(t.run_id) if t.run_id else None, "result": t.result,
+             "created_at": t.angelegt_am, "finished_at": t.beendet_am}
+            for t in selectors.tasks_for(user=request.auth)[:200]]

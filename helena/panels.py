@@ -1,4 +1,4 @@
-"""Helena's sections of the Akte page (akten/panels.py): the activity feed."""
+"""Helena's sections of the Akte page (akten/panels.py): a task for Helena, the activity feed."""
 
 from __future__ import annotations
 
@@ -18,3 +18,8 @@ def activity(request: HttpRequest, akte: Akte) -> Panel | None:
         return None
     html = render_to_string("helena/_aktivitaet.html", {"eintraege": entries}, request=request)
     return Panel(slug="aktivitaet", title="Aktivität", parts=[html])
+
+
+def auftrag_form(request: HttpRequest, akte: Akte) -> Panel:
+    html = render_to_string("helena/_auftrag_form.html", {"akte": akte}, request=request)
+    return Panel(slug="auftrag", title="Auftrag an Helena", parts=[html])

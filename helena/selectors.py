@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from akten.models import User
 from config.errors import NotFound
-from helena.models import AgentRun, Conversation, Message, PendingQuestion, Plan, RunEvent
+from helena.models import AgentRun, Conversation, HelenaTask, Message, PendingQuestion, Plan, RunEvent
 
 
 def conversations_for(*, user: User) -> QuerySet[Conversation]:
@@ -29,6 +29,11 @@ def conversation_list(*, user: User) -> QuerySet[Conversation]:
                       last_status=Subquery(last_run.values("status")[:1]),
                       last_finish=Subquery(last_run.values("finish_reason")[:1]))
             .order_by("-updated_at"))
+
+
+def tasks_for(*, user: User) -> QuerySet[HelenaTask]:
+    """The tasks this user gave Helena, newest first."""
+    return HelenaTask.objects.filter(requested_by=user).order_by("-angelegt_am")
 
 
 def get_conversation(*, user: User, conversation_id: int | str) -> Conversation:

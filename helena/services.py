@@ -21,7 +21,7 @@ from helena.agent.prompts import CONTEXT_MIN_TIER
 from helena.llm.accounting import RecordingModel
 from helena.llm.http import aclose_model
 from helena.llm.router import get_model_for_tier, is_cloud_allowed, task_routes
-from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion
+from helena.models import AgentRun, Conversation, HelenaSettings, HelenaTask, Message, PendingQuestion
 from helena.privacy import privacy_for
 from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
 from helena.runs.dispatch import dispatch
@@ -264,3 +264,32 @@ def _answer_question(*, user: User, conversation: Conversation, question: Pendin
         )
         transaction.on_commit(lambda: dispatch(run))
     return run
+
+
+HELENA_MENTION = "@helena"
+
+
+def start_task(*, user: User, auftrag: Any, akte_id: Any = None,
+               quelle: str = HelenaTask.Quelle.API) -> HelenaTask:
+    """A task for Helena: a background run in the requester's name, in a conversation of its own
+    (bound to the Akte if given, which the user must see); its end brings a Hinweis
+    (helena/runs/auftraege.py)."""
+    text = " ".join(auftrag.split()) if isinstance(auftrag, str) else ""
+    if not text:
+        raise RunRefused(code="invalid_message", message="Bitte beschreibe den Auftrag an Helena.")
+    with transaction.atomic():  # the run starts after the commit, when its task exists
+        conversation = create_conversation(user=user, akte_id=akte_id)
+        conversation.title = f"Auftrag: {text}"[:200]
+        conversation.save(update_fields=["title"])
+        run = start_run(user=user, conversation=conversation, text=text, mode="background")
+        return HelenaTask.objects.create(auftrag=text, akte=conversation.akte, requested_by=user,
+                                         quelle=quelle, run=run)
+
+
+def task_from_notiz(*, notiz: Any) -> HelenaTask | None:
+    """A Notiz that begins with „@Helena“ is a task for her, from its author, in its Akte."""
+    inhalt = (notiz.inhalt or "").strip()
+    if not inhalt.casefold().startswith(HELENA_MENTION) or notiz.verfasst_von is None:
+        return None
+    return start_task(user=notiz.verfasst_von, auftrag=inhalt[len(HELENA_MENTION):].lstrip(" :,-"),
+                      akte_id=notiz.akte_id, quelle=HelenaTask.Quelle.NOTIZ)

@@ -10,6 +10,7 @@ from django.db import close_old_connections, connection
 
 from helena.knowledge.aktensuche import aktualisierung
 from helena.knowledge.aktensuche.aktualisierung import DRAIN_TASK, SWEEP_TASK
+from helena.runs.auftraege import close_tasks
 from helena.runs.dispatch import BACKGROUND_TASK, inline_runner
 from helena.runs.execute import execute_run
 from helena.runs.sweep import sweep_stale_runs as sweep
@@ -64,3 +65,9 @@ def index_akten() -> int:
 def index_unindexed_akten() -> int:
     """Every 10 minutes: Akten without vectors, and Aufträge whose task was lost."""
     return aktualisierung.sweep()
+
+
+@shared_task(name="helena.close_tasks")
+def close_finished_tasks() -> int:
+    """Every minute: tasks whose run ended where no one closed them (a cancel, the sweep)."""
+    return close_tasks()

@@ -13,4 +13,5 @@ urlpatterns = [
     path("helena/gespraech/<int:conversation_id>/", views.chat, name="chat"),
     path("helena/laeufe/<str:run_id>/antwort/", views.run_answer, name="answer"),
     path("akten/<int:akte_id>/gespraech/", views.akte_conversation, name="akte_conversation"),
+    path("akten/<int:akte_id>/auftrag/", views.akte_auftrag, name="akte_auftrag"),
 ]

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from akten.users import role_of
 from helena import presenter, selectors, services
 from helena.markdown import render_markdown
-from helena.models import Conversation, RunEvent
+from helena.models import Conversation, HelenaTask, RunEvent
 
 HOME_LIMIT = 200  # conversations listed on the home page
 
@@ -100,3 +100,18 @@ def run_answer(request: HttpRequest, run_id: str) -> HttpResponse:
                             content_type="text/html; charset=utf-8")
     response["Cache-Control"] = "no-store"
     return response
+
+
+@login_required
+@require_POST
+def akte_auftrag(request: HttpRequest, akte_id: int) -> HttpResponse:
+    """A task for Helena from the Akte page: it runs in the background, a Hinweis tells its end."""
+    try:
+        services.start_task(user=request.user, auftrag=request.POST.get("auftrag", ""), akte_id=akte_id,
+                            quelle=HelenaTask.Quelle.AKTE)
+    except services.RunRefused as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "Helena arbeitet im Hintergrund an deinem Auftrag. Wenn sie fertig ist, "
+                                  "bekommst du einen Hinweis; ihre Vorschläge warten unter „Entwürfe“.")
+    return HttpResponseRedirect(reverse("akten:detail", args=[akte_id]) + "#auftrag")

@@ -1,6 +1,7 @@
 """Helena's own records: conversations, runs and their events (conversations.py), usage, audit and
-errors (ledger.py), the admin's settings (settings.py)."""
+errors (ledger.py), the admin's settings (settings.py), tasks given to Helena (auftraege.py)."""
 
+from helena.models.auftraege import HelenaTask
 from helena.models.conversations import (
     AgentRun,
     Conversation,
@@ -18,6 +19,7 @@ __all__ = [
     "Conversation",
     "ErrorLog",
     "HelenaSettings",
+    "HelenaTask",
     "LLMCall",
     "Message",
     "ModelTier",

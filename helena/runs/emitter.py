@@ -17,6 +17,7 @@ from helena.db import db
 from helena.errorlog import arecord_error
 from helena.models import AgentRun
 from helena.runs import store
+from helena.runs.auftraege import close_tasks
 from helena.timestamps import event_ts
 
 log = logging.getLogger(__name__)
@@ -157,3 +158,4 @@ async def finish_without_loop(*, run: AgentRun, reason: str, code: str, message:
         ended_at=timezone.now(),
         text=message if reason != "cancelled" else "",
     )
+    await db(close_tasks, run_pk=run.pk)

@@ -28,6 +28,7 @@ from helena.llm.base import LLMError, Usage
 from helena.llm.escalation import EscalatingModel
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message
 from helena.privacy import privacy_for
+from helena.runs.auftraege import close_tasks
 from helena.runs.cancel import cancel_watch
 from helena.runs.emitter import PersistentEmitter, finish_without_loop
 from helena.runs.history import history_for
@@ -251,3 +252,4 @@ def _record_outcome(*, run_pk: Any, result: Any) -> None:
             Message.objects.create(
                 conversation_id=run.conversation_id, role=Message.Role.ASSISTANT, text=result.text, run=run
             )
+    close_tasks(run_pk=run_pk)  # a task given to Helena ends with its run (helena/runs/auftraege.py)

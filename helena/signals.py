@@ -1,0 +1,38 @@
+"""„@Helena“ in a new Notiz starts a task (helena.services.task_from_notiz), once the Notiz is saved.
+
+A task that cannot start (the rate limit, say) must not undo the Notiz: the author gets a Hinweis
+saying why instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.db.models.signals import post_save
+
+from akten.models import Alert, Notiz
+from config.errors import DomainError
+from helena.services import HELENA_MENTION, task_from_notiz
+
+log = logging.getLogger(__name__)
+
+
+def _start(notiz: Notiz) -> None:
+    try:
+        task_from_notiz(notiz=notiz)
+    except DomainError as exc:  # RunRefused among them
+        log.info("task from Notiz %s refused: %s", notiz.pk, exc)
+        Alert.objects.create(empfaenger=notiz.verfasst_von, akte=notiz.akte, art=Alert.Art.AUFGABE,
+                             severity=Alert.Severity.WARNING,
+                             message=f"Dein Auftrag an Helena aus der Notiz konnte nicht starten: {exc}")
+
+
+def _notiz_saved(sender: type, instance: Notiz, created: bool, **_: Any) -> None:
+    if created and (instance.inhalt or "").strip().casefold().startswith(HELENA_MENTION):
+        transaction.on_commit(lambda: _start(instance))
+
+
+def connect() -> None:
+    post_save.connect(_notiz_saved, sender=Notiz, dispatch_uid="helena-notiz-auftrag")
