@@ -157,6 +157,7 @@ CELERY_BEAT_SCHEDULE = {
     # the day gets its Hinweis within minutes, and the morning's come right after midnight.
     "scan-fristen": {"task": "akten.scan_fristen", "schedule": 300.0},
     "close-tasks": {"task": "helena.close_tasks", "schedule": 60.0},
+    "refresh-memories": {"task": "helena.refresh_memories", "schedule": 60.0},
 }
 
 AUTH_USER_MODEL = "akten.User"

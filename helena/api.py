@@ -12,6 +12,7 @@ from config.errors import NOT_BLANK, errors
 from config.schemas import IdIn
 from helena import selectors, services
 from helena.aktivitaet import aktivitaet
+from helena.gedaechtnis import memory_for
 from helena.models import AgentRun
 
 router = Router(tags=["Helena"])
@@ -224,3 +225,22 @@ def list_tasks(request: HttpRequest) -> list[dict]:
              "status": t.status, "run_id": str(t.run_id) if t.run_id else None, "result": t.result,
              "created_at": t.angelegt_am, "finished_at": t.beendet_am}
             for t in selectors.tasks_for(user=request.auth)[:200]]
+
+
+class GedaechtnisOut(Schema):
+    zusammenfassung: str
+    risiken: list[str]
+    naechste_schritte: list[str]
+    offene_fragen: list[str]
+    stand: datetime | None
+    run_id: str | None
+
+
+@router.get("/akten/{akte_id}/memory", response={200: GedaechtnisOut, **errors(404)},
+            summary="Helenas Erinnerung an die Akte (leer, bis sie geschrieben ist)", tags=["Akten"])
+def akte_memory(request: HttpRequest, akte_id: str) -> dict:
+    memory = memory_for(user=request.auth, akte_id=akte_id)
+    if memory is None:
+        return {"zusammenfassung": "", "risiken": [], "naechste_schritte": [], "offene_fragen": [],
+                "stand": None, "run_id": None}
+    return memory.as_dict()

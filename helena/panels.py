@@ -1,4 +1,5 @@
-"""Helena's sections of the Akte page (akten/panels.py): a task for Helena, the activity feed."""
+"""Helena's sections of the Akte page (akten/panels.py): her memory of the Akte, a task for her,
+the activity feed."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from django.template.loader import render_to_string
 
 from akten.models import Akte
 from akten.panels import Panel
+from akten.users import role_of
+from drafts.roles import write_roles
 from helena.aktivitaet import aktivitaet
+from helena.models import AktenGedaechtnis
 
 SHOWN = 15
 
@@ -23,3 +27,15 @@ def activity(request: HttpRequest, akte: Akte) -> Panel | None:
 def auftrag_form(request: HttpRequest, akte: Akte) -> Panel:
     html = render_to_string("helena/_auftrag_form.html", {"akte": akte}, request=request)
     return Panel(slug="auftrag", title="Auftrag an Helena", parts=[html])
+
+
+def gedaechtnis(request: HttpRequest, akte: Akte) -> Panel:
+    memory = AktenGedaechtnis.objects.filter(akte=akte).exclude(stand=None).first()
+    context = {"akte": akte, "memory": memory, "darf_korrigieren": may_correct_memory(request.user)}
+    html = render_to_string("helena/_gedaechtnis.html", context, request=request)
+    return Panel(slug="gedaechtnis", title="Helenas Erinnerung an die Akte", parts=[html])
+
+
+def may_correct_memory(user: object) -> bool:
+    """Who may correct it: the roles that may change the Akte's own summary (update_akte_rag)."""
+    return role_of(user) in write_roles("update_akte_rag")

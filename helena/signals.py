@@ -1,4 +1,6 @@
-"""„@Helena“ in a new Notiz starts a task (helena.services.task_from_notiz), once the Notiz is saved.
+"""„@Helena“ in a new Notiz starts a task (helena.services.task_from_notiz), once the Notiz is saved;
+and a change to an Akte's Dokumente, Notizen or Fristen asks for a refresh of Helena's memory of
+it (helena/gedaechtnis.py).
 
 A task that cannot start (the rate limit, say) must not undo the Notiz: the author gets a Hinweis
 saying why instead.
@@ -10,10 +12,11 @@ import logging
 from typing import Any
 
 from django.db import transaction
-from django.db.models.signals import post_save
+from django.db.models.signals import post_delete, post_save
 
-from akten.models import Alert, Notiz
+from akten.models import Alert, Dokument, Frist, Notiz
 from config.errors import DomainError
+from helena.gedaechtnis import request_refresh
 from helena.services import HELENA_MENTION, task_from_notiz
 
 log = logging.getLogger(__name__)
@@ -34,5 +37,15 @@ def _notiz_saved(sender: type, instance: Notiz, created: bool, **_: Any) -> None
         transaction.on_commit(lambda: _start(instance))
 
 
+def _akte_changed(sender: type, instance: Any, **_: Any) -> None:
+    if instance.akte_id is not None:
+        akte_id = instance.akte_id
+        transaction.on_commit(lambda: request_refresh(akte_id=akte_id))
+
+
 def connect() -> None:
     post_save.connect(_notiz_saved, sender=Notiz, dispatch_uid="helena-notiz-auftrag")
+    for model in (Dokument, Notiz, Frist):
+        post_save.connect(_akte_changed, sender=model, dispatch_uid=f"helena-gedaechtnis-{model.__name__}")
+        post_delete.connect(_akte_changed, sender=model,
+                            dispatch_uid=f"helena-gedaechtnis-del-{model.__name__}")

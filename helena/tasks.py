@@ -8,6 +8,7 @@ import socket
 from celery import shared_task
 from django.db import close_old_connections, connection
 
+from helena.gedaechtnis import refresh_due
 from helena.knowledge.aktensuche import aktualisierung
 from helena.knowledge.aktensuche.aktualisierung import DRAIN_TASK, SWEEP_TASK
 from helena.runs.auftraege import close_tasks
@@ -71,3 +72,9 @@ def index_unindexed_akten() -> int:
 def close_finished_tasks() -> int:
     """Every minute: tasks whose run ended where no one closed them (a cancel, the sweep)."""
     return close_tasks()
+
+
+@shared_task(name="helena.refresh_memories")
+def refresh_memories() -> int:
+    """Every minute: Helena's memory of the Akten that changed a minute ago or more (debounced)."""
+    return refresh_due()

@@ -14,4 +14,5 @@ urlpatterns = [
     path("helena/laeufe/<str:run_id>/antwort/", views.run_answer, name="answer"),
     path("akten/<int:akte_id>/gespraech/", views.akte_conversation, name="akte_conversation"),
     path("akten/<int:akte_id>/auftrag/", views.akte_auftrag, name="akte_auftrag"),
+    path("akten/<int:akte_id>/gedaechtnis/", views.akte_gedaechtnis, name="akte_gedaechtnis"),
 ]

@@ -16,9 +16,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from akten.users import role_of
+from config.errors import Forbidden
 from helena import presenter, selectors, services
+from helena.gedaechtnis import correct
 from helena.markdown import render_markdown
 from helena.models import Conversation, HelenaTask, RunEvent
+from helena.panels import may_correct_memory
 
 HOME_LIMIT = 200  # conversations listed on the home page
 
@@ -115,3 +118,25 @@ def akte_auftrag(request: HttpRequest, akte_id: int) -> HttpResponse:
         messages.success(request, "Helena arbeitet im Hintergrund an deinem Auftrag. Wenn sie fertig ist, "
                                   "bekommst du einen Hinweis; ihre Vorschläge warten unter „Entwürfe“.")
     return HttpResponseRedirect(reverse("akten:detail", args=[akte_id]) + "#auftrag")
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip(" -•\t") for line in text.splitlines() if line.strip(" -•\t")][:20]
+
+
+@login_required
+@require_POST
+def akte_gedaechtnis(request: HttpRequest, akte_id: int) -> HttpResponse:
+    """A lawyer corrects Helena's memory of the Akte; the next refresh builds on the correction."""
+    if not may_correct_memory(request.user):
+        raise Forbidden("Helenas Erinnerung korrigieren dürfen Anwältinnen, Anwälte und die Administration.")
+    zusammenfassung = request.POST.get("zusammenfassung", "").strip()
+    if not zusammenfassung:
+        messages.error(request, "Bitte gib eine Zusammenfassung an.")
+    else:
+        correct(user=request.user, akte_id=akte_id, zusammenfassung=zusammenfassung[:4000],
+                risiken=_lines(request.POST.get("risiken", "")),
+                naechste_schritte=_lines(request.POST.get("naechste_schritte", "")),
+                offene_fragen=_lines(request.POST.get("offene_fragen", "")))
+        messages.success(request, "Deine Korrektur ist gespeichert; Helena baut künftig darauf auf.")
+    return HttpResponseRedirect(reverse("akten:detail", args=[akte_id]) + "#gedaechtnis")

@@ -68,6 +68,8 @@ def akte_block(facts: dict[str, Any]) -> str:
         lines.append(f"- Frist: {frist}")
     if facts.get("summary"):
         lines.append(f"- Zusammenfassung: {facts['summary']}")
+    if facts.get("gedaechtnis"):
+        lines.append(f"- Deine Erinnerung an die Akte: {facts['gedaechtnis']}")
     lines.append(f"- akte_id für Werkzeuge: {facts['id']}")
     return "\n".join(lines)
 

@@ -10,12 +10,14 @@ from helena.models.conversations import (
     Plan,
     RunEvent,
 )
+from helena.models.gedaechtnis import AktenGedaechtnis
 from helena.models.ledger import ErrorLog, LLMCall, ToolCallLog
 from helena.models.settings import DIALECT_CHOICES, HelenaSettings, ModelTier, RateLimit, TaskRoute
 
 __all__ = [
     "DIALECT_CHOICES",
     "AgentRun",
+    "AktenGedaechtnis",
     "Conversation",
     "ErrorLog",
     "HelenaSettings",

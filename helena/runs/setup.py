@@ -16,6 +16,7 @@ from akten.users import role_of
 from drafts.selectors import outcome_notes
 from helena.agent.prompts import system_prompt
 from helena.agent.tooling import Execute, Tool, ToolContext
+from helena.models import AktenGedaechtnis
 from helena.runs.ports import attach
 from helena.tools.executor import execute
 from helena.tools.registry import all_tools, not_set_up_for, tools_for
@@ -49,7 +50,25 @@ def akte_facts(akte: Akte) -> dict[str, Any]:
         "gericht": parties.get(Beteiligter.Rolle.GERICHT, ""),
         "fristen": fristen,
         "summary": akte.summary,
+        "gedaechtnis": _memory_lines(akte),
     }
+
+
+MEMORY_CHARS = 1500  # of the prompt, at most, for Helena's memory of the Akte
+
+
+def _memory_lines(akte: Akte) -> str:
+    """Helena's memory of the Akte (helena/gedaechtnis.py), as one short block for the prompt."""
+    memory = AktenGedaechtnis.objects.filter(akte=akte).exclude(stand=None).first()
+    if memory is None:
+        return ""
+    parts = [f"Stand {memory.stand:%d.%m.%Y}: {memory.zusammenfassung}"]
+    for label, items in (("Risiken", memory.risiken), ("Nächste Schritte", memory.naechste_schritte),
+                         ("Offene Fragen", memory.offene_fragen)):
+        if items:
+            parts.append(f"{label}: " + "; ".join(map(str, items)))
+    text = " ".join(parts)
+    return text if len(text) <= MEMORY_CHARS else text[:MEMORY_CHARS].rsplit(" ", 1)[0] + " …"
 
 
 def prepare_run(
