@@ -11,7 +11,7 @@ from ninja import Field, Query, Router, Schema, Status
 from config.errors import NOT_BLANK, errors
 from config.schemas import IdIn
 from helena import selectors, services
-from helena.aktivitaet import aktivitaet
+from helena.aktivitaet import aktivitaet, aktivitaet_fuer
 from helena.gedaechtnis import memory_for
 from helena.models import AgentRun
 
@@ -182,12 +182,20 @@ class AktivitaetOut(Schema):
     art: str
     text: str
     wer: str
+    akte_id: str | None
+    aktenzeichen: str
 
 
 @router.get("/akten/{akte_id}/aktivitaet", response={200: list[AktivitaetOut], **errors(404)},
             summary="Was in der Akte geschah, das Neueste zuerst", tags=["Akten"])
 def akte_aktivitaet(request: HttpRequest, akte_id: str) -> list[dict]:
     return [e.as_dict() for e in aktivitaet(user=request.auth, akte_id=akte_id)]
+
+
+@router.get("/aktivitaet", response=list[AktivitaetOut],
+            summary="Was in meinen Akten in den letzten 14 Tagen geschah, das Neueste zuerst", tags=["Akten"])
+def meine_aktivitaet(request: HttpRequest) -> list[dict]:
+    return [e.as_dict() for e in aktivitaet_fuer(user=request.auth)]
 
 
 class TaskIn(Schema):

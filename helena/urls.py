@@ -15,4 +15,5 @@ urlpatterns = [
     path("akten/<int:akte_id>/gespraech/", views.akte_conversation, name="akte_conversation"),
     path("akten/<int:akte_id>/auftrag/", views.akte_auftrag, name="akte_auftrag"),
     path("akten/<int:akte_id>/gedaechtnis/", views.akte_gedaechtnis, name="akte_gedaechtnis"),
+    path("aktivitaet/", views.meine_aktivitaet, name="aktivitaet"),
 ]

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from akten.users import role_of
 from config.errors import Forbidden
 from helena import presenter, selectors, services
+from helena.aktivitaet import aktivitaet_fuer
 from helena.gedaechtnis import correct
 from helena.markdown import render_markdown
 from helena.models import Conversation, HelenaTask, RunEvent
@@ -140,3 +141,10 @@ def akte_gedaechtnis(request: HttpRequest, akte_id: int) -> HttpResponse:
                 offene_fragen=_lines(request.POST.get("offene_fragen", "")))
         messages.success(request, "Deine Korrektur ist gespeichert; Helena baut künftig darauf auf.")
     return HttpResponseRedirect(reverse("akten:detail", args=[akte_id]) + "#gedaechtnis")
+
+
+@login_required
+@require_GET
+def meine_aktivitaet(request: HttpRequest) -> HttpResponse:
+    """What happened in the last two weeks in the Akten the user may see."""
+    return render(request, "helena/aktivitaet.html", {"eintraege": aktivitaet_fuer(user=request.user)})

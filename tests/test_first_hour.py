@@ -148,6 +148,9 @@ def test_the_first_hour_of_a_kanzlei(browser: Browser, deployed: str) -> None:
     subprocess.run([sys.executable, "manage.py", "seed_demo", "--password", PASSWORD], cwd=BASE_DIR,
                    env={**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1"}, check=True,
                    stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "manage.py", "scan_fristen"], cwd=BASE_DIR, check=True,
+                   env={**os.environ, "DATABASE_URL": database_url(), "DEBUG": "1"},
+                   stdout=subprocess.DEVNULL)
     mueller = Akte.objects.get(aktenzeichen="101/26")
     neumann = Akte.objects.get(aktenzeichen="105/26")  # not granted to the praktikant
 
@@ -159,7 +162,21 @@ def test_the_first_hour_of_a_kanzlei(browser: Browser, deployed: str) -> None:
     walk.open(f"/helena/gespraech/{conversation.pk}/", "beispielgespraech")
     expect(walk.page.get_by_text("drei Entwürfe warten auf deine Freigabe")).to_be_visible()
     walk.open("/akten/", "akten")
+    # the bell counts the scan's Hinweise, live over /ws/benachrichtigungen/ as well
+    expect(walk.page.locator("[data-glocke] .badge--count")).to_be_visible()
     walk.open(f"/akten/{mueller.pk}/", "akte")
+    for heading in ("Helenas Erinnerung an die Akte", "Auftrag an Helena", "Aktivität", "Hinweise"):
+        expect(walk.page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+    page = walk.page  # the lawyer writes Helena's memory of the Akte by hand (no model here)
+    page.get_by_text("Erinnerung korrigieren").click()
+    page.fill("#g-zusammenfassung", "Mandant will einen Vergleich; Gütetermin abwarten.")
+    page.fill("#g-risiken", "Sozialauswahl schwer zu widerlegen")
+    page.get_by_role("button", name="Korrektur speichern").click()
+    walk.check("akte-erinnerung")
+    expect(page.locator("#gedaechtnis")).to_contain_text("Mandant will einen Vergleich")
+    expect(page.locator("#gedaechtnis")).to_contain_text("korrigiert von Maximilian Hartmann")
+    walk.open("/aktivitaet/", "aktivitaet")
+    expect(walk.page.locator(".aktivitaet__eintrag").first).to_be_visible()
     walk.open("/entwuerfe/", "entwuerfe")
     expect(walk.page.get_by_role("heading", name="Deckungszusage Rheinische Rechtsschutz")).to_be_visible()
     walk.open("/akten/notizen/", "notizen")

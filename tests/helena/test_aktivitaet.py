@@ -43,3 +43,18 @@ def test_the_feed_shows_what_happened_newest_first(kanzlei: Kanzlei) -> None:
     page.force_login(anwalt)
     html = page.get(f"/akten/{akte.pk}/").content.decode()
     assert "Aktivität" in html and "Klageschrift" in html and "aktivitaet__eintrag--frist_erledigt" in html
+
+
+def test_a_users_feed_holds_only_the_akten_they_may_see(kanzlei: Kanzlei) -> None:
+    a, b = kanzlei.akten["A"], kanzlei.akten["B"]
+    Dokument.objects.create(akte=a, titel="Vertraulicher Vergleich")
+    Dokument.objects.create(akte=b, titel="Räumungsklage")
+    mine = kanzlei.client("anwalt").get("/api/v1/aktivitaet").json()
+    assert {r["aktenzeichen"] for r in mine if r["art"] == "dokument_angelegt"} == {"1/26", "2/26"}
+    praktikant = kanzlei.client("praktikant").get("/api/v1/aktivitaet").json()  # sees B only
+    assert praktikant and all(r["aktenzeichen"] == "2/26" for r in praktikant)
+    assert "Vertraulicher Vergleich" not in str(praktikant)
+    page = Client()
+    page.force_login(kanzlei.users["praktikant"])
+    html = page.get("/aktivitaet/").content.decode()
+    assert "Räumungsklage" in html and "Vertraulicher Vergleich" not in html
