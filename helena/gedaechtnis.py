@@ -85,10 +85,13 @@ def refresh(*, akte_id: int) -> bool:
     memory, _ = memories.get_or_create(akte_id=akte_id)
     AktenGedaechtnis.objects.filter(pk=memory.pk).update(angefordert_am=None)
     akte = memory.akte
-    found = get_model_for_tier(1, privacy=privacy_for(akte_id=akte.pk))
+    privacy = privacy_for(akte_id=akte.pk)
+    found = get_model_for_tier(1, privacy=privacy)
     if found is None:
         return _failed(memory, "Kein Sprachmodell der Stufe 1 eingerichtet.")
     model, config = found
+    if config.cloud:  # what to redact is learned here, in synchronous code, before the call
+        privacy.refresh_sync()
     recording = RecordingModel(model, run_id=None, user_id=None, tier=1, operation="gedaechtnis",
                                context_type="akte", price_in=config.price_in, price_out=config.price_out)
     messages = [{"role": "system", "content": PROMPT}, {"role": "user", "content": _material(akte, memory)}]
