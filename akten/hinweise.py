@@ -22,7 +22,8 @@ from django.utils import timezone
 
 from akten.fristen import format_datum
 from akten.fristen.kalender import non_working_reason
-from akten.models import Akte, AktenZugriff, Alert, Frist, Role, User
+from akten.models import Akte, Alert, Frist, Role, User
+from akten.selectors import akten_for
 
 WERKTAGE = 3  # "Frist in den nächsten drei Werktagen"
 Art = Alert.Art
@@ -74,8 +75,7 @@ def anlaesse(frist: Frist, heute: date) -> list[Anlass]:
 
 
 def _sieht(user: User, akte: Akte) -> bool:
-    return user.is_active and (user.sees_all_akten
-                               or AktenZugriff.objects.filter(akte=akte, user=user).exists())
+    return akten_for(user=user).filter(pk=akte.pk).exists()  # the one rule of who sees an Akte
 
 
 def _admins() -> list[User]:

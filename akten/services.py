@@ -30,7 +30,8 @@ def revoke_access(*, akte: Akte, user: User) -> None:
     AktenZugriff.objects.filter(akte=akte, user=user).delete()
 
 
-def _editable_frist(*, user: User, akte_id: int | str, frist_id: int | str) -> Frist:
+def editable_frist(*, user: User, akte_id: int | str, frist_id: int | str) -> Frist:
+    """The Frist if the user may change it: NotFound for a foreign Akte, Forbidden for the role."""
     frist = get_frist(user=user, akte_id=akte_id, frist_id=frist_id)  # NotFound for a foreign Akte
     if not may_edit_fristen(user):
         raise Forbidden("Fristen ändern dürfen Anwältinnen und Anwälte, die Sachbearbeitung und die "
@@ -41,7 +42,7 @@ def _editable_frist(*, user: User, akte_id: int | str, frist_id: int | str) -> F
 @transaction.atomic
 def set_frist_erledigt(*, user: User, akte_id: int | str, frist_id: int | str, erledigt: bool) -> Frist:
     """Mark a Frist erledigt (or open again); the time is recorded by the model."""
-    frist = _editable_frist(user=user, akte_id=akte_id, frist_id=frist_id)
+    frist = editable_frist(user=user, akte_id=akte_id, frist_id=frist_id)
     frist.erledigt = erledigt
     frist.save(update_fields=["erledigt", "erledigt_am"])
     if erledigt:  # its Hinweise are answered: the scan gives no more, the open ones count as read
@@ -52,7 +53,7 @@ def set_frist_erledigt(*, user: User, akte_id: int | str, frist_id: int | str, e
 @transaction.atomic
 def update_frist(*, user: User, akte_id: int | str, frist_id: int | str, changes: dict[str, Any]) -> Frist:
     """Correct a Frist's fields; a change the record refuses (Vorfrist after the end …) changes nothing."""
-    frist = _editable_frist(user=user, akte_id=akte_id, frist_id=frist_id)
+    frist = editable_frist(user=user, akte_id=akte_id, frist_id=frist_id)
     for name in FRIST_FIELDS:
         if name in changes:
             setattr(frist, name, changes[name])

@@ -27,13 +27,12 @@ from akten.selectors import (
     dokumente_for,
     fristen_for,
     get_akte,
-    get_frist,
     notizen_for,
     zeiterfassung_for,
 )
-from akten.services import mark_alert_read, set_frist_erledigt, update_frist
+from akten.services import editable_frist, mark_alert_read, set_frist_erledigt, update_frist
 from akten.users import may_edit_fristen
-from config.errors import DomainError, Forbidden
+from config.errors import DomainError
 
 
 @login_required
@@ -87,10 +86,7 @@ def frist_erledigt(request: HttpRequest, akte_id: int, frist_id: int) -> HttpRes
 @login_required
 def frist_bearbeiten(request: HttpRequest, akte_id: int, frist_id: int) -> HttpResponse:
     """Correct a Frist by hand; roles and scoping as for marking it erledigt."""
-    frist = get_frist(user=request.user, akte_id=akte_id, frist_id=frist_id)
-    if not may_edit_fristen(request.user):
-        raise Forbidden("Fristen ändern dürfen Anwältinnen und Anwälte, die Sachbearbeitung und die "
-                        "Administration.")
+    frist = editable_frist(user=request.user, akte_id=akte_id, frist_id=frist_id)
     form = FristForm(request.POST or None, instance=Frist.objects.get(pk=frist.pk))
     if request.method == "POST" and form.is_valid():
         try:

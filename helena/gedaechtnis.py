@@ -23,6 +23,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from akten.models import Akte, User
 from akten.selectors import get_akte
+from akten.users import role_of
+from config.errors import DomainError, Forbidden
+from drafts.roles import write_roles
 from helena.errorlog import record_error
 from helena.llm.accounting import RecordingModel
 from helena.llm.base import collect
@@ -134,12 +137,22 @@ def memory_for(*, user: User, akte_id: Any) -> AktenGedaechtnis | None:
     return AktenGedaechtnis.objects.filter(akte=akte).exclude(stand=None).first()
 
 
+def may_correct(user: Any) -> bool:
+    """Who may correct the memory: the roles that may change the Akte's own summary (update_akte_rag)."""
+    return role_of(user) in write_roles("update_akte_rag")
+
+
 def correct(*, user: User, akte_id: Any, zusammenfassung: str, risiken: list[str],
             naechste_schritte: list[str], offene_fragen: list[str]) -> AktenGedaechtnis:
-    """A lawyer's correction: kept as the memory, and the next refresh builds on it."""
+    """A lawyer's correction: kept as the memory, and the next refresh builds on it.
+    NotFound for a foreign Akte, Forbidden for a role that may not, DomainError without a summary."""
     akte = get_akte(user=user, akte_id=akte_id)
+    if not may_correct(user):
+        raise Forbidden("Helenas Erinnerung korrigieren dürfen Anwältinnen, Anwälte und die Administration.")
+    if not zusammenfassung.strip():
+        raise DomainError("Bitte gib eine Zusammenfassung an.")
     memory, _ = AktenGedaechtnis.objects.get_or_create(akte=akte)
-    memory.zusammenfassung, memory.risiken = zusammenfassung.strip(), risiken
+    memory.zusammenfassung, memory.risiken = zusammenfassung.strip()[:4000], risiken
     memory.naechste_schritte, memory.offene_fragen = naechste_schritte, offene_fragen
     memory.korrigiert_von, memory.korrigiert_am = user, timezone.now()
     memory.stand = memory.stand or memory.korrigiert_am

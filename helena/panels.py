@@ -8,9 +8,8 @@ from django.template.loader import render_to_string
 
 from akten.models import Akte
 from akten.panels import Panel
-from akten.users import role_of
-from drafts.roles import write_roles
 from helena.aktivitaet import aktivitaet
+from helena.gedaechtnis import may_correct
 from helena.models import AktenGedaechtnis
 
 SHOWN = 15
@@ -31,11 +30,7 @@ def auftrag_form(request: HttpRequest, akte: Akte) -> Panel:
 
 def gedaechtnis(request: HttpRequest, akte: Akte) -> Panel:
     memory = AktenGedaechtnis.objects.filter(akte=akte).exclude(stand=None).first()
-    context = {"akte": akte, "memory": memory, "darf_korrigieren": may_correct_memory(request.user)}
+    context = {"akte": akte, "memory": memory, "darf_korrigieren": may_correct(request.user)}
     html = render_to_string("helena/_gedaechtnis.html", context, request=request)
     return Panel(slug="gedaechtnis", title="Helenas Erinnerung an die Akte", parts=[html])
 
-
-def may_correct_memory(user: object) -> bool:
-    """Who may correct it: the roles that may change the Akte's own summary (update_akte_rag)."""
-    return role_of(user) in write_roles("update_akte_rag")

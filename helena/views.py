@@ -16,13 +16,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from akten.users import role_of
-from config.errors import Forbidden
+from config.errors import DomainError, Forbidden, NotFound
 from helena import presenter, selectors, services
 from helena.aktivitaet import aktivitaet_fuer
 from helena.gedaechtnis import correct
 from helena.markdown import render_markdown
 from helena.models import Conversation, HelenaTask, RunEvent
-from helena.panels import may_correct_memory
 
 HOME_LIMIT = 200  # conversations listed on the home page
 
@@ -129,16 +128,16 @@ def _lines(text: str) -> list[str]:
 @require_POST
 def akte_gedaechtnis(request: HttpRequest, akte_id: int) -> HttpResponse:
     """A lawyer corrects Helena's memory of the Akte; the next refresh builds on the correction."""
-    if not may_correct_memory(request.user):
-        raise Forbidden("Helenas Erinnerung korrigieren dürfen Anwältinnen, Anwälte und die Administration.")
-    zusammenfassung = request.POST.get("zusammenfassung", "").strip()
-    if not zusammenfassung:
-        messages.error(request, "Bitte gib eine Zusammenfassung an.")
-    else:
-        correct(user=request.user, akte_id=akte_id, zusammenfassung=zusammenfassung[:4000],
+    try:
+        correct(user=request.user, akte_id=akte_id, zusammenfassung=request.POST.get("zusammenfassung", ""),
                 risiken=_lines(request.POST.get("risiken", "")),
                 naechste_schritte=_lines(request.POST.get("naechste_schritte", "")),
                 offene_fragen=_lines(request.POST.get("offene_fragen", "")))
+    except (Forbidden, NotFound):
+        raise  # the 403 / 404 page
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
         messages.success(request, "Deine Korrektur ist gespeichert; Helena baut künftig darauf auf.")
     return HttpResponseRedirect(reverse("akten:detail", args=[akte_id]) + "#gedaechtnis")
 
