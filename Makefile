@@ -6,7 +6,8 @@ STAMP := $(VENV)/.requirements-installed
 
 .PHONY: run test lint bench install clean-data
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt config/system-packages.sh
+	bash config/system-packages.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt

@@ -1,9 +1,10 @@
-"""Celery tasks of the firm's records (thin): the Fristen scan."""
+"""Celery tasks of the firm's records (thin): the Fristen scan, reading an uploaded Dokument."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from akten.dokumente.services import EXTRACT_TASK, run_extraction
 from akten.hinweise import scan_fristen
 
 SCAN_TASK = "akten.scan_fristen"
@@ -13,3 +14,9 @@ SCAN_TASK = "akten.scan_fristen"
 def scan_fristen_task() -> int:
     """Every few minutes (CELERY_BEAT_SCHEDULE): the day's Hinweise early, a changed Frist soon."""
     return scan_fristen().neue_hinweise
+
+
+@shared_task(name=EXTRACT_TASK, ignore_result=True, acks_late=True)
+def extract_dokument_task(dokument_id: int) -> None:
+    """Read an uploaded Dokument's text (OCR included); progress is on the Dokument itself."""
+    run_extraction(dokument_id=dokument_id)

@@ -32,6 +32,14 @@ def may_edit_fristen(user: Any) -> bool:
     return role_of(user) in FRIST_ROLES
 
 
+# Who files Dokumente into an Akte (upload, a Muster filled in): everyone but the Praktikant, who reads.
+DOKUMENT_ROLES: frozenset[str] = ALL_ROLES - {"PRAKTIKANT"}
+
+
+def may_file_dokumente(user: Any) -> bool:
+    return role_of(user) in DOKUMENT_ROLES
+
+
 def hash_token(raw: str) -> str:
     """Tokens are 256-bit random, so a plain SHA-256 is enough to store them safely."""
     return hashlib.sha256(raw.encode()).hexdigest()

@@ -205,6 +205,12 @@ HELENA_SEARCH_URL: str = env.str("HELENA_SEARCH_URL", default="")
 # How the Akten vectors follow a change (helena/knowledge/aktensuche/aktualisierung.py):
 # "task" (a Celery task), "inline" (at once, in the saving process) or "off".
 HELENA_AKTEN_INDEX: str = env.str("HELENA_AKTEN_INDEX", default="task")
+# Uploaded Dokumente (akten/dokumente): the largest file taken, how the text is read ("task": a
+# Celery task; "inline": at once in the uploading process), Tesseract and the language it reads.
+HELENA_UPLOAD_MAX_MB: int = env.int("HELENA_UPLOAD_MAX_MB", default=25)
+HELENA_DOKUMENT_EXTRAKTION: str = env.str("HELENA_DOKUMENT_EXTRAKTION", default="task")
+HELENA_TESSERACT: str = env.str("HELENA_TESSERACT", default="tesseract")
+HELENA_OCR_SPRACHE: str = env.str("HELENA_OCR_SPRACHE", default="deu")
 # Threads per process for the database work of agent runs (helena/db.py); each borrows a pooled
 # connection only while it runs a query.
 HELENA_DB_THREADS: int = env.int("HELENA_DB_THREADS", default=8)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,6 +32,14 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 # Most tests throw their records away within milliseconds: no Akten vectors unless a test asks
 # (tests/helena/knowledge/test_aktensuche.py); subprocesses (daphne, Celery) inherit this.
 os.environ.setdefault("HELENA_AKTEN_INDEX", "off")
+# Uploaded files go to a folder of this run, never var/media; the text of an upload is read at once
+# (one test uses a real Celery worker for it); subprocesses inherit both.
+if "HELENA_TEST_MEDIA" not in os.environ:  # this module may be imported twice (conftest, tests.conftest)
+    os.environ["HELENA_TEST_MEDIA"] = tempfile.mkdtemp(prefix="helena-test-media-")
+    atexit.register(shutil.rmtree, os.environ["HELENA_TEST_MEDIA"], ignore_errors=True)
+MEDIA_ROOT = Path(os.environ["HELENA_TEST_MEDIA"])
+os.environ["MEDIA_ROOT"] = str(MEDIA_ROOT)
+os.environ.setdefault("HELENA_DOKUMENT_EXTRAKTION", "inline")
 
 
 def database_url(name: str | None = None) -> str:
@@ -73,7 +84,10 @@ def _fast_password_hashing(settings) -> None:
 
 @pytest.fixture(autouse=True)
 def _no_akten_vectors(settings) -> None:
+    """No Akten vectors unless a test asks; uploads in this run's folder (see MEDIA_ROOT above)."""
     settings.HELENA_AKTEN_INDEX = "off"
+    settings.MEDIA_ROOT = MEDIA_ROOT
+    settings.HELENA_DOKUMENT_EXTRAKTION = os.environ["HELENA_DOKUMENT_EXTRAKTION"]
 
 
 @pytest.fixture(autouse=True)

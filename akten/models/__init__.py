@@ -1,12 +1,14 @@
 """The firm's records: users with roles (accounts.py), Akten with per-user access and their
-Beteiligte (akte.py), and what hangs off an Akte (records.py).
+Beteiligte (akte.py), what hangs off an Akte (records.py), its
+Dokumente and the letterhead (dokument.py).
 
 Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 """
 
 from akten.models.accounts import ApiToken, Role, User
 from akten.models.akte import Akte, AktenZugriff, Beteiligter, Bundesland, aktenzeichen_validator
-from akten.models.records import Alert, Dokument, Frist, Notiz, Zeiterfassung
+from akten.models.dokument import Briefkopf, Dokument
+from akten.models.records import Alert, Frist, Notiz, Zeiterfassung
 
 __all__ = [
     "Akte",
@@ -14,6 +16,7 @@ __all__ = [
     "Alert",
     "ApiToken",
     "Beteiligter",
+    "Briefkopf",
     "Bundesland",
     "Dokument",
     "Frist",

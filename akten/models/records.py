@@ -1,4 +1,5 @@
-"""What hangs off an Akte: Fristen, Dokumente, Zeiterfassung, Notizen and Hinweise (Alert)."""
+"""What hangs off an Akte: Fristen, Zeiterfassung, Notizen and Hinweise (Alert); Dokumente are in
+dokument.py."""
 
 from __future__ import annotations
 
@@ -75,52 +76,6 @@ class Frist(models.Model):
     @property
     def effektives_bundesland(self) -> str:
         return self.bundesland or self.akte.bundesland
-
-
-class Dokument(models.Model):
-    class Status(models.TextChoices):
-        ENTWURF = "entwurf", "in Bearbeitung"  # not „Entwurf“: that is a proposal of Helena (/entwuerfe/)
-        FREIGEGEBEN = "freigegeben", "freigegeben"
-
-    class ErstelltDurch(models.TextChoices):
-        MENSCH = "mensch", "Mensch"
-        HELENA = "helena", "Helena"
-
-    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="dokumente", verbose_name="Akte")
-    titel = models.CharField("Titel", max_length=300)
-    inhalt = models.TextField("Inhalt (Markdown/Text)", blank=True)
-    datei = models.FileField("Datei", upload_to="dokumente/%Y/%m/", blank=True)
-    status = models.CharField("Status", max_length=20, choices=Status.choices, default=Status.ENTWURF)
-    erstellt_durch = models.CharField(
-        "erstellt durch", max_length=10, choices=ErstelltDurch.choices, default=ErstelltDurch.MENSCH
-    )
-    erstellt_von = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name="angelegt von",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
-    freigegeben_von = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        verbose_name="freigegeben von",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
-    freigegeben_am = models.DateTimeField("freigegeben am", null=True, blank=True)
-    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
-    aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
-
-    class Meta:
-        verbose_name = "Dokument"
-        verbose_name_plural = "Dokumente"
-        ordering = ["-angelegt_am"]
-
-    def __str__(self) -> str:
-        return self.titel
 
 
 class Zeiterfassung(models.Model):

@@ -1,0 +1,223 @@
+"""Uploads into an Akte and reading their text: the checks (who, how big, what it is by content),
+the file kept under a name of its own, and the extraction that fills `inhalt` page by page, with
+its progress on the Dokument; an e-mail's attachments become Dokumente of their own."""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+from uuid import uuid4
+
+from celery import current_app
+from django.conf import settings
+from django.core.files import File
+from django.db import transaction
+from django.db.models.fields.files import FieldFile
+
+from akten.dokumente.lesen import Gelesen, lies, pruefe
+from akten.dokumente.seiten import mit_seiten
+from akten.dokumente.typen import DateiAbgelehnt, erkenne
+from akten.models import Akte, Dokument, User
+from akten.selectors import get_akte
+from akten.users import may_file_dokumente
+from config.errors import Forbidden, NotFound
+
+log = logging.getLogger(__name__)
+EXTRACT_TASK = "akten.extract_dokument"
+Extraktion = Dokument.Extraktion
+_UNSAFE = re.compile(r"[^\w\s.,()§&+\-–]", re.UNICODE)
+
+
+def max_bytes() -> int:
+    return settings.HELENA_UPLOAD_MAX_MB * 1024 * 1024
+
+
+def check_may_file(*, user: User, akte_id: int | str) -> Akte:
+    """The Akte if the user may add Dokumente: NotFound for a foreign Akte, Forbidden for the role."""
+    akte = get_akte(user=user, akte_id=akte_id)
+    if not may_file_dokumente(user):
+        raise Forbidden("Dokumente hochladen dürfen alle außer Praktikantinnen und Praktikanten; du kannst "
+                        "die Dokumente der Akte lesen.")
+    return akte
+
+
+def safe_name(name: str, *, endung: str) -> str:
+    """A download name without paths, quotes or control characters, ending in the real type."""
+    stem = Path(name.replace("\\", "/").split("/")[-1]).stem if name else ""
+    stem = " ".join(_UNSAFE.sub("_", stem).split())[:120].strip(" ._") or "Dokument"
+    return f"{stem}.{endung}"
+
+
+def _titel_aus(name: str) -> str:
+    stem = Path(name.replace("\\", "/").split("/")[-1]).stem
+    return " ".join(stem.replace("_", " ").split())[:300] or "Dokument"
+
+
+@contextmanager
+def _local_path(source: IO[bytes] | FieldFile, *, suffix: str = "") -> Iterator[Path]:
+    """A path on disk for the libraries that want one: the stored file itself, or a temporary copy."""
+    path = getattr(source, "temporary_file_path", None)
+    if path is not None:
+        yield Path(path())
+        return
+    if isinstance(source, FieldFile):
+        try:
+            yield Path(source.path)  # the file system storage
+            return
+        except NotImplementedError:
+            source.open("rb")
+    with tempfile.NamedTemporaryFile(suffix=suffix) as tmp:
+        source.seek(0)
+        for chunk in iter(lambda: source.read(1024 * 1024), b""):
+            tmp.write(chunk)
+        tmp.flush()
+        source.seek(0)
+        yield Path(tmp.name)
+
+
+def _create(*, akte: Akte, user: User | None, datei: IO[bytes], name: str, groesse: int, titel: str = "",
+            quelle: Dokument | None = None) -> Dokument:
+    if groesse > max_bytes():
+        raise DateiAbgelehnt(
+            f"„{name}“ ist {groesse / 1024 / 1024:.1f} MB groß; erlaubt sind höchstens "
+            f"{settings.HELENA_UPLOAD_MAX_MB} MB.", code="datei_zu_gross")
+    erkannt = erkenne(datei, name=name)
+    with _local_path(datei, suffix=f".{erkannt.endung}") as path:
+        seiten = pruefe(path, erkannt.dateityp, name=name)
+    dokument = Dokument(
+        akte=akte, titel=(titel.strip() or _titel_aus(name))[:300], dateiname=name[:255],
+        dateityp=erkannt.dateityp, mime=erkannt.mime, groesse=groesse, seiten=seiten,
+        extraktion=Extraktion.AUSSTEHEND, erstellt_von=user, quelle=quelle,
+    )
+    datei.seek(0)
+    dokument.datei.save(f"{uuid4().hex}.{erkannt.endung}", File(datei), save=False)
+    try:
+        with transaction.atomic():
+            dokument.save()
+    except Exception:
+        dokument.datei.delete(save=False)
+        raise
+    start_extraction(dokument_id=dokument.pk)
+    return dokument
+
+
+def upload_dokument(*, user: User, akte_id: int | str, datei: IO[bytes], name: str, groesse: int,
+                    titel: str = "") -> Dokument:
+    """File an upload into the Akte; its text is read in the background (start_extraction).
+
+    NotFound (foreign Akte), Forbidden (Praktikant), DateiAbgelehnt (too big, a type Helena does
+    not read whatever its name says, broken or locked): nothing is stored then.
+    """
+    akte = check_may_file(user=user, akte_id=akte_id)
+    return _create(akte=akte, user=user, datei=datei, name=name or "Dokument", groesse=groesse, titel=titel)
+
+
+@dataclass(frozen=True)
+class Original:
+    datei: IO[bytes]
+    name: str
+    mime: str
+
+
+def original(dokument: Dokument) -> Original:
+    """The uploaded file, opened, with a safe download name in its real type."""
+    if not dokument.datei:
+        raise NotFound("Zu diesem Dokument gibt es keine hochgeladene Datei; lade es als DOCX oder PDF "
+                       "herunter (format=docx oder format=pdf).")
+    try:
+        handle = dokument.datei.open("rb")
+    except OSError:
+        raise NotFound("Die Datei dieses Dokuments fehlt im Ablageverzeichnis.") from None
+    endung = Path(dokument.datei.name).suffix.lstrip(".") or "bin"
+    mime = dokument.mime.split(";")[0] or "application/octet-stream"
+    return Original(datei=handle, name=safe_name(dokument.dateiname or dokument.titel, endung=endung),
+                    mime=mime)
+
+
+def start_extraction(*, dokument_id: int) -> None:
+    """Read the text now (inline: in this process and transaction) or in a worker once committed."""
+    if settings.HELENA_DOKUMENT_EXTRAKTION == "inline":
+        run_extraction(dokument_id=dokument_id)
+    else:
+        transaction.on_commit(lambda: current_app.send_task(EXTRACT_TASK, args=[dokument_id]))
+
+
+def _progress(dokument_id: int) -> Callable[[int, int], None]:
+    last = [-1]
+
+    def report(done: int, total: int) -> None:
+        percent = min(99, done * 100 // max(total, 1))
+        if percent != last[0]:
+            last[0] = percent
+            Dokument.objects.filter(pk=dokument_id).update(extraktion_fortschritt=percent)
+
+    return report
+
+
+def run_extraction(*, dokument_id: int) -> Dokument | None:
+    """Read the Dokument's file into `inhalt` (pages apart, see seiten.py) and say how it went."""
+    claimed = Dokument.objects.filter(
+        pk=dokument_id, extraktion__in=(Extraktion.AUSSTEHEND, Extraktion.LAEUFT),
+    ).update(extraktion=Extraktion.LAEUFT, extraktion_fortschritt=0)
+    dokument = Dokument.objects.select_related("akte").filter(pk=dokument_id).first()
+    if not claimed or dokument is None or not dokument.datei:
+        return None
+    try:
+        with _local_path(dokument.datei, suffix=f".{dokument.dateityp}") as path:
+            gelesen = lies(path, dokument.dateityp, fortschritt=_progress(dokument.pk))
+    except Exception:
+        log.exception("reading Dokument %s failed", dokument.pk)
+        dokument.extraktion = Extraktion.FEHLER
+        dokument.extraktion_hinweis = ("Die Datei ließ sich nicht lesen. Öffne das Original; "
+                                       "lade sie ggf. als PDF neu hoch.")
+        dokument.extraktion_fortschritt = 100
+        dokument.save(update_fields=["extraktion", "extraktion_hinweis", "extraktion_fortschritt",
+                                     "aktualisiert_am"])
+        return dokument
+    hinweise = _attachments(dokument, gelesen)
+    dokument.inhalt = mit_seiten(gelesen.seiten)
+    dokument.seiten = gelesen.seitenzahl or dokument.seiten
+    dokument.ocr_seiten = gelesen.ocr_seiten
+    dokument.extraktion, hinweis = _outcome(gelesen)
+    dokument.extraktion_hinweis = " ".join(filter(None, [hinweis, *hinweise]))[:500]
+    dokument.extraktion_fortschritt = 100
+    dokument.save()
+    return dokument
+
+
+def _seitenliste(nummern: list[int]) -> str:
+    return ", ".join(str(n) for n in nummern)
+
+
+def _outcome(gelesen: Gelesen) -> tuple[str, str]:
+    zeichen = sum(len(s.strip()) for s in gelesen.seiten)
+    if gelesen.unlesbar:
+        if not zeichen:
+            return Extraktion.OCR_FEHLT, ("Die Datei ist ein Scan ohne Textebene, und auf dem Server ist "
+                                          "keine Texterkennung (Tesseract) installiert.")
+        return Extraktion.TEILWEISE, (f"S. {_seitenliste(gelesen.unlesbar)} nicht lesbar – OCR nicht "
+                                      f"verfügbar.")
+    if not zeichen:
+        return Extraktion.LEER, "In der Datei steht kein lesbarer Text."
+    if gelesen.ocr_seiten:
+        return Extraktion.FERTIG, f"{gelesen.ocr_seiten} Seite(n) per Texterkennung (OCR) gelesen."
+    return Extraktion.FERTIG, ""
+
+
+def _attachments(dokument: Dokument, gelesen: Gelesen) -> list[str]:
+    """An e-mail's attachments as Dokumente of their own (linked to the mail); what is refused is said."""
+    hinweise: list[str] = []
+    for anhang in gelesen.anhaenge:
+        try:
+            _create(akte=dokument.akte, user=dokument.erstellt_von, datei=io.BytesIO(anhang.daten),
+                    name=anhang.name, groesse=len(anhang.daten), quelle=dokument)
+        except DateiAbgelehnt as exc:
+            hinweise.append(f"Anhang nicht übernommen: {exc.message}")
+    return hinweise

@@ -1,0 +1,132 @@
+"""The Dokument of an Akte: written here (Markdown, a Helena draft approved) or uploaded (PDF, DOCX,
+e-mail, text, a scan), with the text read from it; and the Kanzlei's letterhead for what goes out.
+
+`inhalt` is the document's text for everyone who reads it (search, Helena, memory): Markdown for a
+written Dokument, the extracted text of an upload with its pages separated by a form feed
+(akten/dokumente/seiten.py), so a citation can name "S. 3".
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from akten.models.akte import Akte
+
+
+class Dokument(models.Model):
+    class Status(models.TextChoices):
+        ENTWURF = "entwurf", "in Bearbeitung"  # not „Entwurf“: that is a proposal of Helena (/entwuerfe/)
+        FREIGEGEBEN = "freigegeben", "freigegeben"
+
+    class ErstelltDurch(models.TextChoices):
+        MENSCH = "mensch", "Mensch"
+        HELENA = "helena", "Helena"
+
+    class Dateityp(models.TextChoices):
+        PDF = "pdf", "PDF"
+        DOCX = "docx", "Word (DOCX)"
+        EMAIL = "eml", "E-Mail"
+        TEXT = "txt", "Text"
+        BILD = "bild", "Bild"
+
+    class Extraktion(models.TextChoices):
+        KEINE = "", "—"  # a written Dokument: its text is `inhalt`
+        AUSSTEHEND = "ausstehend", "wartet auf Texterkennung"
+        LAEUFT = "laeuft", "Text wird gelesen"
+        FERTIG = "fertig", "Text gelesen"
+        TEILWEISE = "teilweise", "Text teilweise gelesen"
+        OCR_FEHLT = "ocr_fehlt", "Text nicht lesbar – OCR nicht verfügbar"
+        LEER = "leer", "kein Text gefunden"
+        FEHLER = "fehler", "Datei nicht lesbar"
+
+    akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="dokumente", verbose_name="Akte")
+    titel = models.CharField("Titel", max_length=300)
+    inhalt = models.TextField("Inhalt (Markdown/Text)", blank=True)
+    datei = models.FileField("Datei", upload_to="dokumente/%Y/%m/", blank=True, max_length=300)
+    dateiname = models.CharField("ursprünglicher Dateiname", max_length=255, blank=True)
+    dateityp = models.CharField("Dateityp", max_length=10, choices=Dateityp.choices, blank=True)
+    mime = models.CharField("Inhaltstyp", max_length=100, blank=True)
+    groesse = models.PositiveBigIntegerField("Größe (Bytes)", null=True, blank=True)
+    seiten = models.PositiveIntegerField("Seiten", null=True, blank=True)
+    extraktion = models.CharField("Texterkennung", max_length=12, choices=Extraktion.choices, blank=True,
+                                  default=Extraktion.KEINE)
+    extraktion_fortschritt = models.PositiveSmallIntegerField("Fortschritt (%)", default=0)
+    extraktion_hinweis = models.CharField("Hinweis zur Texterkennung", max_length=500, blank=True)
+    ocr_seiten = models.PositiveIntegerField("Seiten per OCR gelesen", default=0)
+    quelle = models.ForeignKey(
+        "self", verbose_name="Anhang von", on_delete=models.CASCADE, null=True, blank=True,
+        related_name="anhaenge",
+    )
+    status = models.CharField("Status", max_length=20, choices=Status.choices, default=Status.ENTWURF)
+    erstellt_durch = models.CharField(
+        "erstellt durch", max_length=10, choices=ErstelltDurch.choices, default=ErstelltDurch.MENSCH
+    )
+    erstellt_von = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="angelegt von",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    freigegeben_von = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="freigegeben von",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    freigegeben_am = models.DateTimeField("freigegeben am", null=True, blank=True)
+    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
+
+    class Meta:
+        verbose_name = "Dokument"
+        verbose_name_plural = "Dokumente"
+        ordering = ["-angelegt_am"]
+
+    def __str__(self) -> str:
+        return self.titel
+
+    @property
+    def hochgeladen(self) -> bool:
+        return bool(self.dateityp)
+
+    @property
+    def text_wird_gelesen(self) -> bool:
+        return self.extraktion in (self.Extraktion.AUSSTEHEND, self.Extraktion.LAEUFT)
+
+
+class Briefkopf(models.Model):
+    """The Kanzlei's letterhead (one row): the fields every Schriftsatz carries, and optionally a
+    Word template of its own (docxtpl tags, see akten/dokumente/ausgabe/vorlage.py)."""
+
+    kanzlei = models.CharField("Kanzlei", max_length=200, default="Kanzlei")
+    anschrift = models.TextField("Anschrift", blank=True,
+                                 help_text="Straße und PLZ Ort, je auf einer Zeile")
+    ort = models.CharField("Ort (für „Ort, Datum“)", max_length=100, blank=True)
+    kontakt = models.TextField("Kontakt", blank=True,
+                               help_text="Telefon, E-Mail, Web – eine Angabe je Zeile")
+    unterschrift = models.CharField("Zeile unter der Unterschrift", max_length=100,
+                                    default="Rechtsanwältin / Rechtsanwalt")
+    fusszeile = models.TextField("Fußzeile", blank=True, help_text="Bankverbindung, Steuernummer …")
+    vorlage = models.FileField(
+        "Word-Vorlage (DOCX)", upload_to="briefkopf/", blank=True, max_length=300,
+        help_text="Leer lassen für die eingebaute Vorlage. Eine eigene Vorlage nutzt Platzhalter wie "
+                  "{{ kanzlei }}, {{ aktenzeichen }}, {{ datum }} und {{p inhalt }} für den Text.",
+    )
+    aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
+
+    class Meta:
+        verbose_name = "Briefkopf"
+        verbose_name_plural = "Briefkopf"
+
+    def __str__(self) -> str:
+        return self.kanzlei
+
+    @classmethod
+    def current(cls) -> Briefkopf:
+        """The letterhead in force (an unsaved default until the admin fills one in)."""
+        return cls.objects.order_by("pk").first() or cls()
