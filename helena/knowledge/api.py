@@ -49,6 +49,7 @@ class TrefferOut(Schema):
     akte: AkteRef | None = Field(None, description="nur bei kind=akten: die Akte des Treffers")
     dokument: DokumentRef | None = Field(None, description="nur bei kind=akten: das Dokument, falls eines")
     fundstelle: str | None = Field(None, description="nur bei kind=akten: wo getroffen (z. B. dokument_text)")
+    seite: int | None = Field(None, description="nur bei kind=akten: die Seite eines hochgeladenen Dokuments")
     semantisch: bool | None = Field(None, description="nur bei kind=akten: dem Sinn nach gefunden, nicht "
                                                       "am Wortlaut")
 

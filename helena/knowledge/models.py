@@ -197,6 +197,7 @@ class AktenPassage(models.Model):
     quelle = models.CharField(max_length=10, choices=Quelle.choices)
     quelle_id = models.BigIntegerField()
     teil = models.PositiveIntegerField(default=0)
+    seite = models.PositiveIntegerField(null=True, blank=True)  # the Dokument's page, where it has pages
     text = models.TextField()
     schluessel = models.CharField(max_length=20)
     vektor = models.BinaryField(editable=False)

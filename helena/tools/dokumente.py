@@ -7,6 +7,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
+from akten.dokumente.seiten import Seite, seiten_von
 from akten.models import Akte, Dokument
 from akten.selectors import dokumente_for, get_akte, get_dokument
 from config.errors import NotFound
@@ -67,6 +68,7 @@ def _found_dokumente(akte: Akte, query: str, ctx: ToolContext) -> ToolResult:
         "akte": {"id": str(akte.pk), "aktenzeichen": akte.aktenzeichen},
         "dokumente": [
             {**_eintrag(d, hits[d.pk].text or snippet(d.inhalt, query)),
+             **({"seite": hits[d.pk].seite} if hits[d.pk].seite else {}),
              **({"semantisch": True} if hits[d.pk].semantisch else {})}
             for d in found
         ],
@@ -79,7 +81,7 @@ def _found_dokumente(akte: Akte, query: str, ctx: ToolContext) -> ToolResult:
 
 
 def _eintrag(d: Dokument, auszug: str) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "id": str(d.pk),
         "titel": d.titel,
         "status": d.status,
@@ -87,6 +89,20 @@ def _eintrag(d: Dokument, auszug: str) -> dict[str, Any]:
         "angelegt_am": d.angelegt_am.date().isoformat(),
         "auszug": auszug,
     }
+    if d.hochgeladen:
+        out["datei"] = _datei(d)
+    return out
+
+
+def _datei(d: Dokument) -> dict[str, Any]:
+    """What Helena needs to know of an upload: its type, pages and whether its text could be read."""
+    out: dict[str, Any] = {"typ": d.get_dateityp_display(), "name": d.dateiname,
+                           "text": d.get_extraktion_display()}
+    if d.seiten:
+        out["seiten"] = d.seiten
+    if d.quelle_id:
+        out["anhang_von"] = str(d.quelle_id)
+    return out
 
 
 def _listed(akte: Akte, dokumente: list[Dokument], data: dict[str, Any], total: int) -> ToolResult:
@@ -118,21 +134,35 @@ read_dokumente = Tool(
 class ReadDokumenteDetailParams(BaseModel):
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
     dokument_id: str = Field(..., description="id des Dokuments (aus read_dokumente)")
+    seite: int | None = Field(None, ge=1, description="ab dieser Seite lesen (lange Dokumente, Fundstellen)")
+
+
+def _dokument_not_found(dokument_id: str) -> ToolResult:
+    return ToolResult(
+        ok=False,
+        error=f"Dokument „{dokument_id}“ nicht gefunden. Nutze read_dokumente, um die id zu finden.",
+        error_code="not_found",
+        summary="Dokument nicht gefunden",
+    )
+
+
+def _text_hinweis(d: Dokument) -> str | None:
+    """Why an upload's text is missing or partial, in words Helena can pass on."""
+    if d.text_wird_gelesen:
+        return (f"Der Text der Datei wird gerade gelesen ({d.extraktion_fortschritt} %). Sag das dem "
+                f"Nutzer und biete an, es gleich noch einmal zu versuchen.")
+    if d.extraktion in (Dokument.Extraktion.OCR_FEHLT, Dokument.Extraktion.TEILWEISE,
+                        Dokument.Extraktion.LEER, Dokument.Extraktion.FEHLER):
+        return (f"{d.get_extraktion_display()}: {d.extraktion_hinweis} Erfinde keinen Inhalt für das, "
+                f"was nicht lesbar ist.")
+    return None
 
 
 def _read_dokumente_detail(params: ReadDokumenteDetailParams, ctx: ToolContext) -> ToolResult:
     try:
         dokument = get_dokument(user=ctx.user, dokument_id=params.dokument_id)
     except NotFound:
-        return ToolResult(
-            ok=False,
-            error=(
-                f"Dokument „{params.dokument_id}“ nicht gefunden. Nutze read_dokumente, um die id zu finden."
-            ),
-            error_code="not_found",
-            summary="Dokument nicht gefunden",
-        )
-    inhalt = dokument.inhalt
+        return _dokument_not_found(params.dokument_id)
     data: dict[str, Any] = {
         "id": str(dokument.pk),
         "akte": {"id": str(dokument.akte_id), "aktenzeichen": dokument.akte.aktenzeichen},
@@ -140,13 +170,27 @@ def _read_dokumente_detail(params: ReadDokumenteDetailParams, ctx: ToolContext) 
         "status": dokument.status,
         "erstellt_durch": dokument.erstellt_durch,
         "angelegt_am": dokument.angelegt_am.date().isoformat(),
-        "datei": dokument.datei.name or None,
-        "inhalt": inhalt[:_MAX_INHALT],
     }
-    if len(inhalt) > _MAX_INHALT:
-        data["hinweis"] = f"Inhalt gekürzt auf {_MAX_INHALT} von {len(inhalt)} Zeichen."
-    if not inhalt.strip():
-        data["hinweis"] = "Das Dokument hat keinen erfassten Text (evtl. nur eine Datei)."
+    if dokument.hochgeladen:
+        data["datei"] = _datei(dokument)
+    hinweise = [h for h in [_text_hinweis(dokument)] if h]
+    seiten = seiten_von(inhalt=dokument.inhalt, dateityp=dokument.dateityp)
+    if seiten[0].nummer is None:
+        inhalt = dokument.inhalt
+        data["inhalt"] = inhalt[:_MAX_INHALT]
+        if len(inhalt) > _MAX_INHALT:
+            hinweise.append(f"Inhalt gekürzt auf {_MAX_INHALT} von {len(inhalt)} Zeichen.")
+    else:
+        data["seiten"], weiter = _pages(seiten, von=params.seite or 1)
+        if not data["seiten"]:
+            hinweise.append(f"Das Dokument hat nur {len(seiten)} Seite(n); lies ab seite=1.")
+        hinweise.append("Nenne Fundstellen mit der Seite, z. B. „S. 3“.")
+        if weiter:
+            hinweise.append(f"Weitere Seiten: read_dokumente_detail mit seite={weiter} (von {len(seiten)}).")
+    if not dokument.inhalt.strip() and not dokument.hochgeladen:
+        hinweise.append("Das Dokument hat keinen Text.")
+    if hinweise:
+        data["hinweis"] = " ".join(hinweise)
     return ToolResult(
         ok=True,
         data=data,
@@ -155,11 +199,25 @@ def _read_dokumente_detail(params: ReadDokumenteDetailParams, ctx: ToolContext) 
     )
 
 
+def _pages(seiten: list[Seite], *, von: int) -> tuple[list[dict[str, Any]], int | None]:
+    """The pages from `von` on that fit the budget (at least one), and the next page to read, if any."""
+    out: list[dict[str, Any]] = []
+    used = 0
+    for seite in seiten[von - 1:]:
+        if out and used + len(seite.text) > _MAX_INHALT:
+            return out, seite.nummer
+        text = seite.text[:_MAX_INHALT]
+        out.append({"seite": seite.nummer, "text": text})
+        used += len(text)
+    return out, None
+
+
 read_dokumente_detail = Tool(
     name="read_dokumente_detail",
     description=(
         "Read the full text of one document (by its id from read_dokumente). Use it when you need the "
-        "actual wording of a letter, pleading or contract, e.g. to quote or summarise it."
+        "actual wording of a letter, pleading or contract, e.g. to quote or summarise it. Uploaded PDFs "
+        "and scans come page by page: cite them as „S. 3“; use seite to read on in a long document."
     ),
     kind="read",
     params=ReadDokumenteDetailParams,

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from akten.dokumente.seiten import seite_an
 from akten.models import Akte, Beteiligter, Dokument, Notiz
 from helena.knowledge.thesaurus import FRAGEWOERTER
 
@@ -52,6 +53,7 @@ class Treffer:
     notiz_id: int | None = None
     titel: str | None = None
     begriff: str | None = None
+    seite: int | None = None  # the page of an uploaded Dokument the text stands on
     semantisch: bool = False  # found by meaning, not by the words
     score: float = field(default=0.0, compare=False)
 
@@ -67,6 +69,8 @@ class Treffer:
             out["text"] = self.text
         if self.begriff:
             out["begriff"] = self.begriff
+        if self.seite is not None:
+            out["seite"] = self.seite
         if self.semantisch:
             out["semantisch"] = True
         return out
@@ -81,8 +85,11 @@ def matches(visible: QuerySet[Akte], term: str, *, dokumente_only: bool = False)
             yield Treffer(b.akte_id, "beteiligter", f"{b.get_rolle_display()}: {b.name}")
     for d in Dokument.objects.filter(Q(titel__icontains=term) | Q(inhalt__icontains=term), akte__in=visible):
         im_titel = needle in d.titel.casefold()
+        folded = d.inhalt.casefold()  # offsets in the folded text (casefold may change lengths)
+        seite = None if im_titel else seite_an(inhalt=folded, dateityp=d.dateityp, offset=folded.find(needle))
         yield Treffer(d.akte_id, "dokument_titel" if im_titel else "dokument_text",
-                      "" if im_titel else snippet(d.inhalt, term), dokument_id=d.pk, titel=d.titel)
+                      "" if im_titel else snippet(d.inhalt, term), dokument_id=d.pk, titel=d.titel,
+                      seite=seite)
     if dokumente_only:
         return
     for n in Notiz.objects.filter(Q(titel__icontains=term) | Q(inhalt__icontains=term), akte__in=visible):

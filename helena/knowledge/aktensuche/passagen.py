@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from akten.dokumente.seiten import seiten_von
 from akten.models import Akte, Beteiligter, Dokument, Notiz
 from helena.knowledge.embeddings import embed_passages, passage_key, to_bytes
 from helena.knowledge.models import AktenPassage
@@ -30,6 +31,7 @@ class Passage:
     quelle_id: int
     teil: int
     text: str
+    seite: int | None = None
 
     @property
     def schluessel(self) -> str:
@@ -78,6 +80,19 @@ def _headed(titel: str, text: str, *, quelle: str, quelle_id: int) -> list[Passa
     ]
 
 
+def dokument_passages(d: Dokument) -> list[Passage]:
+    """A Dokument's chunks; an upload's chunks stay within a page and know it (a hit cites "S. 3")."""
+    seiten = seiten_von(inhalt=d.inhalt, dateityp=d.dateityp)
+    if len(seiten) == 1 and seiten[0].nummer is None:
+        return _headed(d.titel, d.inhalt, quelle=Quelle.DOKUMENT, quelle_id=d.pk)
+    out: list[Passage] = []
+    for seite in seiten:
+        for part in chunks(seite.text):
+            text = ". ".join(filter(None, (d.titel.strip(), part)))
+            out.append(Passage(Quelle.DOKUMENT, d.pk, len(out), text, seite=seite.nummer))
+    return out or _headed(d.titel, "", quelle=Quelle.DOKUMENT, quelle_id=d.pk)
+
+
 def akte_passage(akte: Akte, beteiligte: list[Beteiligter]) -> Passage:
     personen = "; ".join(f"{b.get_rolle_display()}: {b.name}" for b in beteiligte)
     wegen = f"wegen {akte.wegen}" if akte.wegen else ""
@@ -90,8 +105,8 @@ def akte_passage(akte: Akte, beteiligte: list[Beteiligter]) -> Passage:
 def passages_of(akte: Akte) -> list[Passage]:
     """Everything of one Akte that is embedded, in a stable order."""
     out = [akte_passage(akte, list(Beteiligter.objects.filter(akte=akte).order_by("pk")))]
-    for d in Dokument.objects.filter(akte=akte).order_by("pk").only("pk", "titel", "inhalt"):
-        out.extend(_headed(d.titel, d.inhalt, quelle=Quelle.DOKUMENT, quelle_id=d.pk))
+    for d in Dokument.objects.filter(akte=akte).order_by("pk").only("pk", "titel", "inhalt", "dateityp"):
+        out.extend(dokument_passages(d))
     for n in Notiz.objects.filter(akte=akte).order_by("pk").only("pk", "titel", "inhalt"):
         out.extend(_headed(n.titel, n.inhalt, quelle=Quelle.NOTIZ, quelle_id=n.pk))
     return out
@@ -131,7 +146,7 @@ def refresh_akte(*, akte_id: int, progress: Callable[[int, int], None] | None = 
         AktenPassage.objects.filter(pk__in=obsolete).delete()
         AktenPassage.objects.bulk_create(
             AktenPassage(akte_id=akte_id, quelle=p.quelle, quelle_id=p.quelle_id, teil=p.teil, text=p.text,
-                         schluessel=p.schluessel, vektor=vectors[p.schluessel])
+                         seite=p.seite, schluessel=p.schluessel, vektor=vectors[p.schluessel])
             for p in wanted if _key(p) not in current_keys
         )
     return Refreshed(embedded=len(missing), kept=len(wanted_keys & current_keys), removed=len(obsolete))

@@ -15,6 +15,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from akten.dokumente.seiten import fundstelle
 from akten.models import Akte, Dokument, Notiz, User
 from akten.selectors import akten_for
 from helena.knowledge.aktensuche.lexikalisch import SNIPPET, Treffer, lexical
@@ -108,7 +109,9 @@ def _nearest(query: str, *, akte_ids: set[int], quellen: tuple[str, ...]) -> lis
 def _semantic_hits(near: list[Nachbar], lexical_hits: dict[int, list[Treffer]]) -> dict[int, list[Treffer]]:
     """One hit per Dokument, Notiz or Akte found by meaning and not already by its words."""
     seen = {(h.akte_id, h.dokument_id, h.notiz_id) for hits in lexical_hits.values() for h in hits}
-    texts = dict(AktenPassage.objects.filter(pk__in=[n.passage_id for n in near]).values_list("pk", "text"))
+    rows = AktenPassage.objects.filter(pk__in=[n.passage_id for n in near]).values_list("pk", "text", "seite")
+    texts = {pk: text for pk, text, _ in rows}
+    seiten = {pk: seite for pk, _, seite in rows}
     titles = _titles(near)
     out: dict[int, list[Treffer]] = {}
     for n in near:
@@ -124,7 +127,7 @@ def _semantic_hits(near: list[Nachbar], lexical_hits: dict[int, list[Treffer]]) 
             text = text[len(titel) + 2:]
         out.setdefault(n.akte_id, []).append(Treffer(
             n.akte_id, _FUNDSTELLE[n.quelle], _excerpt(text), dokument_id=dokument_id, notiz_id=notiz_id,
-            titel=titel, semantisch=True, score=round(n.score, 3)))
+            titel=titel, seite=seiten.get(n.passage_id), semantisch=True, score=round(n.score, 3)))
     return out
 
 
@@ -141,6 +144,10 @@ def _excerpt(text: str) -> str:
     return text[: 2 * SNIPPET] + ("…" if len(text) > 2 * SNIPPET else "")
 
 
+def _wo(t: Treffer) -> str:
+    return ", ".join(filter(None, (t.fundstelle, fundstelle(t.seite))))
+
+
 def rows(suche: AktenSuche, *, limit: int) -> list[dict[str, Any]]:
     """One row per hit, best Akte first, for the API: the Akte, the Dokument or Notiz, a snippet."""
     out: list[dict[str, Any]] = []
@@ -154,11 +161,12 @@ def rows(suche: AktenSuche, *, limit: int) -> list[dict[str, Any]]:
                 "citation": e.akte.aktenzeichen,
                 "snippet": t.text or t.titel or "",
                 "score": t.score if t.semantisch else e.score,
-                "source": f"Akte {e.akte.aktenzeichen} ({t.fundstelle})",
+                "source": f"Akte {e.akte.aktenzeichen} ({_wo(t)})",
                 "akte": {"id": str(e.akte.pk), "aktenzeichen": e.akte.aktenzeichen,
                          "kurzrubrum": e.akte.kurzrubrum},
                 "dokument": {"id": str(t.dokument_id), "titel": t.titel} if t.dokument_id else None,
                 "fundstelle": t.fundstelle,
+                "seite": t.seite,
                 "semantisch": t.semantisch,
             })
     return out[:limit]

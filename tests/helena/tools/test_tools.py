@@ -40,7 +40,7 @@ PROTOCOL: dict[str, tuple[str, set[str]]] = {
     "read_akte": ("read", {"query", "status", "limit"}),
     "read_akte_detail": ("read", {"akte_id"}),
     "read_dokumente": ("read", {"akte_id", "query"}),
-    "read_dokumente_detail": ("read", {"dokument_id"}),
+    "read_dokumente_detail": ("read", {"dokument_id", "seite"}),
     "read_fristen": ("read", {"akte_id", "status"}),
     "read_zeiterfassung": ("read", {"akte_id", "von", "bis"}),
     "search_gesetze": ("read", {"query", "gesetz", "limit"}),
