@@ -1,8 +1,10 @@
-"""/akten/: the user's Akten, one Akte, its Fristen kept by hand, and the user's Notizen and Hinweise."""
+"""/akten/: the user's Akten, one Akte, its Fristen kept by hand, its Dokumente (upload, download), and
+the user's Notizen and Hinweise."""
 
 from django.urls import path
 
 from akten import views
+from akten.dokumente import views as dokumente
 
 app_name = "akten"
 
@@ -11,6 +13,8 @@ urlpatterns = [
     path("<int:akte_id>/", views.akte_detail, name="detail"),
     path("<int:akte_id>/fristen/<int:frist_id>/erledigt/", views.frist_erledigt, name="frist_erledigt"),
     path("<int:akte_id>/fristen/<int:frist_id>/bearbeiten/", views.frist_bearbeiten, name="frist_bearbeiten"),
+    path("<int:akte_id>/dokumente/hochladen/", dokumente.hochladen, name="dokumente_hochladen"),
+    path("dokumente/<int:dokument_id>/datei/", dokumente.datei, name="dokument_datei"),
     path("notizen/", views.notizen, name="notizen"),
     path("hinweise/", views.hinweise, name="hinweise"),
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import time
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q, Sum
@@ -31,7 +32,7 @@ from akten.selectors import (
     zeiterfassung_for,
 )
 from akten.services import editable_frist, mark_alert_read, set_frist_erledigt, update_frist
-from akten.users import may_edit_fristen
+from akten.users import may_edit_fristen, may_file_dokumente
 from config.errors import DomainError
 
 
@@ -56,12 +57,14 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
     zeiten = zeiterfassung_for(user=user, akte_id=akte.pk)
     summen = zeiten.aggregate(gesamt=Sum("dauer_minuten"),
                               abrechenbar=Sum("dauer_minuten", filter=Q(abrechenbar=True)))
+    dokumente = list(dokumente_for(user=user, akte_id=akte.pk).select_related("erstellt_von", "quelle")[:300])
     context = {
         "akte": akte,
         "heute": heute,
         "beteiligte": akte.beteiligte.all(),
         "fristen": fristen,
-        "dokumente": dokumente_for(user=user, akte_id=akte.pk).select_related("erstellt_von"),
+        "dokumente": dokumente,
+        "liest_noch": any(d.text_wird_gelesen for d in dokumente),
         "notizen": notizen_for(user=user, akte_id=akte.pk).select_related("verfasst_von"),
         "hinweise": alerts_for(user=user).filter(akte=akte),
         "zeiten": zeiten,
@@ -69,6 +72,8 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
         "summe_abrechenbar": summen["abrechenbar"] or 0,
         "panels": panels_for(request, akte),
         "darf_fristen": may_edit_fristen(user),
+        "darf_hochladen": may_file_dokumente(user),
+        "upload_max_mb": settings.HELENA_UPLOAD_MAX_MB,
     }
     return render(request, "akten/detail.html", context)
 

@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from akten.dokumente.platzhalter import offene_platzhalter
 from akten.fristen import FristError, berechne, berechne_vorfrist, format_datum, kein_werktag
 from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
 from akten.selectors import get_akte
@@ -124,6 +125,11 @@ def _warnings_for(
 ) -> list[str]:
     if kind == Draft.Kind.FRIST and akte is not None:
         return _frist_warnings(fields=fields, akte=akte, context=context)
+    if kind == Draft.Kind.DOKUMENT:
+        offen = offene_platzhalter(fields.get("inhalt", ""))
+        if offen:
+            liste = ", ".join("{{" + name + "}}" for name in offen)
+            return [f"Noch nicht ausgefüllt: {liste}. Bitte vor der Freigabe ergänzen."]
     return []
 
 

@@ -8,10 +8,11 @@ class HelenaConfig(AppConfig):
 
     def ready(self) -> None:
         from akten import panels  # noqa: PLC0415 (the Akte page's extension point, once apps are loaded)
-        from helena.panels import activity, auftrag_form, gedaechtnis  # noqa: PLC0415
+        from helena.panels import activity, auftrag_form, gedaechtnis, muster_form  # noqa: PLC0415
 
         panels.register(gedaechtnis)
         panels.register(auftrag_form)
+        panels.register(muster_form)
         panels.register(activity)
         from helena import signals  # noqa: PLC0415
 

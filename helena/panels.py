@@ -1,5 +1,5 @@
-"""Helena's sections of the Akte page (akten/panels.py): her memory of the Akte, a task for her,
-the activity feed."""
+"""Helena's sections of the Akte page (akten/panels.py): her memory of the Akte, a task for her, a
+Dokument from a Muster, the activity feed."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from django.template.loader import render_to_string
 
 from akten.models import Akte
 from akten.panels import Panel
+from drafts.models import Draft
+from drafts.roles import may_make
 from helena.aktivitaet import aktivitaet
 from helena.gedaechtnis import may_correct
+from helena.knowledge.models import Muster
 from helena.models import AktenGedaechtnis
 
 SHOWN = 15
@@ -26,6 +29,17 @@ def activity(request: HttpRequest, akte: Akte) -> Panel | None:
 def auftrag_form(request: HttpRequest, akte: Akte) -> Panel:
     html = render_to_string("helena/_auftrag_form.html", {"akte": akte}, request=request)
     return Panel(slug="auftrag", title="Auftrag an Helena", parts=[html])
+
+
+def muster_form(request: HttpRequest, akte: Akte) -> Panel | None:
+    """A Muster filled from the Akte, for those who may make Dokument drafts."""
+    if not may_make(request.user, Draft.Kind.DOKUMENT):
+        return None
+    muster = list(Muster.objects.only("pk", "titel", "kategorie").order_by("kategorie", "titel")[:500])
+    if not muster:
+        return None
+    html = render_to_string("helena/_muster_form.html", {"akte": akte, "muster": muster}, request=request)
+    return Panel(slug="muster", title="Dokument aus Muster", parts=[html])
 
 
 def gedaechtnis(request: HttpRequest, akte: Akte) -> Panel:

@@ -15,5 +15,6 @@ urlpatterns = [
     path("akten/<int:akte_id>/gespraech/", views.akte_conversation, name="akte_conversation"),
     path("akten/<int:akte_id>/auftrag/", views.akte_auftrag, name="akte_auftrag"),
     path("akten/<int:akte_id>/gedaechtnis/", views.akte_gedaechtnis, name="akte_gedaechtnis"),
+    path("akten/<int:akte_id>/muster/", views.akte_muster, name="akte_muster"),
     path("aktivitaet/", views.meine_aktivitaet, name="aktivitaet"),
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -20,6 +21,7 @@ from config.errors import DomainError, Forbidden, NotFound
 from helena import presenter, selectors, services
 from helena.aktivitaet import aktivitaet_fuer
 from helena.gedaechtnis import correct
+from helena.knowledge.muster import draft_from_muster
 from helena.markdown import render_markdown
 from helena.models import Conversation, HelenaTask, RunEvent
 
@@ -118,6 +120,22 @@ def akte_auftrag(request: HttpRequest, akte_id: int) -> HttpResponse:
         messages.success(request, "Helena arbeitet im Hintergrund an deinem Auftrag. Wenn sie fertig ist, "
                                   "bekommst du einen Hinweis; ihre Vorschläge warten unter „Entwürfe“.")
     return HttpResponseRedirect(reverse("akten:detail", args=[akte_id]) + "#auftrag")
+
+
+@login_required
+@require_POST
+def akte_muster(request: HttpRequest, akte_id: int) -> HttpResponse:
+    """A Dokument draft from a Muster, filled from the Akte; the draft page shows what is still open."""
+    try:
+        made = draft_from_muster(user=request.user, akte_id=akte_id, titel=request.POST.get("titel", ""),
+                                 muster_id=request.POST.get("muster_id", ""))
+    except PermissionDenied:
+        raise Forbidden("Deine Rolle darf keine Dokumententwürfe anlegen.") from None
+    if made.offen:
+        messages.warning(request, f"Entwurf angelegt. Noch offen: {', '.join(made.offen)}.")
+    else:
+        messages.success(request, "Entwurf angelegt; alle Platzhalter sind aus der Akte ausgefüllt.")
+    return HttpResponseRedirect(reverse("drafts:detail", args=[made.draft.pk]))
 
 
 def _lines(text: str) -> list[str]:

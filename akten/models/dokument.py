@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from akten.dokumente.seiten import Seite, seiten_von
 from akten.models.akte import Akte
 
 
@@ -97,6 +98,10 @@ class Dokument(models.Model):
     @property
     def text_wird_gelesen(self) -> bool:
         return self.extraktion in (self.Extraktion.AUSSTEHEND, self.Extraktion.LAEUFT)
+
+    def seiten_text(self) -> list[Seite]:
+        """The text page by page (one unnumbered page for a written Dokument)."""
+        return seiten_von(inhalt=self.inhalt, dateityp=self.dateityp)
 
 
 class Briefkopf(models.Model):

@@ -23,6 +23,7 @@ from drafts.fields import FieldsInvalid
 from drafts.models import Draft
 from drafts.services import create_draft, frist_aus_berechnung, vorfrist_for
 from helena.agent.tooling import Tool, ToolContext, ToolResult
+from helena.knowledge.muster import draft_from_muster
 from helena.tools.akten import akte_not_found
 from helena.tools.base import DauerParams
 
@@ -54,18 +55,24 @@ def _propose(*, ctx: ToolContext, kind: str, tool: str, fields: dict[str, Any], 
         return _invalid(exc.message)
     except PermissionDenied:
         raise  # the executor answers "forbidden"
+    berechnung = (context or {}).get("berechnung")
+    extra = {"berechnung": berechnung["begruendung"]} if berechnung else {}
+    return _proposed(draft=draft, ctx=ctx, summary=summary, extra=extra)
+
+
+def _proposed(*, draft: Draft, ctx: ToolContext, summary: str, extra: dict[str, Any] | None = None,
+              hinweis: str = "") -> ToolResult:
+    """What the model and the chat learn of a new draft: its fields and warnings, and its card."""
     data: dict[str, Any] = {
         "draft_id": str(draft.pk),
         "status": "pending",
         "art": draft.get_kind_display(),
         "felder": draft.fields,
-        "hinweis": _WAITS,
+        "hinweis": " ".join(filter(None, (_WAITS, hinweis))),
     }
     if draft.warnings:
         data["warnungen"] = draft.warnings
-    if context and context.get("berechnung"):
-        data["berechnung"] = context["berechnung"]["begruendung"]
-
+    data.update(extra or {})
     html = render_card(draft=draft, user=ctx.user)
     return ToolResult(
         ok=True, data=data, summary=summary, sources=[{"table": _DRAFT_TABLE, "id": str(draft.pk)}],
@@ -79,20 +86,59 @@ def _propose(*, ctx: ToolContext, kind: str, tool: str, fields: dict[str, Any], 
 class DokumentParams(_Params):
     akte_id: str = Field(description="die Akte, zu der das Dokument gehört")
     titel: str = Field(description="Titel des Dokuments, z. B. 'Klageerwiderung'")
-    inhalt: str = Field(description="der vollständige Text in Markdown")
+    inhalt: str | None = Field(None, description="der vollständige Text in Markdown (ohne muster_id)")
+    muster_id: str | None = Field(
+        None, description="id eines Musters aus search_muster: sein Text wird mit der Akte ausgefüllt")
+    werte: dict[str, str] | None = Field(
+        None, description="mit muster_id: Werte für Platzhalter, die die Akte nicht kennt, "
+                          "z. B. {\"KUENDIGUNG_DATUM\": \"03.11.2026\"}")
+
+    @model_validator(mode="after")
+    def _text_or_muster(self) -> DokumentParams:
+        if not self.muster_id and not (self.inhalt or "").strip():
+            raise ValueError("inhalt (der Text) oder muster_id (ein Muster aus search_muster) angeben")
+        return self
 
 
 def _create_draft_dokument(params: DokumentParams, ctx: ToolContext) -> ToolResult:
+    if params.muster_id:
+        return _from_muster(params, ctx)
     return _propose(ctx=ctx, kind="dokument", tool="create_draft_dokument", akte_id=params.akte_id,
-                    fields={"titel": params.titel, "inhalt": params.inhalt},
+                    fields={"titel": params.titel, "inhalt": params.inhalt or ""},
                     summary=f"Entwurf „{params.titel.strip()[:60]}“ zur Freigabe vorgelegt")
+
+
+def _from_muster(params: DokumentParams, ctx: ToolContext) -> ToolResult:
+    """The Muster filled with the Akte's values; the open placeholders are told, not guessed."""
+    try:
+        made = draft_from_muster(user=ctx.user, akte_id=params.akte_id, muster_id=params.muster_id or "",
+                                 titel=params.titel, werte=params.werte, run_id=ctx.run_id,
+                                 conversation_id=ctx.conversation_id)
+    except NotFound as exc:
+        if "Muster" not in exc.message:
+            return akte_not_found(params.akte_id)
+        return ToolResult(ok=False, error=exc.message, error_code="not_found",
+                          summary="Muster nicht gefunden")
+    except FieldsInvalid as exc:
+        return _invalid(exc.message)
+    extra: dict[str, Any] = {"ausgefuellt": made.gefuellt}
+    hinweis = ""
+    if made.offen:
+        extra["offene_platzhalter"] = made.offen
+        hinweis = ("Offene Platzhalter stehen noch im Text: frag den Nutzer nach den Werten und lege den "
+                   "Entwurf mit werte neu an, statt etwas zu erfinden.")
+    titel = made.draft.fields["titel"][:60]
+    return _proposed(draft=made.draft, ctx=ctx, extra=extra, hinweis=hinweis,
+                     summary=f"Entwurf aus Muster „{titel}“ zur Freigabe vorgelegt")
 
 
 create_draft_dokument = Tool(
     name="create_draft_dokument",
     description=(
         "Propose a document (letter, Schriftsatz, memo) for an Akte. Creates a DRAFT that a human must "
-        "approve; nothing is saved in the Akte until then. inhalt is the full text in Markdown."
+        "approve; nothing is saved in the Akte until then. inhalt is the full text in Markdown; or give "
+        "muster_id (from search_muster) and the template is filled with the Akte's data (Mandant, "
+        "Gegner, Gericht, Aktenzeichen, Datum …), werte for placeholders the Akte does not know."
     ),
     kind="write",
     params=DokumentParams,

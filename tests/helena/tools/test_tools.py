@@ -51,7 +51,7 @@ PROTOCOL: dict[str, tuple[str, set[str]]] = {
     "calculate_frist": ("read", {"start", "dauer", "preset", "fristbeginn", "vorfrist_tage", "bundesland"}),
     "search_alle_akten": ("read", {"query", "limit"}),
     "search_web": ("read", {"query"}),
-    "create_draft_dokument": ("write", {"akte_id", "titel", "inhalt"}),
+    "create_draft_dokument": ("write", {"akte_id", "titel", "inhalt", "muster_id", "werte"}),
     "create_draft_frist": ("write", {"akte_id", "bezeichnung", "datum", "typ"}),
     "create_notiz": ("write", {"inhalt", "akte_id", "titel"}),
     "create_alert": ("write", {"message", "severity", "akte_id"}),
