@@ -1,7 +1,17 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_delete
 
 
 class AktenConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "akten"
     verbose_name = "Kanzlei: Akten"
+
+    def ready(self) -> None:
+        from akten.dokumente.services import delete_file  # noqa: PLC0415 (models are loaded now)
+        from akten.models import Dokument  # noqa: PLC0415
+
+        def file_goes_too(sender: type, instance: Dokument, **kwargs: object) -> None:
+            delete_file(dokument=instance)
+
+        post_delete.connect(file_goes_too, sender=Dokument, weak=False, dispatch_uid="akten.dokument_file")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from akten.dokumente.services import EXTRACT_TASK, run_extraction
+from akten.dokumente.services import EXTRACT_TASK, requeue_stale_extractions, run_extraction
 from akten.hinweise import scan_fristen
 
 SCAN_TASK = "akten.scan_fristen"
@@ -20,3 +20,8 @@ def scan_fristen_task() -> int:
 def extract_dokument_task(dokument_id: int) -> None:
     """Read an uploaded Dokument's text (OCR included); progress is on the Dokument itself."""
     run_extraction(dokument_id=dokument_id)
+
+
+@shared_task(name="akten.requeue_extractions", ignore_result=True)
+def requeue_extractions_task() -> int:
+    return requeue_stale_extractions()

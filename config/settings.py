@@ -158,6 +158,8 @@ CELERY_BEAT_SCHEDULE = {
     "scan-fristen": {"task": "akten.scan_fristen", "schedule": 300.0},
     "close-tasks": {"task": "helena.close_tasks", "schedule": 60.0},
     "refresh-memories": {"task": "helena.refresh_memories", "schedule": 60.0},
+    # An upload whose text nobody reads any more (the worker was down or died): read it again.
+    "requeue-extractions": {"task": "akten.requeue_extractions", "schedule": 600.0},
 }
 
 AUTH_USER_MODEL = "akten.User"

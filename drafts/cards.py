@@ -242,7 +242,11 @@ def _record_link(draft: Draft) -> dict[str, str]:
     if draft.record_type == "akte":
         return {"url": url, "text": f"Akte {aktenzeichen} ansehen"}
     what = _RECORD_NAMES.get(draft.record_type, "den Eintrag")
-    return {"url": url, "text": f"Zur Akte {aktenzeichen}: {what} ansehen"}
+    link = {"url": url, "text": f"Zur Akte {aktenzeichen}: {what} ansehen"}
+    if draft.record_type == "dokument":  # the approved Schriftsatz on the letterhead, ready to send
+        datei = reverse("akten:dokument_datei", args=[draft.record_id])
+        link |= {"docx": f"{datei}?format=docx", "pdf": f"{datei}?format=pdf"}
+    return link
 
 
 def render_card(

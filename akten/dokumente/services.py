@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import IO
 from uuid import uuid4
@@ -20,6 +21,7 @@ from django.conf import settings
 from django.core.files import File
 from django.db import transaction
 from django.db.models.fields.files import FieldFile
+from django.utils import timezone
 
 from akten.dokumente.lesen import Gelesen, lies, pruefe
 from akten.dokumente.seiten import mit_seiten
@@ -156,16 +158,40 @@ def _progress(dokument_id: int) -> Callable[[int, int], None]:
         percent = min(99, done * 100 // max(total, 1))
         if percent != last[0]:
             last[0] = percent
-            Dokument.objects.filter(pk=dokument_id).update(extraktion_fortschritt=percent)
+            Dokument.objects.filter(pk=dokument_id).update(extraktion_fortschritt=percent,
+                                                           aktualisiert_am=timezone.now())
 
     return report
+
+
+STALE_AFTER = timedelta(minutes=15)
+
+
+def requeue_stale_extractions() -> int:
+    """Uploads that waited or ran without progress for STALE_AFTER are read again (beat)."""
+    stale = list(Dokument.objects.filter(
+        extraktion__in=(Extraktion.AUSSTEHEND, Extraktion.LAEUFT),
+        aktualisiert_am__lt=timezone.now() - STALE_AFTER,
+    ).values_list("pk", flat=True)[:100])
+    for pk in stale:
+        Dokument.objects.filter(pk=pk).update(extraktion=Extraktion.AUSSTEHEND,
+                                              aktualisiert_am=timezone.now())
+        start_extraction(dokument_id=pk)
+    return len(stale)
+
+
+def delete_file(*, dokument: Dokument) -> None:
+    """A deleted Dokument takes its file along (once the deletion is committed)."""
+    if dokument.datei:
+        storage, name = dokument.datei.storage, dokument.datei.name
+        transaction.on_commit(lambda: storage.delete(name))
 
 
 def run_extraction(*, dokument_id: int) -> Dokument | None:
     """Read the Dokument's file into `inhalt` (pages apart, see seiten.py) and say how it went."""
     claimed = Dokument.objects.filter(
         pk=dokument_id, extraktion__in=(Extraktion.AUSSTEHEND, Extraktion.LAEUFT),
-    ).update(extraktion=Extraktion.LAEUFT, extraktion_fortschritt=0)
+    ).update(extraktion=Extraktion.LAEUFT, extraktion_fortschritt=0, aktualisiert_am=timezone.now())
     dokument = Dokument.objects.select_related("akte").filter(pk=dokument_id).first()
     if not claimed or dokument is None or not dokument.datei:
         return None

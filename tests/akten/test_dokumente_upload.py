@@ -5,12 +5,15 @@ and the original back only for who may see the Akte."""
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.utils import timezone
 
+from akten.dokumente.services import requeue_stale_extractions
 from akten.models import Dokument
 from tests import dateien
 from tests.conftest import MEDIA_ROOT, Kanzlei
@@ -199,3 +202,22 @@ def test_extraction_runs_in_a_celery_worker_with_progress(kanzlei: Kanzlei, sett
     assert body["extraktion"]["status"] == "fertig", body["extraktion"]
     assert [s["nummer"] for s in body["seiten_text"]] == [1, 2, 3, 4, 5]
     assert body["seiten_text"][3]["text"].startswith("Seite 4")
+
+
+def test_a_forgotten_upload_is_read_again_and_a_deleted_one_takes_its_file(
+        kanzlei: Kanzlei, settings, django_capture_on_commit_callbacks) -> None:
+    settings.HELENA_DOKUMENT_EXTRAKTION = "task"  # queued on commit, and this test never commits
+    body = _upload(kanzlei, "anwalt", "A", "Brief.txt", b"Sehr geehrte Frau Meier").json()
+    assert body["extraktion"]["status"] == "ausstehend"
+    assert requeue_stale_extractions() == 0  # not forgotten yet
+    Dokument.objects.filter(pk=body["id"]).update(aktualisiert_am=timezone.now() - timedelta(minutes=20))
+    settings.HELENA_DOKUMENT_EXTRAKTION = "inline"
+    assert requeue_stale_extractions() == 1
+    dokument = Dokument.objects.get(pk=body["id"])
+    assert dokument.extraktion == "fertig" and dokument.inhalt == "Sehr geehrte Frau Meier"
+
+    path = Path(dokument.datei.path)
+    assert path.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        dokument.delete()
+    assert not path.exists()
