@@ -27,6 +27,7 @@ bench: $(STAMP)
 	$(PY) -m config.launcher exec -- $(PY) bench/agent_overhead.py
 	$(PY) -m config.launcher exec -- $(PY) bench/stream_latency.py
 	$(PY) bench/dialects.py
+	$(PY) bench/dokumente.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

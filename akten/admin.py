@@ -4,19 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminPasswordChangeForm, SetUnusablePasswordMixin
-from django.http import HttpRequest
-from django.utils.html import format_html
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
+from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.text import format_lazy
 
+from akten.dokumente.ausgabe import vorlage as word_vorlage
+from akten.dokumente.ausgabe.docx import MIME as DOCX_MIME
+from akten.dokumente.ausgabe.kontext import PLATZHALTER
 from akten.models import (
     Akte,
     AktenZugriff,
     Alert,
     ApiToken,
     Beteiligter,
+    Briefkopf,
     Dokument,
     Frist,
     Notiz,
@@ -131,6 +139,76 @@ class DokumentAdmin(admin.ModelAdmin):
     list_filter = ("status", "erstellt_durch")
     search_fields = ("titel", "inhalt", "akte__aktenzeichen")
     autocomplete_fields = ("akte", "erstellt_von", "freigegeben_von")
+
+
+VORLAGE_MAX_BYTES = 10 * 1024 * 1024
+
+
+class BriefkopfForm(forms.ModelForm):
+    class Meta:
+        model = Briefkopf
+        fields = ("kanzlei", "anschrift", "kontakt", "ort", "unterschrift", "fusszeile", "vorlage")
+
+    def clean_vorlage(self) -> Any:
+        """A new upload must be a Word template that renders: checked now, not at the first download."""
+        datei = self.cleaned_data.get("vorlage")
+        if isinstance(datei, UploadedFile):
+            if datei.size and datei.size > VORLAGE_MAX_BYTES:
+                raise ValidationError("Die Vorlage ist größer als 10 MB.")
+            inhalt = datei.read()
+            datei.seek(0)
+            word_vorlage.pruefen(inhalt)
+        return datei
+
+
+@admin.register(Briefkopf)
+class BriefkopfAdmin(admin.ModelAdmin):
+    """The one letterhead of the Kanzlei: its fields, and optionally a Word template of its own."""
+
+    form = BriefkopfForm
+    list_display = ("kanzlei", "ort", "eigene_vorlage", "aktualisiert_am")
+    readonly_fields = ("eingebaute_vorlage", "aktualisiert_am")
+    fieldsets = (
+        ("Kanzlei", {"fields": ("kanzlei", "anschrift", "kontakt", "ort")}),
+        ("Unterschrift und Fußzeile", {"fields": ("unterschrift", "fusszeile")}),
+        ("Word-Vorlage", {
+            "fields": ("vorlage", "eingebaute_vorlage"),
+            "description": format_html(
+                "Die Word-Datei (DOCX) nutzt die eigene Vorlage, wenn eine hochgeladen ist; das PDF hat "
+                "immer das eingebaute Layout mit den Angaben oben. Platzhalter einer eigenen Vorlage: {}. "
+                "Der Text des Dokuments steht, wo <code>{{{{p inhalt }}}}</code> allein in einem Absatz "
+                "steht. Beim Hochladen wird die Vorlage probeweise gefüllt.",
+                format_html_join(", ", "<code>{{{{ {} }}}}</code>",
+                                 ((name,) for name in PLATZHALTER if name != "inhalt"))),
+        }),
+        ("Stand", {"fields": ("aktualisiert_am",)}),
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and not Briefkopf.objects.exists()
+
+    def get_urls(self) -> list[URLPattern]:
+        return [
+            path("vorlage/", self.admin_site.admin_view(self.vorlage_herunterladen),
+                 name="akten_briefkopf_vorlage"),
+            *super().get_urls(),
+        ]
+
+    def vorlage_herunterladen(self, request: HttpRequest) -> HttpResponse:
+        response = HttpResponse(word_vorlage.eingebaute_vorlage(), content_type=DOCX_MIME)
+        response["Content-Disposition"] = 'attachment; filename="Briefkopf-Vorlage.docx"'
+        return response
+
+    @admin.display(description="eingebaute Vorlage")
+    def eingebaute_vorlage(self, obj: Briefkopf | None) -> str:
+        return format_html(
+            '<a href="{}">Eingebaute Vorlage herunterladen (DOCX)</a> – in Word anpassen '
+            "(Logo, Schrift, Anordnung) und oben als eigene Vorlage hochladen.",
+            reverse("admin:akten_briefkopf_vorlage"))
+
+    @admin.display(description="eigene Word-Vorlage", boolean=True)
+    def eigene_vorlage(self, obj: Briefkopf) -> bool:
+        return bool(obj.vorlage)
 
 
 @admin.register(Zeiterfassung)

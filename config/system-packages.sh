@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Debian packages Helena uses beside her pip wheels (called by `make install`, so by `make run`,
 # `make test` and .ci/run): Tesseract with German data for scanned documents, pango/harfbuzz and
-# fonts for WeasyPrint's PDFs. Installed when missing and this user may (root, or sudo without a
+# fonts for WeasyPrint's PDFs (Liberation Sans: the metric twin of the DOCX's Arial). Installed when
+# missing and this user may (root, or sudo without a
 # password); otherwise a hint: Helena still runs, a scan then says "OCR nicht verfügbar".
 set -u
-PACKAGES="tesseract-ocr tesseract-ocr-deu libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core"
+PACKAGES="tesseract-ocr tesseract-ocr-deu libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0
+  fonts-dejavu-core fonts-liberation"
 
 missing=""
 for p in $PACKAGES; do

@@ -30,7 +30,7 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 from django.utils.text import camel_case_to_spaces
 
-from akten.models import Alert, Beteiligter, Dokument, Notiz, Zeiterfassung
+from akten.models import Alert, Beteiligter, Briefkopf, Dokument, Notiz, Zeiterfassung
 from drafts.models import Draft, DraftEvent
 from helena.knowledge.models import Gesetz, Muster, Norm, Urteil
 from helena.models import (
@@ -74,8 +74,8 @@ ALLOWED_CHOICE_LABELS = {
     # Frist.Typ, Dokument.Status, Draft.Kind, Conversation.ContextType
     "Frist", "Termin", "Wiedervorlage", "Entwurf", "freigegeben", "Dokument", "Notiz", "Zeiterfassung",
     "Akte", "Fristen", "Recherche",
-    # Dokument.ErstelltDurch
-    "Mensch", "Helena",
+    # Dokument.ErstelltDurch, Dokument.Dateityp (the format's German name)
+    "Mensch", "Helena", "PDF", "Bild",
     # Alert.Severity ("Info" is the German short form of "Information")
     "Info",
     # ModelTier.Provider, LLMProvider: the product's name
@@ -229,6 +229,7 @@ def records(kanzlei: Kanzlei) -> dict[type[models.Model], models.Model]:
                                       akte.fristen.first(), anwalt.api_tokens.first())},
         Beteiligter: Beteiligter.objects.create(akte=akte, rolle="mandant", name="Meier"),
         Dokument: Dokument.objects.create(akte=akte, titel="Kündigungsschreiben"),
+        Briefkopf: Briefkopf.objects.create(kanzlei="Kanzlei Berger", ort="Köln"),
         Zeiterfassung: Zeiterfassung.objects.create(akte=akte, user=anwalt, dauer_minuten=30,
                                                     taetigkeit="Besprechung"),
         Notiz: Notiz.objects.create(akte=akte, inhalt="Mandant ruft zurück", verfasst_von=anwalt),
