@@ -4,10 +4,12 @@ and the original back only for who may see the Akte."""
 
 from __future__ import annotations
 
+import io
 import time
 from datetime import timedelta
 from pathlib import Path
 
+import pypdf
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -221,3 +223,15 @@ def test_a_forgotten_upload_is_read_again_and_a_deleted_one_takes_its_file(
     with django_capture_on_commit_callbacks(execute=True):
         dokument.delete()
     assert not path.exists()
+
+
+def test_an_upload_as_pdf_is_a_text_version_without_our_signature(kanzlei: Kanzlei) -> None:
+    body = _upload(kanzlei, "anwalt", "A", "Schreiben Gegenseite.txt",
+                   "Wir weisen Ihre Forderung zurück.".encode()).json()
+    response = _client(kanzlei, "anwalt").get(f"/api/v1/dokumente/{body['id']}/datei", {"format": "pdf"})
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+    pdf = pypdf.PdfReader(io.BytesIO(b"".join(response.streaming_content)))
+    text = " ".join(" ".join(page.extract_text() for page in pdf.pages).split())
+    assert "Textfassung von „Schreiben Gegenseite.txt“" in text
+    assert "Wir weisen Ihre Forderung zurück." in text and "1/26" in text
+    assert "Rechtsanwältin" not in text and "anwalt" not in text.replace("Rechtsanw", "")
