@@ -135,10 +135,23 @@ class FristAdmin(admin.ModelAdmin):
 
 @admin.register(Dokument)
 class DokumentAdmin(admin.ModelAdmin):
-    list_display = ("titel", "akte", "status", "erstellt_durch", "freigegeben_von", "angelegt_am")
-    list_filter = ("status", "erstellt_durch")
+    """Uploads come in through the Akte page and the API (type check, text extraction): here their
+    file data is shown, not edited, and the file is reached through the permission-checked view."""
+
+    list_display = ("titel", "akte", "dateityp", "extraktion", "status", "erstellt_durch", "angelegt_am")
+    list_filter = ("status", "erstellt_durch", "dateityp", "extraktion")
     search_fields = ("titel", "inhalt", "akte__aktenzeichen")
     autocomplete_fields = ("akte", "erstellt_von", "freigegeben_von")
+    exclude = ("datei",)
+    readonly_fields = ("original", "dateiname", "dateityp", "mime", "groesse", "seiten", "extraktion",
+                       "extraktion_fortschritt", "extraktion_hinweis", "ocr_seiten", "quelle")
+
+    @admin.display(description="Datei")
+    def original(self, dokument: Dokument) -> str:
+        if not dokument.datei:
+            return "—"
+        url = reverse("akten:dokument_datei", args=[dokument.pk])
+        return format_html('<a href="{}">{}</a>', url, dokument.dateiname or "Original herunterladen")
 
 
 VORLAGE_MAX_BYTES = 10 * 1024 * 1024

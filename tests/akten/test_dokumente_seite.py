@@ -77,3 +77,13 @@ def test_downloads_go_through_the_permission_check(kanzlei: Kanzlei) -> None:
     assert Client().get(f"/akten/dokumente/{dokument.pk}/datei/").status_code == 302  # to the login
     bad = _browser(kanzlei, "anwalt").get(f"/akten/dokumente/{dokument.pk}/datei/?format=exe")
     assert bad.status_code == 422 and "original, docx und pdf" in bad.content.decode()
+
+
+def test_the_admin_shows_an_upload_without_a_media_link(kanzlei: Kanzlei, admin_client: Client) -> None:
+    _browser(kanzlei, "anwalt").post(f"/akten/{kanzlei.akten['A'].pk}/dokumente/hochladen/",
+                                     {"datei": SimpleUploadedFile("Vollmacht.txt", b"Vollmacht")})
+    dokument = Dokument.objects.get()
+    html = admin_client.get(f"/admin/akten/dokument/{dokument.pk}/change/").content.decode()
+    assert f'href="/akten/dokumente/{dokument.pk}/datei/"' in html and "Vollmacht.txt" in html
+    assert "/media/" not in html and 'type="file"' not in html
+    assert "Text gelesen" in admin_client.get("/admin/akten/dokument/").content.decode()
