@@ -12,10 +12,11 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app regi
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from akten.auth import WebsocketTokenOrSessionAuth  # noqa: E402
+from config.koerper import BodyLimit  # noqa: E402
 from helena.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter({
-    "http": django_asgi_app,
+    "http": BodyLimit(django_asgi_app),  # an oversized upload is refused before it is read
     # Session first (cookie), then a Bearer token or an Origin check may override the user.
     "websocket": AuthMiddlewareStack(WebsocketTokenOrSessionAuth(URLRouter(websocket_urlpatterns))),
 })

@@ -6,6 +6,7 @@ import io
 from datetime import datetime
 from typing import Literal
 
+from django.db.models import Prefetch
 from django.http import FileResponse, HttpRequest, HttpResponse
 from ninja import File, Form, Query, Router, Schema, Status
 from ninja.files import UploadedFile
@@ -81,7 +82,7 @@ def dokument_out(dokument: Dokument) -> dict:
         "mime": dokument.mime or None, "groesse": dokument.groesse, "seiten": dokument.seiten,
         "zeichen": len(dokument.inhalt) - dokument.inhalt.count("\f"),
         "extraktion": extraktion, "quelle_id": str(dokument.quelle_id) if dokument.quelle_id else None,
-        "anhaenge": [str(pk) for pk in dokument.anhaenge.order_by("pk").values_list("pk", flat=True)],
+        "anhaenge": [str(a.pk) for a in sorted(dokument.anhaenge.all(), key=lambda a: a.pk)],
         "angelegt_am": dokument.angelegt_am,
     }
 
@@ -100,7 +101,9 @@ def upload(request: HttpRequest, akte_id: int, datei: File[UploadedFile],
             summary="Dokumente einer Akte")
 def dokumente_list(request: HttpRequest, akte_id: int) -> list[dict]:
     akte = selectors.get_akte(user=request.auth, akte_id=akte_id)
-    return [dokument_out(d) for d in selectors.dokumente_for(user=request.auth, akte_id=akte.pk)[:500]]
+    anhaenge = Prefetch("anhaenge", queryset=Dokument.objects.only("pk", "quelle_id"))
+    dokumente = selectors.dokumente_for(user=request.auth, akte_id=akte.pk).prefetch_related(anhaenge)
+    return [dokument_out(d) for d in dokumente[:500]]
 
 
 @router.get("/dokumente/{dokument_id}", response={200: DokumentDetailOut, **errors(404)},

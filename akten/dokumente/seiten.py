@@ -29,10 +29,11 @@ def seiten_von(*, inhalt: str, dateityp: str) -> list[Seite]:
 
 
 def seite_an(*, inhalt: str, dateityp: str, offset: int) -> int | None:
-    """The page on which the character at `offset` stands (None where pages are not citable)."""
-    if dateityp not in SEITEN_TYPEN or (dateityp == "txt" and SEITENUMBRUCH not in inhalt):
+    """The page on which the character at `offset` stands (None where pages are not citable, or the
+    offset is not in the text: the database's match and Python's may differ)."""
+    if offset < 0 or dateityp not in SEITEN_TYPEN or (dateityp == "txt" and SEITENUMBRUCH not in inhalt):
         return None
-    return inhalt.count(SEITENUMBRUCH, 0, max(0, offset)) + 1
+    return inhalt.count(SEITENUMBRUCH, 0, offset) + 1
 
 
 def fundstelle(nummer: int | None) -> str:

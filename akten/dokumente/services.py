@@ -20,12 +20,13 @@ from celery import current_app
 from django.conf import settings
 from django.core.files import File
 from django.db import transaction
+from django.db.models import F
 from django.db.models.fields.files import FieldFile
 from django.utils import timezone
 
 from akten.dokumente.lesen import Gelesen, lies, pruefe
 from akten.dokumente.seiten import mit_seiten
-from akten.dokumente.typen import DateiAbgelehnt, erkenne
+from akten.dokumente.typen import DateiAbgelehnt, bereinigt, erkenne
 from akten.models import Akte, Dokument, User
 from akten.selectors import get_akte
 from akten.users import may_file_dokumente
@@ -69,12 +70,23 @@ def _local_path(source: IO[bytes] | FieldFile, *, suffix: str = "") -> Iterator[
     if path is not None:
         yield Path(path())
         return
-    if isinstance(source, FieldFile):
-        try:
-            yield Path(source.path)  # the file system storage
-            return
-        except NotImplementedError:
-            source.open("rb")
+    if not isinstance(source, FieldFile):
+        with _copy(source, suffix=suffix) as copy:
+            yield copy
+        return
+    try:
+        local = Path(source.path)  # the file system storage
+    except NotImplementedError:
+        local = None
+    if local is not None:
+        yield local
+        return
+    with source.open("rb") as handle, _copy(handle, suffix=suffix) as copy:
+        yield copy
+
+
+@contextmanager
+def _copy(source: IO[bytes], *, suffix: str) -> Iterator[Path]:
     with tempfile.NamedTemporaryFile(suffix=suffix) as tmp:
         source.seek(0)
         for chunk in iter(lambda: source.read(1024 * 1024), b""):
@@ -86,6 +98,7 @@ def _local_path(source: IO[bytes] | FieldFile, *, suffix: str = "") -> Iterator[
 
 def _create(*, akte: Akte, user: User | None, datei: IO[bytes], name: str, groesse: int, titel: str = "",
             quelle: Dokument | None = None) -> Dokument:
+    name = " ".join(bereinigt(name).split())[:255] or "Dokument"  # a mail's attachment may be named anyhow
     if groesse > max_bytes():
         raise DateiAbgelehnt(
             f"„{name}“ ist {groesse / 1024 / 1024:.1f} MB groß; erlaubt sind höchstens "
@@ -148,7 +161,15 @@ def start_extraction(*, dokument_id: int) -> None:
     if settings.HELENA_DOKUMENT_EXTRAKTION == "inline":
         run_extraction(dokument_id=dokument_id)
     else:
-        transaction.on_commit(lambda: current_app.send_task(EXTRACT_TASK, args=[dokument_id]))
+        transaction.on_commit(lambda: _send(dokument_id))
+
+
+def _send(dokument_id: int) -> None:
+    """A broker that is down must not turn a saved upload into an error: beat sends it again."""
+    try:
+        current_app.send_task(EXTRACT_TASK, args=[dokument_id])
+    except Exception:
+        log.exception("queueing the extraction of Dokument %s failed; beat will retry", dokument_id)
 
 
 def _progress(dokument_id: int) -> Callable[[int, int], None]:
@@ -165,19 +186,28 @@ def _progress(dokument_id: int) -> Callable[[int, int], None]:
 
 
 STALE_AFTER = timedelta(minutes=15)
+MAX_VERSUCHE = 3  # a file that kills the worker (or never finishes) is not tried forever
 
 
 def requeue_stale_extractions() -> int:
-    """Uploads that waited or ran without progress for STALE_AFTER are read again (beat)."""
-    stale = list(Dokument.objects.filter(
-        extraktion__in=(Extraktion.AUSSTEHEND, Extraktion.LAEUFT),
-        aktualisiert_am__lt=timezone.now() - STALE_AFTER,
-    ).values_list("pk", flat=True)[:100])
-    for pk in stale:
+    """Uploads that waited or ran without progress for STALE_AFTER are read again (beat), at most
+    MAX_VERSUCHE times in all; then they say they could not be read."""
+    stale = Dokument.objects.filter(extraktion__in=(Extraktion.AUSSTEHEND, Extraktion.LAEUFT),
+                                    aktualisiert_am__lt=timezone.now() - STALE_AFTER)
+    for pk in stale.filter(extraktion_versuche__gte=MAX_VERSUCHE).values_list("pk", flat=True)[:100]:
+        _failed(pk, f"Das Lesen wurde nach {MAX_VERSUCHE} Versuchen abgebrochen. Öffne das Original.")
+    again = list(stale.filter(extraktion_versuche__lt=MAX_VERSUCHE).values_list("pk", flat=True)[:100])
+    for pk in again:
         Dokument.objects.filter(pk=pk).update(extraktion=Extraktion.AUSSTEHEND,
                                               aktualisiert_am=timezone.now())
         start_extraction(dokument_id=pk)
-    return len(stale)
+    return len(again)
+
+
+def _failed(dokument_id: int, hinweis: str) -> None:
+    Dokument.objects.filter(pk=dokument_id).update(
+        extraktion=Extraktion.FEHLER, extraktion_hinweis=hinweis, extraktion_fortschritt=100,
+        aktualisiert_am=timezone.now())
 
 
 def delete_file(*, dokument: Dokument) -> None:
@@ -188,33 +218,34 @@ def delete_file(*, dokument: Dokument) -> None:
 
 
 def run_extraction(*, dokument_id: int) -> Dokument | None:
-    """Read the Dokument's file into `inhalt` (pages apart, see seiten.py) and say how it went."""
-    claimed = Dokument.objects.filter(
-        pk=dokument_id, extraktion__in=(Extraktion.AUSSTEHEND, Extraktion.LAEUFT),
-    ).update(extraktion=Extraktion.LAEUFT, extraktion_fortschritt=0, aktualisiert_am=timezone.now())
+    """Read the Dokument's file into `inhalt` (pages apart, see seiten.py) and say how it went.
+
+    Only a waiting Dokument is claimed (a task delivered twice reads it once); whatever goes wrong
+    ends in "Datei nicht lesbar", never in a Dokument that says it is being read forever.
+    """
+    claimed = Dokument.objects.filter(pk=dokument_id, extraktion=Extraktion.AUSSTEHEND).update(
+        extraktion=Extraktion.LAEUFT, extraktion_fortschritt=0, aktualisiert_am=timezone.now(),
+        extraktion_versuche=F("extraktion_versuche") + 1)
     dokument = Dokument.objects.select_related("akte").filter(pk=dokument_id).first()
     if not claimed or dokument is None or not dokument.datei:
         return None
     try:
         with _local_path(dokument.datei, suffix=f".{dokument.dateityp}") as path:
             gelesen = lies(path, dokument.dateityp, fortschritt=_progress(dokument.pk))
+        with transaction.atomic():
+            hinweise = [] if dokument.anhaenge.exists() else _attachments(dokument, gelesen)
+            dokument.inhalt = mit_seiten(gelesen.seiten)
+            dokument.seiten = gelesen.seitenzahl or dokument.seiten
+            dokument.ocr_seiten = gelesen.ocr_seiten
+            dokument.extraktion, hinweis = _outcome(gelesen)
+            dokument.extraktion_hinweis = " ".join(filter(None, [hinweis, gelesen.hinweis, *hinweise]))[:500]
+            dokument.extraktion_fortschritt = 100
+            dokument.save()
     except Exception:
         log.exception("reading Dokument %s failed", dokument.pk)
-        dokument.extraktion = Extraktion.FEHLER
-        dokument.extraktion_hinweis = ("Die Datei ließ sich nicht lesen. Öffne das Original; "
-                                       "lade sie ggf. als PDF neu hoch.")
-        dokument.extraktion_fortschritt = 100
-        dokument.save(update_fields=["extraktion", "extraktion_hinweis", "extraktion_fortschritt",
-                                     "aktualisiert_am"])
-        return dokument
-    hinweise = _attachments(dokument, gelesen)
-    dokument.inhalt = mit_seiten(gelesen.seiten)
-    dokument.seiten = gelesen.seitenzahl or dokument.seiten
-    dokument.ocr_seiten = gelesen.ocr_seiten
-    dokument.extraktion, hinweis = _outcome(gelesen)
-    dokument.extraktion_hinweis = " ".join(filter(None, [hinweis, *hinweise]))[:500]
-    dokument.extraktion_fortschritt = 100
-    dokument.save()
+        _failed(dokument.pk, "Die Datei ließ sich nicht lesen. Öffne das Original; lade sie ggf. als PDF neu "
+                             "hoch.")
+        return None
     return dokument
 
 
@@ -224,12 +255,16 @@ def _seitenliste(nummern: list[int]) -> str:
 
 def _outcome(gelesen: Gelesen) -> tuple[str, str]:
     zeichen = sum(len(s.strip()) for s in gelesen.seiten)
-    if gelesen.unlesbar:
-        if not zeichen:
-            return Extraktion.OCR_FEHLT, ("Die Datei ist ein Scan ohne Textebene, und auf dem Server ist "
-                                          "keine Texterkennung (Tesseract) installiert.")
-        return Extraktion.TEILWEISE, (f"S. {_seitenliste(gelesen.unlesbar)} nicht lesbar – OCR nicht "
-                                      f"verfügbar.")
+    fehlen: list[str] = []
+    if gelesen.ohne_ocr:
+        fehlen.append(f"S. {_seitenliste(gelesen.ohne_ocr)} nicht lesbar – OCR nicht verfügbar.")
+    if gelesen.fehlgeschlagen:
+        fehlen.append(f"S. {_seitenliste(gelesen.fehlgeschlagen)} konnte die Texterkennung nicht lesen.")
+    if gelesen.ohne_ocr and not zeichen:
+        return Extraktion.OCR_FEHLT, ("Die Datei ist ein Scan ohne Textebene, und auf dem Server ist keine "
+                                      "Texterkennung (Tesseract) installiert.")
+    if fehlen:
+        return (Extraktion.TEILWEISE if zeichen else Extraktion.FEHLER), " ".join(fehlen)
     if not zeichen:
         return Extraktion.LEER, "In der Datei steht kein lesbarer Text."
     if gelesen.ocr_seiten:

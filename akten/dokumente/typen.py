@@ -16,6 +16,17 @@ ERLAUBT = "PDF, Word (DOCX), E-Mail (.eml), Text und Bilder (PNG, JPEG, TIFF)"
 _HEAD_BYTES = 64 * 1024
 _HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]{1,60}:[ \t]?")
 _MAIL_HEADERS = {b"from", b"to", b"subject", b"date", b"message-id", b"mime-version", b"received"}
+MAX_ENTPACKT = 200 * 1024 * 1024  # a DOCX unpacked; real ones stay far below, even with pictures
+
+
+# Characters XML 1.0 forbids (a DOCX or PDF cannot hold them) and PostgreSQL refuses (NUL); extracted
+# text and e-mail headers sometimes have them. Form feed stays: it separates pages (seiten.py).
+_STEUERZEICHEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ufffe\uffff]")
+
+
+def bereinigt(text: str) -> str:
+    """The text without characters a database or a document format cannot hold, with \\n line ends."""
+    return _STEUERZEICHEN.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 class DateiAbgelehnt(DomainError):
@@ -51,18 +62,20 @@ def erkenne(datei: IO[bytes], *, name: str) -> Erkannt:
     datei.seek(0)
     if not head:
         raise DateiAbgelehnt(f"„{name}“ ist leer.", code="datei_leer")
-    if b"%PDF-" in head[:1024]:
-        return PDF
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
         return PNG
     if head.startswith(b"\xff\xd8\xff"):
         return JPEG
     if head[:4] in (b"II*\x00", b"MM\x00*"):
         return TIFF
+    if b"%PDF-" in head[:1024]:  # PDF readers accept junk before the header, so do we
+        return PDF
     if head.startswith(b"PK\x03\x04"):
-        if _is_docx(datei):
+        if _is_docx(datei, name=name):
             return DOCX
         raise _refuse(name, "ist ein ZIP-Archiv oder ein anderes Office-Format, kein Word-Dokument (DOCX)")
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with its byte order mark (Windows Notepad)
+        return EMAIL if _is_mail(_utf16_as_utf8(head)) else TEXT
     if head.startswith(b"\xd0\xcf\x11\xe0"):
         raise _refuse(name, "ist ein altes Office-Format (.doc, .xls oder Outlook-.msg); bitte als DOCX, "
                             "PDF oder .eml speichern")
@@ -71,19 +84,34 @@ def erkenne(datei: IO[bytes], *, name: str) -> Erkannt:
     return EMAIL if _is_mail(head) else TEXT
 
 
-def _is_docx(datei: IO[bytes]) -> bool:
+def _is_docx(datei: IO[bytes], *, name: str) -> bool:
+    """A Word document's parts, and not a ZIP bomb: what unpacks to far more than it is is refused."""
     try:
         with zipfile.ZipFile(datei) as archive:
-            names = set(archive.namelist())
+            infos = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError):
         return False
     finally:
         datei.seek(0)
-    return "word/document.xml" in names and "[Content_Types].xml" in names
+    names = {info.filename for info in infos}
+    packed = sum(info.compress_size for info in infos)
+    unpacked = sum(info.file_size for info in infos)
+    if unpacked > MAX_ENTPACKT or unpacked > 100 * max(packed, 64 * 1024):
+        raise DateiAbgelehnt(f"„{name}“ entpackt sich auf {unpacked // (1024 * 1024)} MB; so etwas ist kein "
+                             f"gewöhnliches Word-Dokument und wird nicht gelesen.", code="datei_zu_gross")
+    has_main = any(n.startswith("word/document") and n.endswith(".xml") for n in names)
+    return has_main and "[Content_Types].xml" in names
+
+
+def _utf16_as_utf8(head: bytes) -> bytes:
+    return head[: len(head) // 2 * 2].decode("utf-16", "replace").encode()
 
 
 def decode_text(data: bytes) -> str | None:
-    """UTF-8 (with or without BOM), else Windows-1252 as German offices write it; None for binary."""
+    """UTF-16 with a byte order mark, UTF-8 (with or without BOM), else Windows-1252 as German offices
+    write it; None for binary."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data[: len(data) // 2 * 2].decode("utf-16", "replace")
     for encoding in ("utf-8-sig", "cp1252"):
         try:
             text = data.decode(encoding)
@@ -100,10 +128,10 @@ def _text(head: bytes) -> bool:
 
 
 def _is_mail(head: bytes) -> bool:
-    """RFC 5322: header lines first, among them From and a second header a mail always has."""
-    lines = head.split(b"\n", 40)
+    """RFC 5322: header lines first (a relayed mail has dozens), among them From and two others a
+    mail always has."""
     seen: set[bytes] = set()
-    for line in lines[:40]:
+    for line in head.split(b"\n"):
         line = line.rstrip(b"\r")
         if not line:
             break

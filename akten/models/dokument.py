@@ -55,6 +55,7 @@ class Dokument(models.Model):
     extraktion_fortschritt = models.PositiveSmallIntegerField("Fortschritt (%)", default=0)
     extraktion_hinweis = models.CharField("Hinweis zur Texterkennung", max_length=500, blank=True)
     ocr_seiten = models.PositiveIntegerField("Seiten per OCR gelesen", default=0)
+    extraktion_versuche = models.PositiveSmallIntegerField("Leseversuche", default=0)
     quelle = models.ForeignKey(
         "self", verbose_name="Anhang von", on_delete=models.CASCADE, null=True, blank=True,
         related_name="anhaenge",
@@ -102,6 +103,19 @@ class Dokument(models.Model):
     def seiten_text(self) -> list[Seite]:
         """The text page by page (one unnumbered page for a written Dokument)."""
         return seiten_von(inhalt=self.inhalt, dateityp=self.dateityp)
+
+    def vorschau(self, zeichen: int = 20_000) -> tuple[list[Seite], bool]:
+        """The first pages up to `zeichen` characters for the Akte page, and whether more follow."""
+        out: list[Seite] = []
+        used = 0
+        for seite in self.seiten_text():
+            if used + len(seite.text) > zeichen:
+                if not out:
+                    out.append(Seite(seite.nummer, seite.text[:zeichen]))
+                return out, True
+            out.append(seite)
+            used += len(seite.text)
+        return out, False
 
 
 class Briefkopf(models.Model):

@@ -134,7 +134,8 @@ read_dokumente = Tool(
 class ReadDokumenteDetailParams(BaseModel):
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
     dokument_id: str = Field(..., description="id des Dokuments (aus read_dokumente)")
-    seite: int | None = Field(None, ge=1, description="ab dieser Seite lesen (lange Dokumente, Fundstellen)")
+    seite: int | None = Field(None, ge=1, description="ab dieser Seite (bzw. diesem Teil) lesen, bei langen "
+                                                      "Dokumenten")
 
 
 def _dokument_not_found(dokument_id: str) -> ToolResult:
@@ -175,11 +176,15 @@ def _read_dokumente_detail(params: ReadDokumenteDetailParams, ctx: ToolContext) 
         data["datei"] = _datei(dokument)
     hinweise = [h for h in [_text_hinweis(dokument)] if h]
     seiten = seiten_von(inhalt=dokument.inhalt, dateityp=dokument.dateityp)
-    if seiten[0].nummer is None:
+    if seiten[0].nummer is None:  # no pages to cite: a long text is read in parts of _MAX_INHALT
         inhalt = dokument.inhalt
-        data["inhalt"] = inhalt[:_MAX_INHALT]
-        if len(inhalt) > _MAX_INHALT:
-            hinweise.append(f"Inhalt gekürzt auf {_MAX_INHALT} von {len(inhalt)} Zeichen.")
+        teile = max(1, -(-len(inhalt) // _MAX_INHALT))
+        teil = min(params.seite or 1, teile)
+        data["inhalt"] = inhalt[(teil - 1) * _MAX_INHALT:teil * _MAX_INHALT]
+        if teile > 1:
+            data["teil"] = teil
+            weiter = f" Weiter mit seite={teil + 1}." if teil < teile else ""
+            hinweise.append(f"Teil {teil} von {teile} des Textes ({len(inhalt)} Zeichen).{weiter}")
     else:
         data["seiten"], weiter = _pages(seiten, von=params.seite or 1)
         if not data["seiten"]:

@@ -118,3 +118,18 @@ def test_helena_reads_a_pdf_and_cites_the_page(kanzlei: Kanzlei, tiers: Scripted
     assert "„S. 3“" in tool_results[1]["hinweis"]
     assert ToolCallLog.objects.filter(tool="read_dokumente_detail", ok=True).count() == 1
     assert Dokument.objects.get(pk=pdf["id"]).extraktion == "fertig"
+
+
+@pytest.mark.django_db
+def test_a_long_text_without_pages_is_read_in_parts(kanzlei: Kanzlei) -> None:
+    absatz = "Die Parteien streiten über die Wirksamkeit der Kündigung. "
+    text = (absatz * 600) + "ENDE DES SCHRIFTSATZES"
+    docx_datei = dateien.docx_mit_tabelle([text], [["a", "b"]])
+    doc = _upload(kanzlei, "anwalt", "A", "Schriftsatz.docx", docx_datei)
+    anwalt = kanzlei.users["anwalt"]
+    first = call(anwalt, "read_dokumente_detail", {"dokument_id": doc["id"]})
+    assert first.data["teil"] == 1 and "seite=2" in first.data["hinweis"]
+    assert "ENDE DES SCHRIFTSATZES" not in first.data["inhalt"]
+    second = call(anwalt, "read_dokumente_detail", {"dokument_id": doc["id"], "seite": 2})
+    assert second.data["teil"] == 2 and "ENDE DES SCHRIFTSATZES" in second.data["inhalt"]
+    assert "Weiter" not in second.data["hinweis"]

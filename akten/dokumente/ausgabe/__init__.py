@@ -30,6 +30,7 @@ logger = logging.getLogger(__name__)
 logging.getLogger("weasyprint.progress").setLevel(logging.WARNING)
 
 FORMATE = ("docx", "pdf")
+MAX_ZEICHEN = 400_000  # about 130 pages of a Schriftsatz
 # Not in a download name: path separators, quotes, what Windows forbids, control characters.
 _UNERLAUBT = re.compile(r'[\\/"\'<>:|?*\x00-\x1f\x7f]+')
 
@@ -47,6 +48,10 @@ def render(*, dokument: Dokument, format: str) -> Ausgabe:
     if not dokument.inhalt.strip():
         raise DomainError("Das Dokument hat keinen Text, den man als DOCX oder PDF ausgeben könnte.",
                           code="kein_text")
+    if len(dokument.inhalt) > MAX_ZEICHEN:  # rendered in the request: minutes and gigabytes beyond
+        laenge, hoechstens = (f"{n:,}".replace(",", ".") for n in (len(dokument.inhalt), MAX_ZEICHEN))
+        raise DomainError(f"Das Dokument ist mit {laenge} Zeichen zu lang für eine DOCX- oder PDF-Fassung "
+                          f"(höchstens {hoechstens}); lade das Original.", code="zu_lang")
     briefkopf = Briefkopf.current()
     kontext = briefkontext(dokument, briefkopf)
     seiten = markdown.seiten(dokument.inhalt, markdown=not dokument.hochgeladen, titel=dokument.titel)

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 from django.utils import timezone
 
+from akten.dokumente.typen import bereinigt
 from akten.models import Akte, Beteiligter, Briefkopf, Dokument
 
 _BERLIN = ZoneInfo("Europe/Berlin")
@@ -43,6 +44,11 @@ class Briefkontext:
 
     def als_dict(self) -> dict[str, str]:
         return dataclasses.asdict(self)
+
+    def bereinigt(self) -> Briefkontext:
+        """Every field without the control characters a DOCX or PDF cannot hold (a title taken
+        from an e-mail attachment's name may carry one)."""
+        return Briefkontext(**{name: bereinigt(value) for name, value in self.als_dict().items()})
 
 
 # The placeholders a Word template may use; `inhalt` is the text itself ({{p inhalt }}).
@@ -86,7 +92,7 @@ def briefkontext(dokument: Dokument, briefkopf: Briefkopf, *, tag: date | None =
         titel=f"Textfassung von „{dokument.dateiname or dokument.titel}“" if fremd else dokument.titel,
         unterschrift_name="" if fremd or not anwalt else (anwalt.get_full_name().strip() or anwalt.username),
         unterschrift="" if fremd else briefkopf.unterschrift.strip(),
-    )
+    ).bereinigt()
 
 
 def _namen(beteiligte: list[Beteiligter], rolle: str) -> str:

@@ -19,9 +19,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from akten.dokumente.seiten import SEITENUMBRUCH
-
-# Characters XML 1.0 forbids (and a DOCX or PDF cannot hold); extracted text sometimes has them.
-_STEUERZEICHEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ufffe\uffff]")
+from akten.dokumente.typen import bereinigt
 
 # "§ 623" stays on one line: a non-breaking space after § and §§ (and Art.) before the number.
 _PARAGRAF = re.compile(r"(§§?|\bArt\.) (?=\d)")
@@ -29,11 +27,6 @@ _PARAGRAF = re.compile(r"(§§?|\bArt\.) (?=\d)")
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
 _markdown.enable(["table", "strikethrough"])
 _klartext = MarkdownIt("zero").enable(["newline"])  # paragraphs and line breaks, nothing else
-
-
-def bereinigt(text: str) -> str:
-    """The text without characters a document format cannot hold, with \\n line ends."""
-    return _STEUERZEICHEN.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def seiten(text: str, *, markdown: bool, titel: str = "") -> list[list[Token]]:
