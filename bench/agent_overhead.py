@@ -92,6 +92,8 @@ PRODUCTION_ENV = {
     "DEBUG": "false",
     "SECRET_KEY": secrets.token_urlsafe(50),
     "ALLOWED_HOSTS": "127.0.0.1,localhost",
+    # One bench user holds every conversation's socket (a firm has many users with a few each).
+    "HELENA_WS_MAX_PER_USER": "100000",
 }
 
 logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request would drown the table

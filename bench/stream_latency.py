@@ -54,7 +54,7 @@ from bench.agent_overhead import (  # noqa: E402
 from bench.model_server import ModelServerProcess  # noqa: E402
 
 GOAL_MS = 15.0
-TOKENS = 40  # per answer
+TOKENS = int(os.environ.get("HELENA_BENCH_TOKENS", "40"))  # per answer (the model server reads it too)
 TOKEN_INTERVAL = 0.05  # s between tokens, about what a local 8B model on a GPU streams
 # Shown apart (not part of the verdict): the tokens of the first ~0.75 s, while all runs of a round
 # start at the same moment, against the rest, when they only stream.

@@ -219,6 +219,9 @@ HELENA_DB_THREADS: int = env.int("HELENA_DB_THREADS", default=8)
 # A chat socket that has heard nothing of an unfinished run for this long reads the run's stored
 # events (live events travel over Redis pub/sub, which does not redeliver); helena/consumers.py.
 HELENA_WS_RESYNC_SECONDS: float = env.float("HELENA_WS_RESYNC_SECONDS", default=5.0)
+# Text deltas of a run that follow each other within this many ms travel as one event (one row,
+# one publish, one frame); the first after a pause goes out at once. 0: every delta on its own.
+HELENA_STREAM_WINDOW_MS: float = env.float("HELENA_STREAM_WINDOW_MS", default=25.0)
 # Open chat sockets per user, across all processes (helena/sockets.py); more are closed with 4429.
 HELENA_WS_MAX_PER_USER: int = env.int("HELENA_WS_MAX_PER_USER", default=20)
 

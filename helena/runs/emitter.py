@@ -8,8 +8,10 @@ import asyncio
 import collections
 import dataclasses
 import logging
+import math
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from helena.agent.events import EVENT_TYPES, Emitter, Event, done_fields
@@ -56,6 +58,12 @@ class PersistentEmitter(Emitter):
         self._unsent: collections.deque[Event] = collections.deque()  # stored, not yet broadcast
         self._sender: asyncio.Task[None] | None = None
         self._failed: BaseException | None = None
+        # Coalescing window for text deltas (settings.HELENA_STREAM_WINDOW_MS): the first delta after
+        # a pause goes out at once, the ones that follow within the window wait and travel as one.
+        self._window = settings.HELENA_STREAM_WINDOW_MS / 1000
+        self._held: tuple[str, str] | None = None  # (type, joined deltas) waiting for the window
+        self._held_timer: asyncio.TimerHandle | None = None
+        self._delta_out_at = -math.inf  # loop time the last delta went to the writer
 
     async def emit(self, type: str, **data: Any) -> Event:
         if type in self.suppress:
@@ -68,6 +76,42 @@ class PersistentEmitter(Emitter):
             await arecord_error(kind="run" if type == "error" else "guard", code=str(data.get("code", "")),
                                 message=str(data.get("message", "")), run_id=self.run_pk,
                                 user_id=self.user_id, unless_model_failed=type == "error")
+        if self._seq is None:
+            self._seq = await db(store.next_seq, self.run_pk) - 1
+        if type in ("text", "reasoning") and data.keys() == {"delta"} and self._window > 0:
+            return self._delta(type, data["delta"])
+        self._release_held()  # deltas held back go before this event
+        return self._append(type, data)
+
+    def _delta(self, type: str, delta: str) -> Event:
+        """A text delta: at once after a pause, else held until the window closes, joined with the
+        deltas that come meanwhile (one event, one row, one publish and one frame for all)."""
+        loop = asyncio.get_running_loop()
+        if self._held is not None and self._held[0] != type:
+            self._release_held()
+        if self._held is not None:
+            self._held = (type, self._held[1] + delta)
+        elif loop.time() - self._delta_out_at >= self._window:
+            self._delta_out_at = loop.time()
+            return self._append(type, {"delta": delta})
+        else:
+            self._held = (type, delta)
+            self._held_timer = loop.call_at(self._delta_out_at + self._window, self._release_held)
+        return Event(type=type, run_id=self.run_id, seq=0, ts="", data={"delta": delta})
+
+    def _release_held(self) -> None:
+        if self._held_timer is not None:
+            self._held_timer.cancel()
+            self._held_timer = None
+        if self._held is None or self._failed is not None:
+            self._held = None
+            return
+        (type, delta), self._held = self._held, None
+        self._delta_out_at = asyncio.get_running_loop().time()
+        self._append(type, {"delta": delta})
+
+    def _append(self, type: str, data: dict[str, Any]) -> Event:
+        assert self._seq is not None
         last = self._pending[-1] if self._pending else None
         if type in ("text", "reasoning") and last is not None and last.type == type \
                 and data.keys() == {"delta"} and last.data.keys() == {"delta"}:
@@ -76,8 +120,6 @@ class PersistentEmitter(Emitter):
             merged = dataclasses.replace(last, data={"delta": last.data["delta"] + data["delta"]})
             self._pending[-1] = self.events[-1] = merged
             return merged
-        if self._seq is None:
-            self._seq = await db(store.next_seq, self.run_pk) - 1
         if not self.events:
             self._first_seq = self._seq + 1
         self._seq += 1
@@ -94,6 +136,7 @@ class PersistentEmitter(Emitter):
 
     async def flush(self) -> None:
         """Wait until every event emitted so far is stored and broadcast."""
+        self._release_held()
         while True:
             if self._written is not None and not self._written.is_set():
                 await self._written.wait()  # the writer is not the run's: a cancel does not stop it

@@ -206,3 +206,37 @@ def _terminate(pids: list[int]) -> None:
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [pids])
+
+
+def test_deltas_within_the_window_travel_as_one_and_the_first_at_once(monkeypatch, settings) -> None:
+    settings.HELENA_STREAM_WINDOW_MS = 80
+    run = _run()
+    sent = _listen(monkeypatch, run)
+    seen_at: dict[int, float] = {}
+
+    async def go() -> None:
+        emitter = PersistentEmitter(run=run)
+        loop = asyncio.get_running_loop()
+        await emitter.emit("agent_state", state="thinking")
+        started = loop.time()
+        await emitter.emit("text", delta="Die ")  # the first: at once
+        await emitter.flush()
+        seen_at[1] = loop.time() - started
+        for delta in ("Frist ", "endet ", "am "):  # within the window: held, then one event
+            await emitter.emit("text", delta=delta)
+            await asyncio.sleep(0.01)
+        await emitter.emit("reasoning", delta="(prüfen)")  # another kind: the held text goes first
+        await asyncio.sleep(0.2)  # a pause: the next delta is again at once
+        await emitter.emit("text", delta="Montag.")
+        await emitter.emit("done", finish_reason="stop", text="Die Frist endet am Montag.",
+                           usage={"prompt_tokens": 1, "completion_tokens": 1}, cap_reached=False,
+                           continue_offered=False)
+        await emitter.flush()
+
+    asyncio.run(go())
+    stored = _api_view(run)
+    assert [(e["type"], e.get("delta")) for e in stored] == [
+        ("agent_state", None), ("text", "Die "), ("text", "Frist endet am "), ("reasoning", "(prüfen)"),
+        ("text", "Montag."), ("done", None)]
+    assert [event for event, _ in sent] == stored
+    assert seen_at[1] < 0.08  # the first token did not wait for the window
