@@ -101,7 +101,7 @@ def start_run(*, user: User, conversation: Conversation, text: Any, mode: Any = 
     if question is not None:
         return _answer_question(user=user, conversation=conversation, question=question, text=text)
 
-    helena = HelenaSettings.load()  # read once per message
+    helena = HelenaSettings.cached()  # read once per message
     routes, cloud = task_routes(), is_cloud_allowed(helena=helena)
     decision = classify(text=text, mode=mode, routes=routes, cloud_allowed=cloud)
     if helena.llm_classifier:

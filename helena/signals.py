@@ -16,7 +16,9 @@ from django.db.models.signals import post_delete, post_save
 
 from akten.models import Alert, Dokument, Frist, Notiz
 from config.errors import DomainError
+from helena import admin_cache
 from helena.gedaechtnis import request_refresh
+from helena.models import HelenaSettings, ModelTier, RateLimit, TaskRoute
 from helena.services import HELENA_MENTION, task_from_notiz
 
 log = logging.getLogger(__name__)
@@ -49,3 +51,8 @@ def connect() -> None:
         post_save.connect(_akte_changed, sender=model, dispatch_uid=f"helena-gedaechtnis-{model.__name__}")
         post_delete.connect(_akte_changed, sender=model,
                             dispatch_uid=f"helena-gedaechtnis-del-{model.__name__}")
+    # The admin's settings are cached per process (helena/admin_cache.py): a change invalidates them.
+    for model in (HelenaSettings, ModelTier, TaskRoute, RateLimit):
+        for signal in (post_save, post_delete):
+            signal.connect(admin_cache.changed, sender=model, weak=False,
+                           dispatch_uid=f"helena-admin-cache-{model.__name__}")

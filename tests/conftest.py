@@ -101,6 +101,16 @@ def _fresh_knowledge_caches(monkeypatch) -> None:
     monkeypatch.setattr(lexikon._cache, "recheck_seconds", 0.0)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_admin_settings() -> Iterator[None]:
+    """A test's settings rows are rolled back with it: no process copy may outlive the test."""
+    from helena import admin_cache
+
+    admin_cache.clear()
+    yield
+    admin_cache.clear()
+
+
 @pytest.fixture
 def kanzlei(db) -> Kanzlei:
     users = {

@@ -19,6 +19,7 @@ import httpx
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from helena import admin_cache
 from helena.llm import locality
 from helena.llm.base import ChatModel, ModelUnavailable
 from helena.llm.dialects import profiles
@@ -136,7 +137,12 @@ def row_is_cloud(row: Any) -> bool:
 
 
 def tier_configs() -> dict[int, TierConfig]:
-    """All configured tiers, read now: an enabled row wins, a disabled row switches its tier off."""
+    """All configured tiers: an enabled row wins, a disabled row switches its tier off (read once per
+    process and again after an admin's change, helena/admin_cache.py)."""
+    return dict(admin_cache.cached("tier_configs", _read_tier_configs))
+
+
+def _read_tier_configs() -> dict[int, TierConfig]:
     rows = {row.tier: row for row in ModelTier.objects.all()}
     configs: dict[int, TierConfig] = {}
     for tier in TIERS:
@@ -197,13 +203,17 @@ def get_model_for_tier(tier: int, *, privacy: Privacy | None = None) -> tuple[Ch
     """The model of a tier for a side call (summary, classifier, reviewer) with its configuration, or
     None when the tier is not configured or is a cloud the firm has not allowed. No health check."""
     config = tier_configs().get(tier)
-    if config is None or (config.cloud and not HelenaSettings.load().cloud_allowed):
+    if config is None or (config.cloud and not HelenaSettings.cached().cloud_allowed):
         return None
     return build_model(config, cloud_allowed=True, privacy=privacy), config
 
 
 def task_routes() -> dict[str, int]:
     """TaskRoute rows as {task_type: tier}, for the classifier."""
+    return dict(admin_cache.cached("task_routes", _read_task_routes))
+
+
+def _read_task_routes() -> dict[str, int]:
     return dict(TaskRoute.objects.values_list("task_type", "tier"))
 
 
@@ -213,7 +223,7 @@ def is_cloud_allowed(*, helena: Any = None, configs: dict[int, TierConfig] | Non
 
     A caller that has just read the settings row or the tiers passes them, saving the queries.
     """
-    helena = helena if helena is not None else HelenaSettings.load()
+    helena = helena if helena is not None else HelenaSettings.cached()
     configs = configs if configs is not None else tier_configs()
     return 3 in usable_tiers(configs, cloud_allowed=bool(helena.cloud_allowed))
 

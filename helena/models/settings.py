@@ -3,12 +3,14 @@ limits."""
 
 from __future__ import annotations
 
+import copy
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
 
 from akten.models import Role
+from helena import admin_cache
 from helena.llm.dialects import profiles as dialect_profiles
 
 DIALECT_CHOICES = dialect_profiles.CHOICES
@@ -186,8 +188,14 @@ class HelenaSettings(models.Model):
 
     @classmethod
     def load(cls) -> HelenaSettings:
+        """The row from the database (to change it)."""
         obj, _ = cls.objects.get_or_create(pk=1)
         return obj
+
+    @classmethod
+    def cached(cls) -> HelenaSettings:
+        """The row as last read in this process (helena/admin_cache.py), a copy of its own to read."""
+        return copy.copy(admin_cache.cached("helena_settings", cls.load))
 
 
 class RateLimit(models.Model):

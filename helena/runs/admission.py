@@ -25,6 +25,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
+from helena import admin_cache
 from helena.models import AgentRun, HelenaSettings, RateLimit
 
 WINDOW = timedelta(hours=1)
@@ -129,20 +130,26 @@ def admission(user: Any) -> Iterator[None]:
 
 def runs_per_hour_for(user: Any) -> int:
     """The user's own limit wins over the role's, which wins over the firm-wide default."""
-    own = RateLimit.objects.filter(user_id=user.pk).values_list("runs_per_hour", flat=True).first()
-    if own is not None:
-        return own
+    by_user, by_role = admin_cache.cached("rate_limits", _rate_limits)
+    if user.pk in by_user:
+        return by_user[user.pk]
     role = getattr(user, "role", "")
-    if role:
-        by_role = (
-            RateLimit.objects.filter(user__isnull=True, role=role)
-            .order_by("pk")
-            .values_list("runs_per_hour", flat=True)
-            .first()
-        )
-        if by_role is not None:
-            return by_role
+    if role in by_role:
+        return by_role[role]
     return int(settings.HELENA_RATE_LIMIT_PER_HOUR)
+
+
+def _rate_limits() -> tuple[dict[int, int], dict[str, int]]:
+    """The RateLimit table as {user id: runs} and {role: runs} (the first row of a role counts)."""
+    by_user: dict[int, int] = {}
+    by_role: dict[str, int] = {}
+    rows = RateLimit.objects.order_by("pk").values_list("user_id", "role", "runs_per_hour")
+    for user_id, role, runs in rows:
+        if user_id is not None:
+            by_user.setdefault(user_id, runs)
+        elif role:
+            by_role.setdefault(role, runs)
+    return by_user, by_role
 
 
 def _lock_key(pk: int) -> int:
@@ -227,7 +234,7 @@ def admit(*, user: Any) -> None:
     if count >= limit:
         raise _hourly_refusal(user=user, limit=limit, count=count, now=now)
 
-    helena = HelenaSettings.load()
+    helena = HelenaSettings.cached()
     cap = helena.max_concurrent_runs_per_user
     active_runs = AgentRun.objects.filter(user_id=user.pk, status__in=ACTIVE_STATUSES)
     # Counted, and loaded only to explain a refusal: with many runs at once, loading them all for

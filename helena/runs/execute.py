@@ -70,7 +70,7 @@ def _claim(run_id: Any) -> _Claimed | None:
     mode = AgentRun.objects.filter(pk=run_id).values_list("mode", flat=True).first()
     if mode is None:
         return None
-    helena = HelenaSettings.load()
+    helena = HelenaSettings.cached()
     limits = limits_for(mode, helena)
     claimed = AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED).update(
         status=AgentRun.Status.RUNNING, started_at=timezone.now(), deadline=deadline_for(mode, helena)

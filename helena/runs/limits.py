@@ -17,7 +17,7 @@ DEADLINE_GRACE = timedelta(seconds=60)  # after timeout + grace, the sweep decla
 def limits_for(mode: str, helena: HelenaSettings | None = None) -> Limits:
     """Loop limits from the admin settings (environment defaults until someone changes them);
     pass `helena` when it has just been loaded anyway."""
-    s = helena or HelenaSettings.load()
+    s = helena or HelenaSettings.cached()
     if mode == "background":
         return Limits(
             max_steps=s.background_max_steps,
