@@ -26,6 +26,7 @@ bench: $(STAMP)
 	$(PY) -m config.launcher exec -- $(PY) bench/knowledge_search.py
 	$(PY) -m config.launcher exec -- $(PY) bench/agent_overhead.py
 	$(PY) -m config.launcher exec -- $(PY) bench/stream_latency.py
+	$(PY) -m config.launcher exec -- $(PY) bench/capacity.py
 	$(PY) bench/dialects.py
 	$(PY) bench/dokumente.py
 
