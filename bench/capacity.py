@@ -140,6 +140,7 @@ def run_start_cpu(servers: Servers, token: str, *, runs: int, timeout: float, id
         ws_url = servers.base_url.replace("http://", "ws://") + f"/ws/helena/conversations/{conversation.id}/"
         async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
             before, started = servers.cpu_seconds(), time.monotonic()
+            per = {c.name: c.cpu_seconds() for c in servers.children}
             done = 0
             while done < runs:
                 message = {"type": "user_message", "mode": "inline", "text": f"kurz{done} einzeln"}
@@ -155,6 +156,8 @@ def run_start_cpu(servers: Servers, token: str, *, runs: int, timeout: float, id
                         await asyncio.sleep(1.0)
                         break
             used = servers.cpu_seconds() - before - idle * (time.monotonic() - started)
+            log("Laufstart je Prozess (ms CPU je Lauf, Leerlauf nicht abgezogen): " + ", ".join(
+                f"{c.name} {(c.cpu_seconds() - per[c.name]) * 1000 / runs:.1f}" for c in servers.children))
             return used * 1000 / runs
 
     return asyncio.run(go())

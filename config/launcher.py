@@ -21,6 +21,8 @@ import time
 import warnings
 from pathlib import Path
 
+import psycopg
+
 from config.processes import (
     Command,
     share_database_connections,
@@ -157,6 +159,15 @@ def write_run_env(env: dict[str, str]) -> None:
     RUN_ENV_FILE.write_text("# von `make run` geschrieben, beim Beenden gelöscht\n" + "\n".join(lines) + "\n")
 
 
+def database_max_connections(url: str) -> int:
+    """The server's max_connections (100, PostgreSQL's default, if it cannot be asked)."""
+    try:
+        with psycopg.connect(url, connect_timeout=5) as conn:
+            return int(conn.execute("SHOW max_connections").fetchone()[0])
+    except (psycopg.Error, TypeError, ValueError):
+        return 100
+
+
 def run(services: Services, *, host: str, port: int) -> int:
     env = services.env
     env.setdefault("SECRET_KEY", secret_key())  # as deployed: DEBUG only when asked for
@@ -176,7 +187,8 @@ def run(services: Services, *, host: str, port: int) -> int:
         port = free_port(host)
     web = web_commands(host, port)
     workers = worker_commands(beat_schedule=str(VAR_DIR / "celerybeat-schedule"))
-    share_database_connections(env, processes=len(web) + len(workers))
+    share_database_connections(env, processes=len(web) + len(workers),
+                               max_connections=database_max_connections(env["DATABASE_URL"]))
     for command in [*web, *workers]:
         services.spawn(command)
     log(f"{len(web)} × daphne, {worker_processes()} × Celery-Worker "
