@@ -19,7 +19,9 @@ def _serve(responder: str, conn: Connection) -> None:
 
     module, name = responder.split(":")
     server = start_scripted_server()
-    server.respond_with(getattr(importlib.import_module(module), name))
+    responder_module = importlib.import_module(module)
+    server.respond_with(getattr(responder_module, name))
+    server.models = list(getattr(responder_module, "MODELS", []))  # what /api/tags lists
     conn.send(server.url)
     try:
         while True:

@@ -13,7 +13,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.conf import settings
 
-from helena.llm import locality, router
+from helena.llm import health, locality, router
 from helena.models import ModelTier
 
 NAMES = {1: "Stufe 1 – klein, schnell", 2: "Stufe 2 – groß, lokal", 3: "Stufe 3 – Cloud"}
@@ -22,7 +22,7 @@ NAMES = {1: "Stufe 1 – klein, schnell", 2: "Stufe 2 – groß, lokal", 3: "Stu
 def _reachable(config: router.TierConfig) -> str:
     if not config.health_checked:
         return "wird beim ersten Aufruf geprüft"
-    return "ja" if async_to_sync(router.is_healthy)(config.host) else "nein – der Server antwortet nicht"
+    return "ja" if async_to_sync(health.is_healthy)(config.host) else "nein – der Server antwortet nicht"
 
 
 def effective_tiers() -> list[dict[str, Any]]:

@@ -102,7 +102,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.split("?", 1)[0].rstrip("/") == "/api/tags":  # the router's health check
-            self._send_json(200, {"models": []})
+            models = [{"name": name, "model": name, "modified_at": "2026-01-01T00:00:00Z", "size": 1,
+                       "digest": "0" * 64, "details": {"format": "gguf", "family": "scripted"}}
+                      for name in self.server.owner.models]
+            self._send_json(200, {"models": models})
             return
         self._send_json(404, {"error": "not found"})
 
@@ -353,6 +356,7 @@ class ScriptedLLMServer:
         self.model_info: dict[str, Any] | None = dict(DEFAULT_MODEL_INFO)
         self.capabilities: list[str] | None = ["completion", "tools"]  # /api/show (None: not reported)
         self.template = "{{ .Prompt }}"
+        self.models: list[str] = []  # what /api/tags lists, as Ollama lists the models it has pulled
         self.openai_tools = True  # False: /v1 refuses tools (vLLM without --enable-auto-tool-choice)
         # Set to a list to record (epoch seconds after the write, raw chunk) of every streamed chunk:
         # bench/stream_latency.py measures from here to the websocket client.

@@ -1,29 +1,28 @@
 """Which model serves a tier, and what to do when it is missing or down.
 
-Configuration is read fresh on every call (ModelTier rows, else the environment), so a change in
-the admin applies to the next run without a restart. Local (Ollama) hosts get a cheap health check
-(GET /api/tags, cached for a few seconds), so a run does not wait for a chat timeout against a
-server that is down; instead it falls back to the other local tier, then to the cloud if allowed.
+Configuration comes from the ModelTier rows, else the environment, cached per process until an
+admin changes it (helena/admin_cache.py), so a change applies to the next run without a restart.
+Local (Ollama) hosts get a cheap health check (helena/llm/health.py), so a run does not wait for a
+chat timeout against a server that is down; instead it falls back to the other local tier, then to
+the cloud if allowed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-import httpx
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from helena import admin_cache
-from helena.llm import locality
+from helena.llm import health, locality
 from helena.llm.base import ChatModel, ModelUnavailable
 from helena.llm.dialects import profiles
-from helena.llm.http import ssl_context
+from helena.llm.health import is_healthy, normalise_host
 from helena.llm.ollama import OllamaModel, forget_context_lengths
 from helena.llm.openai_compat import OpenAICompatModel
 from helena.llm.pii import Redactor
@@ -34,8 +33,6 @@ log = logging.getLogger(__name__)
 
 Provider = Literal["ollama", "openai"]
 
-HEALTH_TIMEOUT = 1.5  # seconds for GET /api/tags
-HEALTH_TTL = 5.0  # seconds a health result is reused per host
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_CLOUD_CONTEXT_WINDOW = 128000
 TIERS = (1, 2, 3)
@@ -46,11 +43,6 @@ CLOUD_REFUSED = (
     "Dieses Modell läuft in der Cloud, und die Cloud ist nicht freigegeben. Eine Verwaltungsperson kann "
     "sie unter „Helena-Einstellungen“ freigeben."
 )
-
-# host -> (monotonic time of the check, healthy)
-_health_cache: dict[str, tuple[float, bool]] = {}
-# (event loop, host) -> the probe in flight
-_probing: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Future[bool]] = {}
 
 
 @dataclass(frozen=True)
@@ -101,25 +93,18 @@ class Resolved:
     cloud: bool = False  # runs outside the firm: the model comes wrapped in the run's redaction
 
 
-def _normalise_host(host: str) -> str:
-    host = host.strip().rstrip("/")
-    if host and "://" not in host:
-        host = "http://" + host
-    return host
-
-
 def _env_config(tier: int) -> TierConfig | None:
     if tier in (1, 2):
         name = settings.HELENA_TIER1_MODEL if tier == 1 else settings.HELENA_TIER2_MODEL
         if not name:
             return None
-        return TierConfig(tier=tier, provider="ollama", name=name, host=_normalise_host(settings.OLLAMA_HOST))
+        return TierConfig(tier=tier, provider="ollama", name=name, host=normalise_host(settings.OLLAMA_HOST))
     name = settings.HELENA_TIER3_MODEL
     base_url, api_key = settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY
     if not name or not (base_url or api_key):
         return None
     return TierConfig(tier=3, provider="openai", name=name,
-                      host=_normalise_host(base_url or DEFAULT_OPENAI_BASE_URL), api_key=api_key)
+                      host=normalise_host(base_url or DEFAULT_OPENAI_BASE_URL), api_key=api_key)
 
 
 def row_host(row: Any) -> str:
@@ -128,7 +113,7 @@ def row_host(row: Any) -> str:
         host = row.base_url or settings.OPENAI_BASE_URL or DEFAULT_OPENAI_BASE_URL
     else:
         host = row.base_url or settings.OLLAMA_HOST
-    return _normalise_host(host)
+    return normalise_host(host)
 
 
 def row_is_cloud(row: Any) -> bool:
@@ -228,45 +213,10 @@ def is_cloud_allowed(*, helena: Any = None, configs: dict[int, TierConfig] | Non
     return 3 in usable_tiers(configs, cloud_allowed=bool(helena.cloud_allowed))
 
 
-async def _probe(host: str) -> bool:
-    try:
-        # The shared SSL context: a default one per probe cost ~18 ms of CPU.
-        async with httpx.AsyncClient(timeout=HEALTH_TIMEOUT, verify=ssl_context()) as client:
-            response = await client.get(f"{host}/api/tags")
-    except (httpx.HTTPError, OSError) as exc:
-        log.info("health check %s failed: %s", host, exc)
-        return False
-    return response.status_code == 200
-
-
-async def is_healthy(host: str) -> bool:
-    """Whether a local (Ollama) host answers; one request per host per HEALTH_TTL seconds.
-
-    Runs that start together on one loop share the probe in flight instead of each sending one.
-    """
-    host = _normalise_host(host)
-    now = time.monotonic()
-    cached = _health_cache.get(host)
-    if cached is not None and now - cached[0] < HEALTH_TTL:
-        return cached[1]
-    key = (asyncio.get_running_loop(), host)
-    probe = _probing.get(key)
-    if probe is None:
-        probe = _probing[key] = asyncio.ensure_future(_probe_and_cache(host))
-        probe.add_done_callback(lambda _done: _probing.pop(key, None))
-    return await asyncio.shield(probe)
-
-
-async def _probe_and_cache(host: str) -> bool:
-    healthy = await _probe(host)
-    _health_cache[host] = (time.monotonic(), healthy)
-    return healthy
-
-
 def clear_health_cache() -> None:
     """Forget health results, /api/show results and what was learned about models (tests; or after an
     admin changed a host)."""
-    _health_cache.clear()
+    health.forget()
     forget_context_lengths()
     profiles.forget_learned()
 

@@ -14,7 +14,7 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from helena.agent.classifier import Classification, classify, classify_with_model
-from helena.llm import router
+from helena.llm import health, router
 from helena.llm.base import LLMError, ModelUnavailable, collect
 from helena.llm.ollama import OllamaModel
 from helena.llm.openai_compat import OpenAICompatModel
@@ -339,31 +339,31 @@ def test_task_routes_for_the_classifier() -> None:
 
 def test_health_check_is_cached_per_host(server, monkeypatch) -> None:
     calls: list[str] = []
-    probe = router._probe
+    probe = health._probe
 
     async def counting(host: str) -> bool:
         calls.append(host)
         return await probe(host)
 
-    monkeypatch.setattr(router, "_probe", counting)
+    monkeypatch.setattr(health, "_probe", counting)
     dead = down_url()
 
     async def checks() -> list[bool]:
-        return [await router.is_healthy(server.url), await router.is_healthy(server.url + "/"),
-                await router.is_healthy(dead), await router.is_healthy(dead)]
+        return [await health.is_healthy(server.url), await health.is_healthy(server.url + "/"),
+                await health.is_healthy(dead), await health.is_healthy(dead)]
 
     assert asyncio.run(checks()) == [True, True, False, False]
     assert calls == [server.url, dead]  # the second check within 5 s made no request
 
     # Once the result is older than the TTL, the host is asked again.
-    stamp, healthy = router._health_cache[server.url]
-    router._health_cache[server.url] = (stamp - router.HEALTH_TTL - 0.1, healthy)
-    assert asyncio.run(router.is_healthy(server.url)) is True
+    stamp, healthy = health._health_cache[server.url]
+    health._health_cache[server.url] = (stamp - health.HEALTH_TTL - 0.1, healthy)
+    assert asyncio.run(health.is_healthy(server.url)) is True
     assert calls == [server.url, dead, server.url]
 
 
 def test_health_check_has_a_short_timeout() -> None:
-    assert router.HEALTH_TIMEOUT <= 2 and 3 <= router.HEALTH_TTL <= 10
+    assert health.HEALTH_TIMEOUT <= 2 and 3 <= health.HEALTH_TTL <= 10
 
 
 # --- escalation ------------------------------------------------------------------------------------
