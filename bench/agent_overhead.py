@@ -149,6 +149,17 @@ def vacuum() -> None:
             cursor.execute(f'VACUUM ANALYZE "{model._meta.db_table}"')
 
 
+def stop_on_signals() -> None:
+    """SIGTERM and Ctrl-C end a bench through its `finally` (servers stopped, settings restored);
+    explicit, as in the launcher: a shell that starts us in the background leaves SIGINT ignored."""
+
+    def on_signal(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+
 def take_snapshot() -> Snapshot:
     """What prepare() changes, so restore() can put it back."""
     if ModelTier.objects.filter(model_name__startswith="bench-").exists():
@@ -523,12 +534,7 @@ def main() -> None:
                         help=f"leave user {BENCH_USER} and its runs in the database, to look at the events")
     args = parser.parse_args()
 
-    def on_signal(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt
-
-    # Explicit, as in the launcher: a shell that starts us in the background leaves SIGINT ignored.
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop_on_signals()
     logdir = Path(tempfile.mkdtemp(prefix="helena-agent-overhead-"))
     servers: Servers | None = None
     snapshot: Snapshot | None = None

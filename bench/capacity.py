@@ -25,7 +25,6 @@ import asyncio
 import json
 import math
 import os
-import signal
 import statistics
 import sys
 import tempfile
@@ -47,7 +46,15 @@ django.setup()
 import httpx  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
-from bench.agent_overhead import Servers, prepare, restore, start_servers, take_snapshot, wait_ready  # noqa: E402
+from bench.agent_overhead import (  # noqa: E402
+    Servers,
+    prepare,
+    restore,
+    start_servers,
+    stop_on_signals,
+    take_snapshot,
+    wait_ready,
+)
 from bench.model_server import ModelServerProcess  # noqa: E402
 from bench.stream_latency import TOKEN_INTERVAL, TOKENS, Conversation, _listen, latencies, p95  # noqa: E402
 from bench.stream_latency import answer as long_answer  # noqa: E402
@@ -242,11 +249,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=int, default=180)
     args = parser.parse_args()
 
-    def on_signal(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop_on_signals()
     logdir = Path(tempfile.mkdtemp(prefix="helena-capacity-"))
     servers: Servers | None = None
     snapshot = None

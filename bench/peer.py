@@ -42,7 +42,15 @@ django.setup()
 
 import httpx  # noqa: E402
 
-from bench.agent_overhead import Servers, prepare, restore, start_servers, take_snapshot, wait_ready  # noqa: E402
+from bench.agent_overhead import (  # noqa: E402
+    Servers,
+    prepare,
+    restore,
+    start_servers,
+    stop_on_signals,
+    take_snapshot,
+    wait_ready,
+)
 from bench.capacity import idle_rate, round_  # noqa: E402
 from bench.model_server import ModelServerProcess  # noqa: E402
 from bench.stream_latency import TOKENS, Conversation, latencies, p95  # noqa: E402
@@ -94,7 +102,7 @@ def start_open_webui(executable: Path, model_url: str, logdir: Path) -> tuple[su
     }
     out = (logdir / "open-webui.log").open("wb")
     proc = subprocess.Popen([str(executable), "serve", "--host", "127.0.0.1", "--port", str(port)], env=env,
-                            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                            cwd=data, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -177,11 +185,7 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, nargs="+", default=[10, 50])
     args = parser.parse_args()
 
-    def on_signal(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop_on_signals()
     logdir = Path(tempfile.mkdtemp(prefix="helena-peer-"))
     server = ModelServerProcess("bench.peer:answer")
     owui: subprocess.Popen | None = None

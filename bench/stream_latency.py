@@ -21,7 +21,6 @@ import asyncio
 import json
 import os
 import re
-import signal
 import statistics
 import sys
 import tempfile
@@ -48,6 +47,7 @@ from bench.agent_overhead import (  # noqa: E402
     prepare,
     restore,
     start_servers,
+    stop_on_signals,
     take_snapshot,
     wait_ready,
 )
@@ -174,11 +174,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=int, default=120)
     args = parser.parse_args()
 
-    def on_signal(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop_on_signals()
     logdir = Path(tempfile.mkdtemp(prefix="helena-stream-latency-"))
     servers: Servers | None = None
     snapshot: Snapshot | None = None

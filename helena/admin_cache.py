@@ -83,11 +83,7 @@ def changed(**_kwargs: Any) -> None:
 
 
 def _publish() -> None:
-    global _uncommitted, _checked_at
-    with _lock:
-        _values.clear()
-        _uncommitted = False
-        _checked_at = -1.0
+    clear()
     try:
         _redis().incr(VERSION_KEY)
     except redis.RedisError:
