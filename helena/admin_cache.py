@@ -11,6 +11,7 @@ every read goes to the database, as before.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -23,7 +24,9 @@ from django.db import transaction
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 VERSION_KEY = "helena:admin-settings:version"
-VERSION_TTL = 0.2  # s: how stale another process's change may be seen here, at most
+# How stale another process's change may be seen here, at most (s); the tests set 0, so a daphne
+# they started sees a change the moment it is committed.
+VERSION_TTL: float = float(os.environ.get("HELENA_ADMIN_CACHE_RECHECK", "0.2"))
 
 _lock = threading.Lock()
 _values: dict[str, Any] = {}

@@ -40,6 +40,8 @@ if "HELENA_TEST_MEDIA" not in os.environ:  # this module may be imported twice (
 MEDIA_ROOT = Path(os.environ["HELENA_TEST_MEDIA"])
 os.environ["MEDIA_ROOT"] = str(MEDIA_ROOT)
 os.environ.setdefault("HELENA_DOKUMENT_EXTRAKTION", "inline")
+# A change of the admin's settings is seen by every process (daphne, Celery) as soon as it is committed.
+os.environ.setdefault("HELENA_ADMIN_CACHE_RECHECK", "0")
 
 
 def database_url(name: str | None = None) -> str:
