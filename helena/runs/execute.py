@@ -252,4 +252,5 @@ def _record_outcome(*, run_pk: Any, result: Any) -> None:
             Message.objects.create(
                 conversation_id=run.conversation_id, role=Message.Role.ASSISTANT, text=result.text, run=run
             )
-    close_tasks(run_pk=run_pk)  # a task given to Helena ends with its run (helena/runs/auftraege.py)
+    if run.mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (services.start_task); inline runs
+        close_tasks(run_pk=run_pk)  # save the query: a task given to Helena ends with its run
