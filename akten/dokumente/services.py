@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import logging
-import re
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,7 +25,7 @@ from django.utils import timezone
 
 from akten.dokumente.lesen import Gelesen, lies, pruefe
 from akten.dokumente.seiten import mit_seiten
-from akten.dokumente.typen import DateiAbgelehnt, bereinigt, erkenne
+from akten.dokumente.typen import DateiAbgelehnt, bereinigt, download_name, erkenne, stem_of
 from akten.models import Akte, Dokument, User
 from akten.selectors import get_akte
 from akten.users import may_file_dokumente
@@ -35,7 +34,6 @@ from config.errors import Forbidden, NotFound
 log = logging.getLogger(__name__)
 EXTRACT_TASK = "akten.extract_dokument"
 Extraktion = Dokument.Extraktion
-_UNSAFE = re.compile(r"[^\w\s.,()§&+\-–]", re.UNICODE)
 
 
 def max_bytes() -> int:
@@ -51,15 +49,8 @@ def check_may_file(*, user: User, akte_id: int | str) -> Akte:
     return akte
 
 
-def safe_name(name: str, *, endung: str) -> str:
-    """A download name without paths, quotes or control characters, ending in the real type."""
-    stem = Path(name.replace("\\", "/").split("/")[-1]).stem if name else ""
-    stem = " ".join(_UNSAFE.sub("_", stem).split())[:120].strip(" ._") or "Dokument"
-    return f"{stem}.{endung}"
-
-
 def _titel_aus(name: str) -> str:
-    stem = Path(name.replace("\\", "/").split("/")[-1]).stem
+    stem = stem_of(name)
     return " ".join(stem.replace("_", " ").split())[:300] or "Dokument"
 
 
@@ -152,8 +143,8 @@ def original(dokument: Dokument) -> Original:
         raise NotFound("Die Datei dieses Dokuments fehlt im Ablageverzeichnis.") from None
     endung = Path(dokument.datei.name).suffix.lstrip(".") or "bin"
     mime = dokument.mime.split(";")[0] or "application/octet-stream"
-    return Original(datei=handle, name=safe_name(dokument.dateiname or dokument.titel, endung=endung),
-                    mime=mime)
+    stem = stem_of(dokument.dateiname) if dokument.dateiname else dokument.titel
+    return Original(datei=handle, name=download_name(stem, endung=endung), mime=mime)
 
 
 def start_extraction(*, dokument_id: int) -> None:

@@ -8,6 +8,7 @@ import email.policy
 import re
 import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 from config.errors import DomainError
@@ -22,6 +23,22 @@ MAX_ENTPACKT = 200 * 1024 * 1024  # a DOCX unpacked; real ones stay far below, e
 # Characters XML 1.0 forbids (a DOCX or PDF cannot hold them) and PostgreSQL refuses (NUL); extracted
 # text and e-mail headers sometimes have them. Form feed stays: it separates pages (seiten.py).
 _STEUERZEICHEN = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f\ufffe\uffff]")
+
+
+# Not in a download name: path separators, quotes, what Windows forbids, control characters.
+_NICHT_IM_NAMEN = re.compile(r'[\\/"\'<>:|?*\x00-\x1f\x7f]+')
+
+
+def download_name(stem: str, *, endung: str) -> str:
+    """A file name to download as (Content-Disposition): the stem without paths, quotes or control
+    characters, at most 100 characters, ending in the file's real type."""
+    name = " ".join(_NICHT_IM_NAMEN.sub(" ", stem).split()).strip(" .")[:100].strip(" .")
+    return f"{name or 'Dokument'}.{endung}"
+
+
+def stem_of(filename: str) -> str:
+    """A file name without its folders (a browser may send them, Windows style too) and extension."""
+    return Path(filename.replace("\\", "/").split("/")[-1]).stem
 
 
 def bereinigt(text: str) -> str:

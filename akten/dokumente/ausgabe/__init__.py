@@ -13,7 +13,6 @@ feeds), rendered as plain text with its line breaks.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 
 from akten.dokumente.ausgabe import markdown
@@ -21,6 +20,7 @@ from akten.dokumente.ausgabe.docx import MIME as DOCX_MIME
 from akten.dokumente.ausgabe.docx import render_docx
 from akten.dokumente.ausgabe.kontext import briefkontext
 from akten.dokumente.ausgabe.vorlage import eingebaute_vorlage
+from akten.dokumente.typen import download_name
 from akten.models import Briefkopf, Dokument
 from config.errors import DomainError
 
@@ -31,8 +31,6 @@ logging.getLogger("weasyprint.progress").setLevel(logging.WARNING)
 
 FORMATE = ("docx", "pdf")
 MAX_ZEICHEN = 400_000  # about 130 pages of a Schriftsatz
-# Not in a download name: path separators, quotes, what Windows forbids, control characters.
-_UNERLAUBT = re.compile(r'[\\/"\'<>:|?*\x00-\x1f\x7f]+')
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ def render(*, dokument: Dokument, format: str) -> Ausgabe:
     briefkopf = Briefkopf.current()
     kontext = briefkontext(dokument, briefkopf)
     seiten = markdown.seiten(dokument.inhalt, markdown=not dokument.hochgeladen, titel=dokument.titel)
-    name = f"{dateiname(dokument.titel)}.{format}"
+    name = download_name(dokument.titel, endung=format)
     if format == "pdf":
         # WeasyPrint loads pango (~0.4 s, ~25 MB): only in a process that is asked for a PDF.
         from akten.dokumente.ausgabe.pdf import MIME, render_pdf  # noqa: PLC0415
@@ -63,12 +61,6 @@ def render(*, dokument: Dokument, format: str) -> Ausgabe:
         return Ausgabe(inhalt=render_pdf(kontext=kontext, seiten=seiten), name=name, mime=MIME)
     inhalt = render_docx(vorlage=_vorlage(briefkopf), kontext=kontext, seiten=seiten)
     return Ausgabe(inhalt=inhalt, name=name, mime=DOCX_MIME)
-
-
-def dateiname(titel: str) -> str:
-    """The title as a file name: no path, no quotes, no control characters, at most 100 characters."""
-    name = " ".join(_UNERLAUBT.sub(" ", titel).split()).strip(" .")[:100].strip(" .")
-    return name or "Dokument"
 
 
 def _vorlage(briefkopf: Briefkopf) -> bytes:
