@@ -94,7 +94,7 @@ class RejectIn(Schema):
     feedback: str | None = None
 
 
-def _out(draft: Draft, user: User, *, history: bool = False) -> dict[str, Any]:
+def draft_out(draft: Draft, user: User, *, history: bool = False) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": str(draft.pk),
         "kind": draft.kind,
@@ -154,13 +154,13 @@ def drafts_list(request: HttpRequest, response: HttpResponse, filters: Query[Dra
     qs = selectors.drafts_for(user=request.auth, status=filters.status, akte_id=filters.akte_id,
                               kind=filters.kind)
     response["X-Total-Count"] = str(qs.count())
-    return [_out(d, request.auth) for d in qs[filters.offset : filters.offset + filters.limit]]
+    return [draft_out(d, request.auth) for d in qs[filters.offset : filters.offset + filters.limit]]
 
 
 @router.get("/drafts/{draft_id}", response={200: DraftDetailOut, **errors(404)},
              summary="Ein Entwurf mit Verlauf")
 def draft_detail(request: HttpRequest, draft_id: str) -> dict:
-    return _out(selectors.get_draft(user=request.auth, draft_id=draft_id), request.auth, history=True)
+    return draft_out(selectors.get_draft(user=request.auth, draft_id=draft_id), request.auth, history=True)
 
 
 @router.get("/drafts/{draft_id}/history", response={200: HistoryPage, **errors(404)},
@@ -188,7 +188,7 @@ def draft_approve(request: HttpRequest, draft_id: str) -> dict:
     body = _json_body(request)
     edited = body.get("fields", body) if body is not None and set(body) == {"fields"} else body
     draft = services.approve_draft(user=request.auth, draft=draft_id, edited_fields=edited)
-    return _out(draft, request.auth, history=True)
+    return draft_out(draft, request.auth, history=True)
 
 
 @router.post("/drafts/{draft_id}/reject", response={200: DraftDetailOut, **errors(403, 404, 409)},
@@ -199,4 +199,4 @@ def draft_reject(request: HttpRequest, draft_id: str, payload: RejectIn | None =
     payload = payload or RejectIn()
     draft = services.reject_draft(user=request.auth, draft=draft_id, reason=payload.reason or "",
                                   feedback=payload.feedback or "")
-    return _out(draft, request.auth, history=True)
+    return draft_out(draft, request.auth, history=True)

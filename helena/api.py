@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Literal
+import io
+from datetime import date, datetime
+from typing import Any, Literal
 
-from django.http import HttpRequest
+from django.http import FileResponse, HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema, Status
 
-from config.errors import NOT_BLANK, errors
+from akten.selectors import get_akte
+from config.errors import NOT_BLANK, errors, invalid
 from config.schemas import IdIn
+from drafts.api import DraftDetailOut, draft_out
 from helena import selectors, services
 from helena.aktivitaet import aktivitaet, aktivitaet_fuer
 from helena.gedaechtnis import memory_for
+from helena.gespraeche import services as gespraeche
+from helena.gespraeche.export import export
 from helena.models import AgentRun
 
 router = Router(tags=["Helena"])
@@ -40,8 +45,54 @@ class ConversationOut(Schema):
     akte_id: str | None
     context_type: str
     title: str
+    archiviert: bool
+    angeheftet: bool
     messages: list[MessageOut]
     active_runs: list[str]
+
+
+class ConversationFilter(Schema):
+    q: str = Field("", max_length=200, description="Suche in Titeln und Nachrichten (deutsche Volltextsuche)")
+    akte_id: IdIn | None = None
+    archiviert: Literal["false", "true", "alle"] = Field(
+        "false", description="false (Vorgabe): nicht archivierte; true: archivierte; alle: beide")
+    von: date | None = Field(None, description="letzte Aktivität ab diesem Tag")
+    bis: date | None = Field(None, description="letzte Aktivität bis zu diesem Tag")
+    limit: int = Field(50, ge=1, le=200)
+    offset: int = Field(0, ge=0)
+
+
+class ConversationListOut(Schema):
+    id: str
+    titel: str
+    erste_frage: str
+    akte_id: str | None
+    aktenzeichen: str | None
+    context_type: str
+    archiviert: bool
+    angeheftet: bool
+    letzte_aktivitaet: datetime
+    zustand: Literal["", "laeuft", "fehlgeschlagen", "wartet_auf_antwort"]
+    offene_entwuerfe: int
+
+
+class ConversationPatch(Schema):
+    titel: str | None = Field(None, max_length=gespraeche.MAX_TITLE_CHARS)
+    archiviert: bool | None = None
+    angeheftet: bool | None = None
+
+
+class DeletedOut(Schema):
+    ergebnis: Literal["geloescht", "archiviert"]
+    message: str
+
+
+class VermerkIn(Schema):
+    run_id: str | None = Field(None, max_length=40, description="nur diese Antwort; sonst das ganze Gespräch")
+
+
+class ExportQuery(Schema):
+    format: Literal["md", "pdf"] = "md"
 
 
 class MessageIn(Schema):
@@ -96,6 +147,90 @@ def _run_out(run: AgentRun) -> dict:
     }
 
 
+def zustand(conversation: Any) -> str:
+    """What the list shows beside a conversation: Helena works, the last answer failed, she waits."""
+    if conversation.last_status in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING):
+        return "laeuft"
+    if conversation.last_status == AgentRun.Status.FAILED:
+        return "fehlgeschlagen"
+    return "wartet_auf_antwort" if conversation.last_finish == "waiting_on_user" else ""
+
+
+def _list_out(c: Any) -> dict[str, Any]:
+    return {"id": str(c.pk), "titel": c.title, "erste_frage": (c.first_question or "")[:300],
+            "akte_id": str(c.akte_id) if c.akte_id else None,
+            "aktenzeichen": c.akte.aktenzeichen if c.akte_id else None, "context_type": c.context_type,
+            "archiviert": c.archiviert, "angeheftet": c.angeheftet, "letzte_aktivitaet": c.updated_at,
+            "zustand": zustand(c), "offene_entwuerfe": c.offene_entwuerfe or 0}
+
+
+@router.get("/helena/conversations", response={200: list[ConversationListOut], **errors(404)},
+            summary="Meine Gespräche (Suche, Akte, Archiv)")
+def list_conversations(request: HttpRequest, response: HttpResponse,
+                       filters: Query[ConversationFilter]) -> list[dict[str, Any]]:
+    akte_id = None
+    if filters.akte_id not in (None, ""):
+        akte_id = get_akte(user=request.auth, akte_id=filters.akte_id).pk  # a foreign Akte is 404
+    if filters.von and filters.bis and filters.von > filters.bis:
+        raise invalid("„von“ liegt nach „bis“.")
+    found = selectors.conversation_list(user=request.auth, q=filters.q, akte_id=akte_id,
+                                        archiviert=_ARCHIVIERT[filters.archiviert],
+                                        von=filters.von, bis=filters.bis)
+    response["X-Total-Count"] = str(found.count())
+    return [_list_out(c) for c in found[filters.offset:filters.offset + filters.limit]]
+
+
+_ARCHIVIERT = {"false": False, "true": True, "alle": None}
+
+
+def _listed(*, user: Any, conversation_id: str) -> Any:
+    return selectors.conversation_list(user=user, archiviert=None).get(
+        pk=selectors.get_conversation(user=user, conversation_id=conversation_id).pk)
+
+
+@router.patch("/helena/conversations/{conversation_id}", response={200: ConversationListOut, **errors(404)},
+              summary="Gespräch umbenennen, archivieren, anheften")
+def patch_conversation(request: HttpRequest, conversation_id: str, payload: ConversationPatch) -> dict:
+    conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
+    gespraeche.aendern(conversation=conversation, titel=payload.titel, archiviert=payload.archiviert,
+                       angeheftet=payload.angeheftet)
+    return _list_out(_listed(user=request.auth, conversation_id=conversation_id))
+
+
+@router.delete("/helena/conversations/{conversation_id}", response={200: DeletedOut, **errors(404, 409)},
+               summary="Gespräch löschen (mit freigegebenen Entwürfen: archivieren)")
+def delete_conversation(request: HttpRequest, conversation_id: str) -> dict:
+    conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
+    ergebnis = gespraeche.loeschen(conversation=conversation)
+    message = ("Gespräch gelöscht." if ergebnis == "geloescht" else
+               "Aus diesem Gespräch wurden Entwürfe in eine Akte übernommen; es wurde deshalb archiviert, "
+               "nicht gelöscht.")
+    return {"ergebnis": ergebnis, "message": message}
+
+
+@router.post("/helena/conversations/{conversation_id}/aktenvermerk",
+             response={201: DraftDetailOut, **errors(403, 404)},
+             summary="Gespräch (oder eine Antwort) als Aktenvermerk-Entwurf für die Akte")
+def aktenvermerk(request: HttpRequest, conversation_id: str, payload: VermerkIn | None = None) -> Status:
+    conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
+    draft = gespraeche.aktenvermerk(user=request.auth, conversation=conversation,
+                                    run_id=payload.run_id if payload else None)
+    return Status(201, draft_out(draft, request.auth, history=True))
+
+
+@router.get("/helena/conversations/{conversation_id}/export", response={200: None, **errors(404)},
+            summary="Gespräch als Markdown oder PDF",
+            openapi_extra={"responses": {"200": {"description": "Die Datei", "content": {
+                mime: {"schema": {"type": "string", "format": "binary"}}
+                for mime in ("text/markdown", "application/pdf")}}}})
+def export_conversation(request: HttpRequest, conversation_id: str,
+                        query: Query[ExportQuery]) -> HttpResponse:
+    conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
+    datei = export(user=request.auth, conversation=conversation, format=query.format)
+    return FileResponse(io.BytesIO(datei.inhalt), as_attachment=True, filename=datei.dateiname,
+                        content_type=datei.content_type)
+
+
 @router.post("/helena/conversations", response={201: IdOut, **errors(404)}, summary="Neue Unterhaltung")
 def create_conversation(request: HttpRequest, payload: ConversationIn) -> Status:
     conversation = services.create_conversation(
@@ -113,6 +248,8 @@ def get_conversation(request: HttpRequest, conversation_id: str) -> dict:
         "akte_id": str(conversation.akte_id) if conversation.akte_id else None,
         "context_type": conversation.context_type,
         "title": conversation.title,
+        "archiviert": conversation.archiviert,
+        "angeheftet": conversation.angeheftet,
         "messages": [
             {
                 "id": str(m.pk),

@@ -4,7 +4,6 @@ events (steps, cards, plan cards, notices)."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,12 +18,9 @@ from drafts.selectors import drafts_for
 from helena import selectors
 from helena.markdown import render_markdown
 from helena.models import AgentRun, Conversation, Message, PendingQuestion, Plan, RunEvent
+from helena.tools.anzeige import main_argument, shown, source_text
 from helena.tools.registry import all_tools
 
-_ARGUMENT_CHARS = 80
-# The argument that says most about a call, in this order; chat.js uses the same list.
-_MAIN_ARGUMENTS = ("query", "question", "objective", "bezeichnung", "titel", "taetigkeit", "message",
-                   "inhalt", "start", "akte_id", "dokument_id", "gegenstandswert", "status")
 # A German note per finish_reason (PROTOCOL.md); chat.js has the same texts.
 FINISH_NOTES = {
     "cancelled": "Abgebrochen.",
@@ -49,32 +45,6 @@ _HISTORY_EVENTS = ("reasoning", "tool_call", "tool_result", "draft_created", "wa
 
 
 # --------------------------------------------------------------------------- presentation helpers
-
-
-def main_argument(arguments: Any) -> str:
-    """The one argument shown next to a tool's label ("Durchsuche Gesetze: Kündigungsfrist")."""
-    if not isinstance(arguments, dict):
-        return ""
-    for key in (*_MAIN_ARGUMENTS, *arguments):
-        value = arguments.get(key)
-        if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value).strip():
-            text = " ".join(str(value).split())
-            return text if len(text) <= _ARGUMENT_CHARS else text[: _ARGUMENT_CHARS - 1] + "…"
-    return ""
-
-
-def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-
-
-def source_text(source: Any) -> str:
-    """One source of a tool result as a line: the citation, else title or table and id."""
-    if not isinstance(source, dict):
-        return _shown(source)
-    for key in ("citation", "title", "url"):
-        if source.get(key):
-            return str(source[key])
-    return " ".join(str(source[k]) for k in ("corpus", "table", "id") if source.get(k))
 
 
 def run_tooltip(*, tier: Any, model: str, provider: str) -> str:
@@ -202,7 +172,7 @@ def _on_reasoning(reading: _Reading, event: dict[str, Any]) -> None:
 def _on_tool_call(reading: _Reading, event: dict[str, Any]) -> None:
     arguments = event.get("arguments") or {}
     tool = str(event.get("tool", ""))
-    shown = [(str(k), _shown(v)) for k, v in arguments.items()] if isinstance(arguments, dict) else []
+    shown = [(str(k), shown(v)) for k, v in arguments.items()] if isinstance(arguments, dict) else []
     step = Step(call_id=str(event.get("call_id", "")), tool=tool, label=reading.labels.get(tool, tool),
                 argument=main_argument(arguments), arguments=shown)
     reading.answer.steps.append(step)

@@ -2,33 +2,84 @@
 
 from __future__ import annotations
 
+import re
 import uuid
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.contrib.postgres.search import SearchQuery, SearchVector
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from akten.models import User
 from config.errors import NotFound
+from drafts.models import Draft
 from helena.models import AgentRun, Conversation, HelenaTask, Message, PendingQuestion, Plan, RunEvent
 
 
 def conversations_for(*, user: User) -> QuerySet[Conversation]:
-    return Conversation.objects.filter(user=user).select_related("akte")
+    """The user's own conversations; deleted ones are gone for them (kept for the audit)."""
+    return Conversation.objects.filter(user=user, geloescht_am__isnull=True).select_related("akte")
 
 
-def conversation_list(*, user: User) -> QuerySet[Conversation]:
-    """The user's conversations, newest activity first, each with its first question and how its
-    last run ended (a failed one shows in the list, not only inside the chat)."""
+_WORD = re.compile(r"\w+")
+MAX_QUERY_WORDS = 12
+
+
+def _search_query(q: str) -> SearchQuery | None:
+    """The words of `q` as a German full-text query, the last one as a prefix (typed so far)."""
+    words = _WORD.findall(q)[:MAX_QUERY_WORDS]
+    if not words:
+        return None
+    terms = [*words[:-1], f"{words[-1]}:*"]
+    return SearchQuery(" & ".join(terms), config="german", search_type="raw")
+
+
+def _matching(conversations: QuerySet[Conversation], q: str) -> QuerySet[Conversation]:
+    """Conversations whose title or any message matches every word of `q` (German stemming)."""
+    query = _search_query(q)
+    if query is None:
+        return conversations
+    in_messages = Message.objects.annotate(fts=SearchVector("text", config="german")).filter(
+        conversation=OuterRef("pk"), fts=query)
+    return (conversations.annotate(title_fts=SearchVector("title", config="german"))
+            .filter(Q(title_fts=query) | Q(title__icontains=q.strip()) | Exists(in_messages)))
+
+
+def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, archiviert: bool | None = False,
+                      von: date | None = None, bis: date | None = None) -> QuerySet[Conversation]:
+    """The user's conversations, pinned first, then newest activity, each with its first question,
+    how its last run ended (a failed one shows in the list, not only inside the chat) and how many
+    of its drafts wait for approval. `archiviert=None` lists both; `von`/`bis` bound the last activity."""
     first_question = Message.objects.filter(conversation=OuterRef("pk"), role=Message.Role.USER).order_by(
         "created_at", "id")
     last_run = AgentRun.objects.filter(conversation=OuterRef("pk")).order_by("-created_at")
-    return (conversations_for(user=user)
+    pending = (Draft.objects.filter(conversation=OuterRef("pk"), status=Draft.Status.PENDING)
+               .order_by().values("conversation").annotate(n=Count("pk")).values("n"))
+    conversations = conversations_for(user=user)
+    if archiviert is not None:
+        conversations = conversations.filter(archiviert=archiviert)
+    if akte_id is not None:
+        conversations = conversations.filter(akte_id=akte_id)
+    if von is not None:
+        conversations = conversations.filter(updated_at__date__gte=von)
+    if bis is not None:
+        conversations = conversations.filter(updated_at__date__lte=bis)
+    if q.strip():
+        conversations = _matching(conversations, q)
+    return (conversations
             .annotate(first_question=Subquery(first_question.values("text")[:1]),
                       last_status=Subquery(last_run.values("status")[:1]),
-                      last_finish=Subquery(last_run.values("finish_reason")[:1]))
-            .order_by("-updated_at"))
+                      last_finish=Subquery(last_run.values("finish_reason")[:1]),
+                      offene_entwuerfe=Subquery(pending[:1]))
+            .order_by("-angeheftet", "-updated_at"))
+
+
+def find_conversations(*, user: User, q: str, limit: int = 5) -> list[Conversation]:
+    """The user's conversations matching `q` (the header's search box), archived ones included."""
+    if not q.strip():
+        return []
+    return list(conversation_list(user=user, q=q, archiviert=None)[:limit])
 
 
 def tasks_for(*, user: User) -> QuerySet[HelenaTask]:
@@ -61,7 +112,8 @@ def conversation_access(*, user: Any, conversation_id: Any) -> Conversation | st
     answers 404 for both.
     """
     try:
-        conversation = Conversation.objects.select_related("akte").get(pk=int(conversation_id))
+        conversation = Conversation.objects.select_related("akte").get(pk=int(conversation_id),
+                                                                       geloescht_am__isnull=True)
     except (TypeError, ValueError, Conversation.DoesNotExist):
         return "not_found"
     if user is None or not user.is_authenticated or not user.is_active or conversation.user_id != user.pk:

@@ -67,8 +67,9 @@ def create_conversation(*, user: User, akte_id: Any = None, context_type: str | 
     kind = context_type or (Conversation.ContextType.AKTE if akte else Conversation.ContextType.GLOBAL)
     if kind not in Conversation.ContextType.values:
         raise RunRefused(code="invalid_message", message=f"Unbekannter Kontext „{kind}“.")
-    title = f"{akte.aktenzeichen} {akte.kurzrubrum}" if akte else ""
-    return Conversation.objects.create(user=user, akte=akte, context_type=kind, title=title[:200])
+    # No title yet: Helena proposes one after the first answer (helena/runs/titel.py); the list
+    # shows the Akte beside it anyway.
+    return Conversation.objects.create(user=user, akte=akte, context_type=kind)
 
 
 MODES = ("auto", "inline", "background")

@@ -8,6 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
@@ -32,6 +34,13 @@ class Conversation(models.Model):
     context_type = models.CharField("Kontext", max_length=20, choices=ContextType.choices,
                                     default=ContextType.GLOBAL)
     title = models.CharField("Titel", max_length=200, blank=True)
+    # Helena proposes a title after the first answer (helena/runs/titel.py) unless the user named it.
+    titel_von_hand = models.BooleanField("Titel vom Benutzer", default=False)
+    archiviert = models.BooleanField("archiviert", default=False)
+    angeheftet = models.BooleanField("angeheftet", default=False)
+    # Deleting keeps the conversation and its audit (runs, events, tool calls): it only disappears for
+    # the user. One with approved drafts is archived instead (helena/gespraeche.py).
+    geloescht_am = models.DateTimeField("gelöscht am", null=True, blank=True)
     # Answers to Helena's questions (ask_user) by answer_key, for later runs of this conversation.
     answers = models.JSONField("Antworten", default=dict, blank=True)
     # Older turns condensed by a tier-1 call (helena/runs/history.py), reused until it falls behind.
@@ -44,6 +53,10 @@ class Conversation(models.Model):
         verbose_name = "Unterhaltung"
         verbose_name_plural = "Unterhaltungen"
         ordering = ["-updated_at"]
+        indexes = [
+            models.Index(fields=["user", "archiviert", "-updated_at"], name="conv_user_list"),
+            GinIndex(SearchVector("title", config="german"), name="conv_title_fts"),
+        ]
 
     def __str__(self) -> str:
         return self.title or f"Unterhaltung {self.pk}"
@@ -66,6 +79,8 @@ class Message(models.Model):
         verbose_name = "Nachricht"
         verbose_name_plural = "Nachrichten"
         ordering = ["created_at", "id"]
+        # The user's search over their conversations (helena.selectors.find_conversations).
+        indexes = [GinIndex(SearchVector("text", config="german"), name="message_text_fts")]
 
     def __str__(self) -> str:
         return f"{self.get_role_display()}: {self.text[:60]}"

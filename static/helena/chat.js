@@ -36,7 +36,7 @@ const PLAN_ITEM_STATUS = {
 const PLAN_VERDICTS = { approved: "Freigegeben", rejected: "Abgelehnt" };
 const PLAN_REVIEW_HINT = "Passt der Plan? Antworte einfach im Chat, z. B. „passt, leg los“ oder „füge vorher … hinzu“.";
 const ANSWER_PLACEHOLDER = "Deine Antwort an Helena …";
-// Same order as helena/views.py _MAIN_ARGUMENTS.
+// Same order as helena/tools/anzeige.py _MAIN_ARGUMENTS.
 const MAIN_ARGUMENTS = ["query", "question", "objective", "bezeichnung", "titel", "taetigkeit", "message",
   "inhalt", "start", "akte_id", "dokument_id", "gegenstandswert", "status"];
 const ARGUMENT_CHARS = 80;

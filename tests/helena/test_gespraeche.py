@@ -1,0 +1,221 @@
+"""Conversations as records, from outside (issue 23): the list with search and filters, rename,
+archive, pin, delete (soft; archived when drafts of it were approved), the Aktenvermerk draft
+approved into the Akte, the export — and another user's conversation is 404 everywhere."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from akten.models import Dokument
+from drafts.models import Draft
+from helena.models import AgentRun, Conversation, Message, RunEvent
+from helena.runs.titel import propose_title
+from tests.conftest import Kanzlei
+from tests.helena.test_runs_api import ask, wait
+from tests.scripted_llm_server import ScriptedLLMServer
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+API = "/api/v1/helena/conversations"
+
+
+def call(client: Client, method: str, path: str, body: dict | None = None) -> tuple[int, object]:
+    response = getattr(client, method)(path, json.dumps(body) if body is not None else None,
+                                       content_type="application/json")
+    try:
+        return response.status_code, response.json()
+    except ValueError:
+        return response.status_code, response.content
+
+
+def listed(client: Client, **params: str) -> list[dict]:
+    response = client.get(API, params)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+@pytest.mark.slow
+def test_helena_titles_the_conversation_and_the_list_finds_it(kanzlei: Kanzlei,
+                                                              tiers: ScriptedLLMServer) -> None:
+    frist = {"start": "2026-10-01", "dauer": {"monate": 1}, "bundesland": "NW"}
+    tiers.script([{"tool_calls": [{"name": "calculate_frist", "arguments": frist}]},
+                  {"text": "Die Berufungsfrist endet am 02.11.2026."}])
+    client = kanzlei.client("anwalt")
+    conv_id, run_id = ask(client, "Hallo Helena, kannst du mir sagen, wann die Berufungsfrist endet? "
+                                  "Zugestellt am 01.10.2026.", mode="inline",
+                          akte_id=str(kanzlei.akten["A"].pk))
+    assert wait(client, run_id)["status"] == "finished"
+    [item] = listed(client)
+    assert item["id"] == conv_id and item["titel"] == "Wann die Berufungsfrist endet?"
+    assert item["aktenzeichen"] == kanzlei.akten["A"].aktenzeichen and item["zustand"] == ""
+    # German full text over the messages: inflected forms and a prefix still find it
+    assert [c["id"] for c in listed(client, q="Berufungsfristen")] == [conv_id]
+    assert [c["id"] for c in listed(client, q="zugest")] == [conv_id]
+    assert listed(client, q="Kündigungsschutz") == []
+    assert [c["id"] for c in listed(client, akte_id=str(kanzlei.akten["A"].pk))] == [conv_id]
+    assert listed(client, akte_id=str(kanzlei.akten["B"].pk)) == []
+    # an Akte the user may not see is 404, not an empty list
+    assert kanzlei.client("praktikant").get(API, {"akte_id": str(kanzlei.akten["A"].pk)}).status_code == 404
+    # the user's own name wins, and Helena does not overwrite it later
+    status, body = call(client, "patch", f"{API}/{conv_id}", {"titel": "  Berufung   Meier "})
+    assert status == 200 and body["titel"] == "Berufung Meier"
+    assert Conversation.objects.get(pk=conv_id).titel_von_hand
+
+
+def test_archive_pin_and_the_list(kanzlei: Kanzlei) -> None:
+    client = kanzlei.client("anwalt")
+    ids = [call(client, "post", API, {})[1]["id"] for _ in range(3)]
+    status, body = call(client, "patch", f"{API}/{ids[0]}", {"archiviert": True})
+    assert status == 200 and body["archiviert"]
+    assert {c["id"] for c in listed(client)} == set(ids[1:])
+    assert [c["id"] for c in listed(client, archiviert="true")] == [ids[0]]
+    assert {c["id"] for c in listed(client, archiviert="alle")} == set(ids)
+    call(client, "patch", f"{API}/{ids[1]}", {"angeheftet": True})
+    assert listed(client)[0]["id"] == ids[1]  # pinned first, though older
+    status, _ = call(client, "patch", f"{API}/{ids[0]}", {"archiviert": False})
+    assert status == 200 and len(listed(client)) == 3
+
+
+@pytest.mark.parametrize("body", [{"titel": ""}, {"titel": "   "}, {"titel": "x" * 201},
+                                  {"titel": "a\u0000b"}, {"archiviert": "vielleicht"}, {"titel": 5}])
+def test_bad_changes_are_refused_in_german_and_change_nothing(kanzlei: Kanzlei, body: dict) -> None:
+    client = kanzlei.client("anwalt")
+    conv_id = call(client, "post", API, {})[1]["id"]
+    status, answer = call(client, "patch", f"{API}/{conv_id}", body)
+    assert status in (400, 422) and isinstance(answer, dict) and answer["detail"]
+    conversation = Conversation.objects.get(pk=conv_id)
+    assert conversation.title == "" and not conversation.archiviert
+
+
+@pytest.mark.parametrize("params", [{"archiviert": "ja"}, {"von": "gestern"}, {"limit": "0"},
+                                    {"von": "2026-11-02", "bis": "2026-11-01"}, {"q": "x" * 201}])
+def test_bad_list_filters_are_refused(kanzlei: Kanzlei, params: dict) -> None:
+    response = kanzlei.client("anwalt").get(API, params)
+    assert response.status_code in (400, 422) and response.json()["detail"]
+
+
+def test_search_takes_any_text(kanzlei: Kanzlei) -> None:
+    """Operators of PostgreSQL's tsquery syntax are words to the user, never a 500."""
+    client = kanzlei.client("anwalt")
+    conv = Conversation.objects.create(user=kanzlei.users["anwalt"], title="Räumungsklage Müller")
+    Message.objects.create(conversation=conv, role="user", text="Wie läuft die Räumung ab?")
+    for q in ["Räumung", "räumungsklage", "müller & | ! :* ( )", "'", "§ 573 BGB", "der die das", "_"]:
+        assert client.get(API, {"q": q}).status_code == 200, q
+    assert [c["id"] for c in listed(client, q="räumungsklage")] == [str(conv.pk)]
+
+
+def test_another_users_conversation_is_404_everywhere(kanzlei: Kanzlei) -> None:
+    mine = Conversation.objects.create(user=kanzlei.users["anwalt"], akte=kanzlei.akten["B"], title="Geheim")
+    Message.objects.create(conversation=mine, role="user", text="Vergleichsangebot Stahlbau")
+    other = kanzlei.client("sekretariat")  # sees Akte B, but not the Anwalt's conversations
+    assert listed(other, q="Vergleichsangebot") == [] and listed(other) == []
+    assert call(other, "patch", f"{API}/{mine.pk}", {"titel": "Meins"})[0] == 404
+    assert call(other, "delete", f"{API}/{mine.pk}")[0] == 404
+    assert call(other, "post", f"{API}/{mine.pk}/aktenvermerk", {})[0] == 404
+    assert other.get(f"{API}/{mine.pk}/export").status_code == 404
+    assert kanzlei.client(None).get(API).status_code == 401
+    mine.refresh_from_db()
+    assert mine.title == "Geheim" and mine.geloescht_am is None
+
+
+def _answered(kanzlei: Kanzlei, *, user: str = "anwalt",
+              akte: str | None = "A") -> tuple[Conversation, AgentRun]:
+    """A conversation with one finished answer that used a tool with a source (as stored by a run)."""
+    owner = kanzlei.users[user]
+    conv = Conversation.objects.create(user=owner, akte=kanzlei.akten[akte] if akte else None)
+    Message.objects.create(conversation=conv, role="user", text="Wann endet die Berufungsfrist?")
+    run = AgentRun.objects.create(conversation=conv, user=owner, status=AgentRun.Status.FINISHED,
+                                  finish_reason="stop", model="klein",
+                                  text="Die Frist endet am **02.11.2026**.")
+    Message.objects.create(conversation=conv, role="assistant", text=run.text, run=run)
+    RunEvent.objects.create(run=run, seq=1, type="tool_call", payload={
+        "call_id": "c1", "tool": "search_gesetze", "arguments": {"query": "Berufungsfrist"}})
+    RunEvent.objects.create(run=run, seq=2, type="tool_result", payload={
+        "call_id": "c1", "ok": True, "summary": "§ 517 ZPO gefunden",
+        "source": [{"citation": "§ 517 ZPO", "corpus": "gesetze"}]})
+    return conv, run
+
+
+def test_aktenvermerk_is_a_draft_and_approved_into_the_akte(kanzlei: Kanzlei) -> None:
+    conv, run = _answered(kanzlei)
+    client = kanzlei.client("anwalt")
+    status, draft = call(client, "post", f"{API}/{conv.pk}/aktenvermerk", {})
+    assert status == 201 and draft["kind"] == "dokument" and draft["status"] == "pending"
+    assert draft["akte_id"] == str(kanzlei.akten["A"].pk) and draft["conversation_id"] == str(conv.pk)
+    inhalt = draft["fields"]["inhalt"]
+    for expected in ("> Wann endet die Berufungsfrist?", "Die Frist endet am **02.11.2026**.",
+                     "§ 517 ZPO", "Durchsuche", "Festgehalten von", kanzlei.akten["A"].aktenzeichen):
+        assert expected in inhalt, expected
+    assert not Dokument.objects.filter(titel=draft["fields"]["titel"]).exists()  # nothing written yet
+    status, decided = call(client, "post", f"/api/v1/drafts/{draft['id']}/approve")
+    assert status == 200 and decided["status"] == "approved"
+    dokument = Dokument.objects.get(pk=decided["record"]["id"])
+    assert dokument.akte == kanzlei.akten["A"] and "§ 517 ZPO" in dokument.inhalt
+    # one answer only
+    status, one = call(client, "post", f"{API}/{conv.pk}/aktenvermerk", {"run_id": str(run.pk)})
+    assert status == 201 and one["run_id"] == str(run.pk)
+    assert call(client, "post", f"{API}/{conv.pk}/aktenvermerk", {"run_id": "nope"})[0] == 404
+
+
+def test_aktenvermerk_needs_an_akte_and_a_role_that_may_write(kanzlei: Kanzlei) -> None:
+    conv, _ = _answered(kanzlei, akte=None)
+    status, body = call(kanzlei.client("anwalt"), "post", f"{API}/{conv.pk}/aktenvermerk", {})
+    assert status == 422 and "Akte" in body["detail"]
+    conv, _ = _answered(kanzlei, user="praktikant", akte="B")
+    status, body = call(kanzlei.client("praktikant"), "post", f"{API}/{conv.pk}/aktenvermerk", {})
+    assert status == 403 and body["detail"]
+    assert not Draft.objects.exists()
+
+
+def test_delete_is_soft_and_keeps_what_went_into_an_akte(kanzlei: Kanzlei) -> None:
+    client = kanzlei.client("anwalt")
+    conv, run = _answered(kanzlei)
+    status, body = call(client, "delete", f"{API}/{conv.pk}")
+    assert status == 200 and body["ergebnis"] == "geloescht"
+    assert listed(client, archiviert="alle") == []
+    assert client.get(f"{API}/{conv.pk}").status_code == 404
+    assert call(client, "delete", f"{API}/{conv.pk}")[0] == 404
+    assert RunEvent.objects.filter(run=run).count() == 2  # the audit stays
+    kept, _ = _answered(kanzlei)
+    draft = call(client, "post", f"{API}/{kept.pk}/aktenvermerk", {})[1]
+    call(client, "post", f"/api/v1/drafts/{draft['id']}/approve")
+    status, body = call(client, "delete", f"{API}/{kept.pk}")
+    assert status == 200 and body["ergebnis"] == "archiviert" and "archiviert" in body["message"]
+    assert [c["id"] for c in listed(client, archiviert="true")] == [str(kept.pk)]
+
+
+def test_delete_waits_for_a_running_answer(kanzlei: Kanzlei) -> None:
+    conv, run = _answered(kanzlei)
+    AgentRun.objects.filter(pk=run.pk).update(status=AgentRun.Status.RUNNING)
+    status, body = call(kanzlei.client("anwalt"), "delete", f"{API}/{conv.pk}")
+    assert status == 409 and "arbeitet" in body["detail"]
+    assert listed(kanzlei.client("anwalt"))[0]["zustand"] == "laeuft"
+
+
+def test_export_as_markdown_and_pdf(kanzlei: Kanzlei) -> None:
+    conv, _ = _answered(kanzlei)
+    client = kanzlei.client("anwalt")
+    md = client.get(f"{API}/{conv.pk}/export", {"format": "md"})
+    assert md.status_code == 200 and md["Content-Type"].startswith("text/markdown")
+    text = b"".join(md.streaming_content).decode()
+    assert "Die Frist endet am **02.11.2026**." in text and "§ 517 ZPO" in text
+    assert ".md" in md["Content-Disposition"]
+    pdf = client.get(f"{API}/{conv.pk}/export", {"format": "pdf"})
+    assert pdf.status_code == 200 and b"".join(pdf.streaming_content).startswith(b"%PDF")
+    assert client.get(f"{API}/{conv.pk}/export", {"format": "exe"}).status_code == 422
+
+
+@pytest.mark.parametrize(("question", "title"), [
+    ("Hallo Helena, kannst du mir bitte sagen, wann die Berufungsfrist endet? Zustellung am 1.10.",
+     "Wann die Berufungsfrist endet?"),
+    ("bitte fasse die Akte 1/26 zusammen", "Fasse die Akte 1/26 zusammen"),
+    ("Guten Morgen! Wie hoch sind die Gebühren nach RVG bei einem Gegenstandswert von 12.500 Euro für "
+     "eine außergerichtliche Vertretung?",
+     "Wie hoch sind die Gebühren nach RVG bei einem Gegenstandswert von…"),
+    ("", ""),
+])
+def test_proposed_titles(question: str, title: str) -> None:
+    assert propose_title(question) == title
