@@ -95,28 +95,31 @@ async def _create(client: httpx.AsyncClient, count: int) -> list[Conversation]:
 
 
 async def _converse(base_url: str, token: str, conversation: Conversation, delay: float,
-                    connected: asyncio.Event, go: asyncio.Event, timeout: float, opened: list[int]) -> None:
+                    connected: asyncio.Event, go: asyncio.Event, timeout: float, opened: list[int],
+                    mode: str) -> None:
     ws_url = base_url.replace("http://", "ws://") + f"/ws/helena/conversations/{conversation.id}/"
     async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"}, max_queue=None) as ws:
         opened.append(1)
         await connected.wait()
         await go.wait()
         await asyncio.sleep(delay)
-        await ws.send(json.dumps({"type": "user_message", "mode": "inline",
+        await ws.send(json.dumps({"type": "user_message", "mode": mode,
                                   "text": f"Bitte antworte ausführlich {conversation.tag}"}))
         await _listen(ws, conversation, timeout)
 
 
 async def round_(servers: Servers, token: str, count: int, *, timeout: float,
-                 on_open: Any = None) -> tuple[list[Conversation], float, float]:
+                 on_open: Any = None, mode: str = "inline") -> tuple[list[Conversation], float, float]:
     """`count` conversations, sockets open, messages spread over START_SPREAD; their receipts and the
-    CPU seconds the servers spent from the first message on, and the seconds that took."""
+    CPU seconds the servers spent from the first message on, and the seconds that took. Inline runs
+    execute in the daphne process that took the message; background runs in the Celery worker,
+    which reaches the sockets only through PostgreSQL and Redis (as from another host)."""
     headers = {"Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(base_url=servers.base_url, headers=headers, timeout=60) as client:
         conversations = await _create(client, count)
     connected, go, opened = asyncio.Event(), asyncio.Event(), []
     tasks = [asyncio.create_task(_converse(servers.base_url, token, c, START_SPREAD * i / max(count, 1),
-                                           connected, go, timeout, opened))
+                                           connected, go, timeout, opened, mode))
              for i, c in enumerate(conversations)]
     deadline = time.monotonic() + 60
     while len(opened) < count and time.monotonic() < deadline:
@@ -185,6 +188,27 @@ class Row:
         return self.tokens > 0 and self.p95 <= P95_LIMIT_MS and self.missing == 0
 
 
+def measure(servers: Servers, server: ModelServerProcess, token: str, count: int, *, start_ms: float,
+            idle: float, timeout: float, mode: str = "inline",
+            sampled: dict[str, float] | None = None) -> Row:
+    """One round of `count` conversations: latency, losses and CPU per token."""
+    server.start_chunk_log()
+    on_open = None if sampled is None else (lambda: sampled.update(memory(servers)))
+    conversations, cpu, seconds = asyncio.run(round_(servers, token, count, timeout=timeout, on_open=on_open,
+                                                     mode=mode))
+    cpu -= idle * seconds
+    values, _settled, missing = latencies(server.take_chunk_log(), conversations)
+    tokens = max(len(values), 1)
+    row = Row(conversations=count, tokens=len(values),
+              median=statistics.median(values) if values else math.nan,
+              p95=p95(values) if values else math.nan, missing=missing, cpu_all=cpu * 1000 / tokens,
+              cpu_stream=max(0.0, cpu * 1000 - count * start_ms) / tokens)
+    where = "im Worker" if mode == "background" else "in daphne"
+    log(f"{count} Gespräche ({where}): p95 {row.p95:.1f} ms, {missing} fehlen, "
+        f"{row.cpu_stream:.2f} ms CPU/Token")
+    return row
+
+
 def ramp(servers: Servers, server: ModelServerProcess, token: str, steps: list[int], *, start_ms: float,
          idle: float, timeout: float) -> tuple[list[Row], dict[str, float]]:
     """Rounds of growing size until one does not hold; the rows and the memory of the last that held."""
@@ -192,18 +216,9 @@ def ramp(servers: Servers, server: ModelServerProcess, token: str, steps: list[i
     peak: dict[str, float] = {}
     for count in steps:
         sampled: dict[str, float] = {}
-        server.start_chunk_log()
-        conversations, cpu, seconds = asyncio.run(round_(servers, token, count, timeout=timeout,
-                                                         on_open=lambda s=sampled: s.update(memory(servers))))
-        cpu -= idle * seconds
-        values, _settled, missing = latencies(server.take_chunk_log(), conversations)
-        tokens = max(len(values), 1)
-        row = Row(conversations=count, tokens=len(values),
-                  median=statistics.median(values) if values else math.nan,
-                  p95=p95(values) if values else math.nan, missing=missing, cpu_all=cpu * 1000 / tokens,
-                  cpu_stream=max(0.0, cpu * 1000 - count * start_ms) / tokens)
+        row = measure(servers, server, token, count, start_ms=start_ms, idle=idle, timeout=timeout,
+                      sampled=sampled)
         rows.append(row)
-        log(f"{count} Gespräche: p95 {row.p95:.1f} ms, {missing} fehlen, {row.cpu_stream:.2f} ms CPU/Token")
         if not row.held:
             break
         peak = sampled
@@ -215,7 +230,7 @@ def _verdict(ok: bool) -> str:
 
 
 def report(servers: Servers, rows: list[Row], *, start_ms: float, idle: dict[str, float],
-           peak: dict[str, float]) -> None:
+           peak: dict[str, float], background: Row | None) -> None:
     held = max((r.conversations for r in rows if r.held), default=0)
     print()
     print(f"Kapazität ({TOKENS} Tokens je Antwort, 20 Tokens/s je Gespräch, Start über {START_SPREAD:.0f} s "
@@ -233,6 +248,13 @@ def report(servers: Servers, rows: list[Row], *, start_ms: float, idle: dict[str
     best = min(stream) if stream else math.nan
     print(f"CPU je Token (Strom, ohne Laufstarts): {best:.2f} ms; Ziel ≤ {GOAL_TOKEN_CPU_MS}: "
           f"{_verdict(best <= GOAL_TOKEN_CPU_MS)}")
+    if background is not None:
+        b = background
+        print(f"Dieselben Gespräche im Celery-Worker statt in daphne (Web und Worker getrennte Prozesse, "
+              f"nur über PostgreSQL und Redis verbunden): {b.conversations} Gespräche, p95 {b.p95:.1f} ms, "
+              f"{b.missing} "
+              f"fehlen, CPU je Token {b.cpu_stream:.2f} ms (Strom) / {b.cpu_all:.2f} ms (alles); "
+              f"hält: {'ja' if b.held else 'nein'}")
     print(f"CPU je Laufstart (Nachricht → run_started, ein Token, done): {start_ms:.1f} ms; "
           f"Ziel ≤ {GOAL_START_CPU_MS:.0f}: {_verdict(start_ms <= GOAL_START_CPU_MS)}")
     print("Speicher (RSS) je Prozess im Leerlauf: "
@@ -247,6 +269,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, nargs="+", default=[25, 50, 100, 150, 200, 250, 300])
     parser.add_argument("--start-runs", type=int, default=40)
     parser.add_argument("--timeout", type=int, default=180)
+    parser.add_argument("--no-background", action="store_true",
+                        help="ohne die Runde im Celery-Worker (Läufe im Hintergrund)")
     args = parser.parse_args()
 
     stop_on_signals()
@@ -269,7 +293,12 @@ def main() -> None:
         log(f"Laufstart: {start_ms:.1f} ms CPU je Lauf ({args.start_runs} Läufe)")
         rows, peak = ramp(servers, server, token, args.steps, start_ms=start_ms, idle=rate,
                           timeout=args.timeout)
-        report(servers, rows, start_ms=start_ms, idle=idle, peak=peak)
+        held = max((r.conversations for r in rows if r.held), default=0)
+        background = None
+        if held and not args.no_background:
+            background = measure(servers, server, token, held, start_ms=start_ms, idle=rate,
+                                 timeout=args.timeout, mode="background")
+        report(servers, rows, start_ms=start_ms, idle=idle, peak=peak, background=background)
     except KeyboardInterrupt:
         log("abgebrochen")
     finally:
