@@ -147,21 +147,12 @@ def _run_out(run: AgentRun) -> dict:
     }
 
 
-def zustand(conversation: Any) -> str:
-    """What the list shows beside a conversation: Helena works, the last answer failed, she waits."""
-    if conversation.last_status in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING):
-        return "laeuft"
-    if conversation.last_status == AgentRun.Status.FAILED:
-        return "fehlgeschlagen"
-    return "wartet_auf_antwort" if conversation.last_finish == "waiting_on_user" else ""
-
-
 def _list_out(c: Any) -> dict[str, Any]:
     return {"id": str(c.pk), "titel": c.title, "erste_frage": (c.first_question or "")[:300],
             "akte_id": str(c.akte_id) if c.akte_id else None,
             "aktenzeichen": c.akte.aktenzeichen if c.akte_id else None, "context_type": c.context_type,
             "archiviert": c.archiviert, "angeheftet": c.angeheftet, "letzte_aktivitaet": c.updated_at,
-            "zustand": zustand(c), "offene_entwuerfe": c.offene_entwuerfe or 0}
+            "zustand": selectors.zustand(c), "offene_entwuerfe": c.offene_entwuerfe or 0}
 
 
 @router.get("/helena/conversations", response={200: list[ConversationListOut], **errors(404)},

@@ -172,9 +172,9 @@ def _on_reasoning(reading: _Reading, event: dict[str, Any]) -> None:
 def _on_tool_call(reading: _Reading, event: dict[str, Any]) -> None:
     arguments = event.get("arguments") or {}
     tool = str(event.get("tool", ""))
-    shown = [(str(k), shown(v)) for k, v in arguments.items()] if isinstance(arguments, dict) else []
+    listed = [(str(k), shown(v)) for k, v in arguments.items()] if isinstance(arguments, dict) else []
     step = Step(call_id=str(event.get("call_id", "")), tool=tool, label=reading.labels.get(tool, tool),
-                argument=main_argument(arguments), arguments=shown)
+                argument=main_argument(arguments), arguments=listed)
     reading.answer.steps.append(step)
     reading.steps[step.call_id] = step
 

@@ -75,6 +75,17 @@ def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, ar
             .order_by("-angeheftet", "-updated_at"))
 
 
+def zustand(conversation: Conversation) -> str:
+    """What a list shows beside a conversation of conversation_list(): Helena works ("laeuft"), the
+    last answer failed ("fehlgeschlagen"), she waits for the user ("wartet_auf_antwort"), or ""."""
+    status = getattr(conversation, "last_status", None)
+    if status in (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING):
+        return "laeuft"
+    if status == AgentRun.Status.FAILED:
+        return "fehlgeschlagen"
+    return "wartet_auf_antwort" if getattr(conversation, "last_finish", "") == "waiting_on_user" else ""
+
+
 def find_conversations(*, user: User, q: str, limit: int = 5) -> list[Conversation]:
     """The user's conversations matching `q` (the header's search box), archived ones included."""
     if not q.strip():

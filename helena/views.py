@@ -8,19 +8,25 @@ client only streams what is still in progress (PROTOCOL.md "Websocket").
 
 from __future__ import annotations
 
+import io
+from datetime import date
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from akten.selectors import akten_for
 from akten.users import role_of
 from config.errors import DomainError, Forbidden, NotFound
 from helena import presenter, selectors, services
 from helena.aktivitaet import aktivitaet_fuer
 from helena.gedaechtnis import correct
+from helena.gespraeche import services as gespraeche
+from helena.gespraeche.export import export
 from helena.knowledge.muster import draft_from_muster
 from helena.markdown import render_markdown
 from helena.models import Conversation, HelenaTask, RunEvent
@@ -31,14 +37,106 @@ HOME_LIMIT = 200  # conversations listed on the home page
 # --------------------------------------------------------------------------- views
 
 
+def _date(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
 @login_required
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """The user's conversations, newest activity first, and a button for a new one."""
-    conversations = selectors.conversation_list(user=request.user)[:HOME_LIMIT]
+    """The user's conversations (pinned first, then newest activity), searchable by words, Akte and
+    date, the archive one click away, and a button for a new one."""
+    q = request.GET.get("q", "").strip()[:200]
+    archiv = request.GET.get("archiv") == "1"
+    akten = list(akten_for(user=request.user).filter(conversations__user=request.user,
+                                                     conversations__geloescht_am__isnull=True).distinct())
+    akte_id = next((a.pk for a in akten if str(a.pk) == request.GET.get("akte", "")), None)
+    von, bis = _date(request.GET.get("von", "")), _date(request.GET.get("bis", ""))
+    found = selectors.conversation_list(user=request.user, q=q, akte_id=akte_id, archiviert=archiv,
+                                        von=von, bis=bis)
+    conversations = list(found[:HOME_LIMIT])
+    for c in conversations:
+        c.zustand = selectors.zustand(c)
     contexts = [(value, label) for value, label in Conversation.ContextType.choices
                 if value != Conversation.ContextType.AKTE]
-    return render(request, "helena/home.html", {"conversations": conversations, "contexts": contexts})
+    return render(request, "helena/home.html", {
+        "conversations": conversations, "contexts": contexts, "akten": akten, "q": q, "archiv": archiv,
+        "akte_id": akte_id, "von": von, "bis": bis, "gefiltert": bool(q or akte_id or von or bis),
+        "weitere": found.count() > HOME_LIMIT if len(conversations) == HOME_LIMIT else False,
+    })
+
+
+def _back(request: HttpRequest, conversation_id: int) -> HttpResponseRedirect:
+    """Back to the page the form was on: the list (with its filters) or the conversation."""
+    target = request.POST.get("zurueck", "")
+    if target.startswith("/helena/") and "//" not in target and "\\" not in target:
+        return HttpResponseRedirect(target)
+    return HttpResponseRedirect(reverse("helena:chat", args=[conversation_id]))
+
+
+@login_required
+@require_POST
+def gespraech_aendern(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    """Rename, archive or restore, pin or unpin (one form field each)."""
+    conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
+    flags = {name: request.POST[name] == "1" for name in ("archiviert", "angeheftet") if name in request.POST}
+    try:
+        gespraeche.aendern(conversation=conversation, titel=request.POST.get("titel"), **flags)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        if flags.get("archiviert"):
+            messages.success(request, "Gespräch archiviert. Du findest es unter „Archiv“.")
+        elif flags.get("archiviert") is False:
+            messages.success(request, "Gespräch wiederhergestellt.")
+    return _back(request, conversation.pk)
+
+
+@login_required
+@require_POST
+def gespraech_loeschen(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
+    try:
+        ergebnis = gespraeche.loeschen(conversation=conversation)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return _back(request, conversation.pk)
+    if ergebnis == "archiviert":
+        messages.info(request, "Aus diesem Gespräch wurden Entwürfe in eine Akte übernommen. Es wurde "
+                               "deshalb archiviert, nicht gelöscht.")
+    else:
+        messages.success(request, "Gespräch gelöscht.")
+    return HttpResponseRedirect(reverse("helena:home"))
+
+
+@login_required
+@require_POST
+def gespraech_aktenvermerk(request: HttpRequest, conversation_id: int) -> HttpResponse:
+    """The conversation (or one answer) as an Aktenvermerk draft; its card waits in the chat."""
+    conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
+    try:
+        draft = gespraeche.aktenvermerk(user=request.user, conversation=conversation,
+                                        run_id=request.POST.get("run_id") or None)
+    except (Forbidden, NotFound):
+        raise
+    except DomainError as exc:
+        messages.error(request, exc.message)
+        return _back(request, conversation.pk)
+    messages.success(request, "Der Aktenvermerk wartet als Entwurf auf Freigabe. Erst mit der Freigabe "
+                              "kommt er in die Akte.")
+    return HttpResponseRedirect(reverse("helena:chat", args=[conversation.pk]) + f"#entwurf-{draft.pk}")
+
+
+@login_required
+@require_GET
+def gespraech_export(request: HttpRequest, conversation_id: int, format: str) -> HttpResponse:
+    conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
+    datei = export(user=request.user, conversation=conversation, format=format)
+    return FileResponse(io.BytesIO(datei.inhalt), as_attachment=True, filename=datei.dateiname,
+                        content_type=datei.content_type)
 
 
 @login_required
@@ -84,6 +182,7 @@ def chat(request: HttpRequest, conversation_id: int) -> HttpResponse:
         "history": presenter.history(request=request, conversation=conversation, question=question),
         "question": question,
         "chat_config": config,
+        "vermerk_url": reverse("helena:aktenvermerk", args=[conversation.pk]) if conversation.akte_id else "",
         "modes": [("auto", "Automatisch"), ("inline", "Sofort"), ("background", "Im Hintergrund")],
     }
     return render(request, "helena/chat.html", context)

@@ -219,3 +219,37 @@ def test_export_as_markdown_and_pdf(kanzlei: Kanzlei) -> None:
 ])
 def test_proposed_titles(question: str, title: str) -> None:
     assert propose_title(question) == title
+
+
+def test_pages_rename_archive_and_search(kanzlei: Kanzlei) -> None:
+    conv, run = _answered(kanzlei)
+    client = Client()
+    client.force_login(kanzlei.users["anwalt"])
+    page = client.get("/helena/").content.decode()
+    assert "Wann endet die Berufungsfrist?" in page and "Archivieren" in page
+    client.post(f"/helena/gespraech/{conv.pk}/aendern/", {"titel": "Berufung Meier", "zurueck": "/helena/"})
+    assert "Berufung Meier" in client.get("/helena/").content.decode()
+    assert "Berufung Meier" in client.get("/helena/", {"q": "Berufungsfristen"}).content.decode()
+    assert "Kein Gespräch passt" in client.get("/helena/", {"q": "Mietminderung"}).content.decode()
+    chat = client.get(f"/helena/gespraech/{conv.pk}/").content.decode()
+    assert "Als Aktenvermerk speichern" in chat and "Diese Antwort als Aktenvermerk" in chat
+    response = client.post(f"/helena/gespraech/{conv.pk}/aktenvermerk/", {"run_id": str(run.pk)})
+    assert response.status_code == 302 and Draft.objects.filter(conversation=conv).count() == 1
+    client.post(f"/helena/gespraech/{conv.pk}/aendern/", {"archiviert": "1", "zurueck": "/helena/"})
+    assert "Berufung Meier" not in client.get("/helena/").content.decode()
+    assert "Berufung Meier" in client.get("/helena/", {"archiv": "1"}).content.decode()
+    # an open redirect is not where "zurueck" sends you
+    response = client.post(f"/helena/gespraech/{conv.pk}/aendern/", {"angeheftet": "1",
+                                                                     "zurueck": "//evil.example/"})
+    assert response["Location"] == f"/helena/gespraech/{conv.pk}/"
+    md = client.get(f"/helena/gespraech/{conv.pk}/export.md")
+    assert md.status_code == 200 and "Berufung Meier" in b"".join(md.streaming_content).decode()
+    assert client.get(f"/helena/gespraech/{conv.pk}/export.exe").status_code in (400, 422)
+    other = Client()
+    other.force_login(kanzlei.users["sekretariat"])
+    assert other.get(f"/helena/gespraech/{conv.pk}/").status_code == 404
+    assert other.post(f"/helena/gespraech/{conv.pk}/loeschen/").status_code == 404
+    assert other.get(f"/helena/gespraech/{conv.pk}/export.md").status_code == 404
+    response = client.post(f"/helena/gespraech/{conv.pk}/loeschen/")
+    assert response.status_code == 302 and Conversation.objects.get(pk=conv.pk).geloescht_am is not None
+    assert client.get(f"/helena/gespraech/{conv.pk}/").status_code == 404
