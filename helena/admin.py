@@ -257,8 +257,8 @@ class MessageInline(admin.TabularInline):
 class ConversationAdmin(admin.ModelAdmin):
     """View only; deleting stays possible (data protection requests)."""
 
-    list_display = ("__str__", "user", "context_type", "akte", "created_at", "updated_at")
-    list_filter = ("context_type", "user")
+    list_display = ("__str__", "user", "context_type", "akte", "archiviert", "geloescht_am", "updated_at")
+    list_filter = ("context_type", "archiviert", ("geloescht_am", admin.EmptyFieldListFilter), "user")
     search_fields = ("title", "user__username", "akte__aktenzeichen")
     list_select_related = ("user", "akte")
     date_hierarchy = "updated_at"

@@ -36,8 +36,8 @@ class Conversation(models.Model):
     title = models.CharField("Titel", max_length=200, blank=True)
     # Helena proposes a title after the first answer (helena/runs/titel.py) unless the user named it.
     titel_von_hand = models.BooleanField("Titel vom Benutzer", default=False)
-    archiviert = models.BooleanField("archiviert", default=False)
-    angeheftet = models.BooleanField("angeheftet", default=False)
+    archiviert = models.BooleanField("im Archiv", default=False)
+    angeheftet = models.BooleanField("oben angeheftet", default=False)
     # Deleting keeps the conversation and its audit (runs, events, tool calls): it only disappears for
     # the user. One with approved drafts is archived instead (helena/gespraeche.py).
     geloescht_am = models.DateTimeField("gelöscht am", null=True, blank=True)

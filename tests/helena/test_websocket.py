@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -78,6 +79,9 @@ def test_refusals_close_with_the_protocol_codes(kanzlei: Kanzlei, asgi_server: s
     assert _run(_close_code(url, additional_headers={"Authorization": "Bearer falsch"})) == 4403
     assert _run(_close_code(_url(asgi_server, 999999), additional_headers=_bearer(kanzlei, "anwalt"))) == 4404
     assert _run(_close_code(_url(asgi_server, "abc"), additional_headers=_bearer(kanzlei, "anwalt"))) == 4404
+    # a conversation its owner deleted is gone for the socket, too (helena/gespraeche/services.py)
+    Conversation.objects.filter(pk=conversation.pk).update(geloescht_am=timezone.now())
+    assert _run(_close_code(url, additional_headers=_bearer(kanzlei, "anwalt"))) == 4404
 
 
 def test_session_cookie_works_only_from_our_own_origin(kanzlei: Kanzlei, asgi_server: str) -> None:
