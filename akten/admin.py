@@ -27,11 +27,12 @@ from akten.models import (
     Briefkopf,
     Dokument,
     Frist,
+    HinweisEinstellung,
     Notiz,
     User,
     Zeiterfassung,
 )
-from akten.users import create_api_token, hash_token
+from akten.users import new_api_token
 
 
 class UserPasswordForm(AdminPasswordChangeForm):
@@ -253,14 +254,14 @@ class ApiTokenAdmin(admin.ModelAdmin):
     """A token is shown once, when it is created here (or with `manage.py create_api_token`); only
     its hash is kept. Revoke it by ticking „widerrufen“."""
 
-    list_display = ("user", "name", "prefix", "angelegt_am", "zuletzt_benutzt", "widerrufen")
+    list_display = ("user", "name", "prefix", "angelegt_am", "zuletzt_benutzt", "gueltig_bis", "widerrufen")
     list_filter = ("widerrufen",)
     search_fields = ("user__username", "name", "prefix")
     readonly_fields = ("user", "prefix", "angelegt_am", "zuletzt_benutzt")
-    fields = ("user", "name", "prefix", "angelegt_am", "zuletzt_benutzt", "widerrufen")
+    fields = ("user", "name", "prefix", "angelegt_am", "zuletzt_benutzt", "gueltig_bis", "widerrufen")
 
     def get_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> tuple[str, ...]:
-        return ("user", "name") if obj is None else self.fields
+        return ("user", "name", "gueltig_bis") if obj is None else self.fields
 
     def get_readonly_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> tuple[str, ...]:
         return () if obj is None else self.readonly_fields
@@ -269,8 +270,39 @@ class ApiTokenAdmin(admin.ModelAdmin):
         if change:
             super().save_model(request, obj, form, change)
             return
-        raw = create_api_token(user=obj.user, name=obj.name)
-        obj.pk = ApiToken.objects.get(key_hash=hash_token(raw)).pk
+        token, raw = new_api_token(user=obj.user, name=obj.name, gueltig_bis=obj.gueltig_bis)
+        obj.pk = token.pk
         messages.warning(request, format_html(
             "Neuer Token für {}: <code>{}</code> – jetzt kopieren, er wird nicht wieder angezeigt. "
             "Aufruf: <code>Authorization: Bearer {}</code>", obj.user, raw, raw))
+
+
+class HinweisEinstellungForm(forms.ModelForm):
+    """The kinds as checkboxes; those that must always show are not offered."""
+
+    ausgeblendet = forms.MultipleChoiceField(
+        label="ausgeblendete Arten", required=False, widget=forms.CheckboxSelectMultiple,
+        choices=[(art, label) for art, label in Alert.Art.choices
+                 if art not in HinweisEinstellung.PFLICHT_ARTEN],
+        help_text=HinweisEinstellung._meta.get_field("ausgeblendet").help_text)
+
+    class Meta:
+        model = HinweisEinstellung
+        fields = ("user", "ausgeblendet", "kurzmeldungen")
+
+
+@admin.register(HinweisEinstellung)
+class HinweisEinstellungAdmin(admin.ModelAdmin):
+    """What each person set on /konto/ under „Hinweise“; usually changed there by the person."""
+
+    form = HinweisEinstellungForm
+    list_display = ("user", "ausgeblendete_arten", "kurzmeldungen", "geaendert_am")
+    list_filter = ("kurzmeldungen",)
+    search_fields = ("user__username", "user__last_name")
+    autocomplete_fields = ("user",)
+    readonly_fields = ("geaendert_am",)
+
+    @admin.display(description="ausgeblendet")
+    def ausgeblendete_arten(self, obj: HinweisEinstellung) -> str:
+        labels = dict(Alert.Art.choices)
+        return ", ".join(str(labels.get(art, art)) for art in obj.ausgeblendet) or "—"

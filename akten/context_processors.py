@@ -1,4 +1,5 @@
-"""`ungelesene_hinweise` for the bell in the navigation; lazy, so pages without it pay nothing."""
+"""`ungelesene_hinweise` for the bell in the navigation and `hinweis_kurzmeldungen` for its pop-ups
+(the user's choice on /konto/); lazy, so pages without them pay nothing."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
+from akten.konto.selectors import popups_for
 from akten.selectors import alerts_for
 
 
@@ -15,4 +17,5 @@ def unread_alerts(request: HttpRequest) -> dict[str, Any]:
     if user is None or not user.is_authenticated:
         return {}
     return {"ungelesene_hinweise": SimpleLazyObject(
-        lambda: alerts_for(user=user, nur_ungelesen=True).count())}
+                lambda: alerts_for(user=user, nur_ungelesen=True).count()),
+            "hinweis_kurzmeldungen": SimpleLazyObject(lambda: popups_for(user=user))}

@@ -7,6 +7,7 @@ from datetime import date
 from django.db.models import Case, Count, OuterRef, Q, QuerySet, Subquery, When
 from django.utils import timezone
 
+from akten.konto.selectors import hidden_arten_for
 from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
 from config.errors import NotFound
 
@@ -127,12 +128,16 @@ def get_alert(*, user: User, alert_id: int | str) -> Alert:
 
 
 def alerts_for(*, user: User, nur_ungelesen: bool = False) -> QuerySet[Alert]:
-    """Alerts addressed to the user, or Akte alerts without recipient on visible Akten."""
+    """Alerts addressed to the user, or Akte alerts without recipient on visible Akten; without the
+    kinds the user switched off on /konto/ (the one place: the bell, the pages and the API read here)."""
     qs = Alert.objects.filter(
         Q(empfaenger=user)
         | Q(empfaenger__isnull=True, akte__in=akten_for(user=user))
         | (Q(empfaenger__isnull=True, akte__isnull=True) if user.sees_all_akten else Q(pk__in=[]))
     )
+    hidden = hidden_arten_for(user=user)
+    if hidden:
+        qs = qs.exclude(art__in=hidden)
     if nur_ungelesen:
         qs = qs.filter(gelesen=False)
     # unread first, then the most urgent, then the newest

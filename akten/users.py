@@ -1,15 +1,18 @@
 """Users, their roles and their API tokens: who someone is to Helena.
 
 The role decides which tools and drafts are someone's (PROTOCOL.md "Roles and tools"); a bearer
-token lets another system act as a user. Access to single Akten is in akten/services.py.
+token lets another system act as a user until it is revoked or expires (users manage their own on
+/konto/: akten/konto/). Access to single Akten is in akten/services.py.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import datetime
 from typing import Any
 
+from django.db.models import Q
 from django.utils import timezone
 
 from akten.models import ApiToken, Role, User
@@ -45,25 +48,33 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def create_api_token(*, user: User, name: str = "") -> str:
-    """Create a token and return it in clear once; only its hash is kept."""
+def new_api_token(*, user: User, name: str = "", gueltig_bis: datetime | None = None) -> tuple[ApiToken, str]:
+    """Create a token: the row and the token in clear, which exists only in this answer (the row keeps
+    its hash and the first characters, by which its owner recognises it)."""
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    ApiToken.objects.create(user=user, name=name, prefix=raw[:12], key_hash=hash_token(raw))
-    return raw
+    token = ApiToken.objects.create(user=user, name=name, prefix=raw[:12], key_hash=hash_token(raw),
+                                    gueltig_bis=gueltig_bis)
+    return token, raw
+
+
+def create_api_token(*, user: User, name: str = "", gueltig_bis: datetime | None = None) -> str:
+    """Create a token and return it in clear once; only its hash is kept."""
+    return new_api_token(user=user, name=name, gueltig_bis=gueltig_bis)[1]
 
 
 def user_for_token(*, raw: str) -> User | None:
-    """The active user a valid, unrevoked token belongs to, else None."""
+    """The active user a valid token belongs to (not revoked, not expired), else None."""
     if not raw or len(raw) > 200:
         return None
+    now = timezone.now()
     token = (
         ApiToken.objects.select_related("user")
-        .filter(key_hash=hash_token(raw), widerrufen=False, user__is_active=True)
+        .filter(Q(gueltig_bis__isnull=True) | Q(gueltig_bis__gt=now),
+                key_hash=hash_token(raw), widerrufen=False, user__is_active=True)
         .first()
     )
     if token is None:
         return None
-    now = timezone.now()
     if token.zuletzt_benutzt is None or (now - token.zuletzt_benutzt).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(zuletzt_benutzt=now)
     return token.user

@@ -30,7 +30,7 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 from django.utils.text import camel_case_to_spaces
 
-from akten.models import Alert, Beteiligter, Briefkopf, Dokument, Notiz, Zeiterfassung
+from akten.models import Alert, Beteiligter, Briefkopf, Dokument, HinweisEinstellung, Notiz, Zeiterfassung
 from drafts.models import Draft, DraftEvent
 from helena.knowledge.models import Gesetz, Muster, Norm, Urteil
 from helena.models import (
@@ -234,6 +234,7 @@ def records(kanzlei: Kanzlei) -> dict[type[models.Model], models.Model]:
                                                     taetigkeit="Besprechung"),
         Notiz: Notiz.objects.create(akte=akte, inhalt="Mandant ruft zurück", verfasst_von=anwalt),
         Alert: Alert.objects.create(akte=akte, message="Frist läuft bald ab", severity="warning"),
+        HinweisEinstellung: HinweisEinstellung.objects.create(user=anwalt, ausgeblendet=["vorfrist"]),
         Draft: draft,
         DraftEvent: DraftEvent.objects.create(draft=draft, action="created", user=anwalt),
         ToolCallLog: tool_call,

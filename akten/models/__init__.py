@@ -8,7 +8,7 @@ Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 from akten.models.accounts import ApiToken, Role, User
 from akten.models.akte import Akte, AktenZugriff, Beteiligter, Bundesland, aktenzeichen_validator
 from akten.models.dokument import Briefkopf, Dokument
-from akten.models.records import Alert, Frist, Notiz, Zeiterfassung
+from akten.models.records import Alert, Frist, HinweisEinstellung, Notiz, Zeiterfassung
 
 __all__ = [
     "Akte",
@@ -20,6 +20,7 @@ __all__ = [
     "Bundesland",
     "Dokument",
     "Frist",
+    "HinweisEinstellung",
     "Notiz",
     "Role",
     "User",

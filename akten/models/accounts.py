@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils import timezone
 
 
 class Role(models.TextChoices):
@@ -43,6 +44,9 @@ class ApiToken(models.Model):
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
     zuletzt_benutzt = models.DateTimeField("zuletzt benutzt", null=True, blank=True)
     widerrufen = models.BooleanField("widerrufen", default=False)
+    gueltig_bis = models.DateTimeField(
+        "gültig bis", null=True, blank=True,
+        help_text="Danach wird der Token abgewiesen. Leer: gültig, bis er widerrufen wird.")
 
     class Meta:
         verbose_name = "API-Token"
@@ -50,3 +54,12 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.prefix}…"
+
+    @property
+    def status(self) -> str:
+        """aktiv, abgelaufen or widerrufen: what the account page and GET /me/tokens show."""
+        if self.widerrufen:
+            return "widerrufen"
+        if self.gueltig_bis is not None and self.gueltig_bis <= timezone.now():
+            return "abgelaufen"
+        return "aktiv"

@@ -1,11 +1,12 @@
-"""What hangs off an Akte: Fristen, Zeiterfassung, Notizen and Hinweise (Alert); Dokumente are in
-dokument.py."""
+"""What hangs off an Akte: Fristen, Zeiterfassung, Notizen and Hinweise (Alert, and which of them a
+person wants: HinweisEinstellung); Dokumente are in dokument.py."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -182,3 +183,33 @@ class Alert(models.Model):
         return f"[{self.get_severity_display()}] {self.message[:60]}"
 
 
+
+
+class HinweisEinstellung(models.Model):
+    """Which kinds of Hinweise a person wants and whether new ones pop up on the page (/konto/).
+
+    Hidden kinds disappear everywhere the person reads Hinweise (akten.selectors.alerts_for: the bell,
+    the Hinweise page, GET /api/v1/alerts); colleagues of the same Akte still get theirs. A Frist
+    that ends today or is overdue cannot be hidden: a missed Frist is the Kanzlei's liability.
+    """
+
+    PFLICHT_ARTEN = frozenset({Alert.Art.HEUTE, Alert.Art.UEBERFAELLIG})
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="hinweis_einstellung", verbose_name="Benutzer")
+    ausgeblendet = ArrayField(
+        models.CharField(max_length=30, choices=Alert.Art.choices), default=list, blank=True,
+        verbose_name="ausgeblendete Arten",
+        help_text="Hinweise dieser Arten sieht die Person nicht (Glocke, Hinweise, API). „Frist endet "
+                  "heute“ und „Frist überfällig“ lassen sich nicht ausblenden.")
+    kurzmeldungen = models.BooleanField(
+        "Kurzmeldungen im Browser", default=True,
+        help_text="Ein neuer Hinweis erscheint für einige Sekunden unten auf jeder Seite.")
+    geaendert_am = models.DateTimeField("geändert am", auto_now=True)
+
+    class Meta:
+        verbose_name = "Hinweis-Einstellung"
+        verbose_name_plural = "Hinweis-Einstellungen"
+
+    def __str__(self) -> str:
+        return f"Hinweise für {self.user}"

@@ -1,7 +1,9 @@
 // The bell in the navigation (/ws/benachrichtigungen/, helena/benachrichtigungen.py): the unread
-// count on every page, and a short notice when a new Hinweis arrives. Reconnects with backoff.
+// count on every page, and a short notice when a new Hinweis arrives, unless the user switched
+// those off on /konto/ (data-kurzmeldungen="aus"). Reconnects with backoff.
 const link = document.querySelector("[data-glocke]");
 const notices = document.getElementById("glocke-meldungen");
+const popups = notices?.dataset.kurzmeldungen !== "aus";
 
 function setCount(count) {
   if (!link) return;
@@ -20,7 +22,7 @@ function setCount(count) {
 }
 
 function notice(alert) {
-  if (!notices) return;
+  if (!notices || !popups) return;
   const item = document.createElement("p");
   item.className = `glocke-meldung glocke-meldung--${alert.severity}`;
   item.textContent = alert.message;

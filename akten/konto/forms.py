@@ -1,0 +1,67 @@
+"""The account page's forms: a new API token, the Hinweis settings, the password (Django's form,
+speaking to the user with "du")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import PasswordChangeForm
+
+from akten.konto.services import NAME_MAX, OPTIONAL_ARTEN
+from akten.models import Alert, HinweisEinstellung
+
+# What each kind of Hinweis means, in the words of the settings page.
+ART_LABELS: dict[str, str] = {
+    Alert.Art.VORFRIST: "Vorfrist erreicht",
+    Alert.Art.BALD: "Frist endet in den nächsten drei Werktagen",
+    Alert.Art.HEUTE: "Frist endet heute",
+    Alert.Art.UEBERFAELLIG: "Frist überfällig",
+    Alert.Art.NIEMAND: "Für eine Frist ist niemand verantwortlich",
+    Alert.Art.AUFGABE: "Helena hat einen Auftrag erledigt",
+    Alert.Art.MANUELL: "Sonstige Hinweise (von Kolleginnen, Kollegen und der Verwaltung)",
+}
+PFLICHT_LABELS = [ART_LABELS[art] for art in Alert.Art.values if art in HinweisEinstellung.PFLICHT_ARTEN]
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(
+        label="Name", max_length=NAME_MAX,
+        help_text="Wofür ist der Token? Zum Beispiel „Kanzleisoftware“ oder „Skript Fristenexport“.",
+        widget=forms.TextInput(attrs={"autocomplete": "off"}))
+    gueltig_bis = forms.DateField(
+        label="Gültig bis (freiwillig)", required=False,
+        help_text="Einschließlich dieses Tages. Leer: gültig, bis du ihn widerrufst.",
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+
+
+class HinweisForm(forms.Form):
+    sichtbar = forms.MultipleChoiceField(
+        label="Diese Hinweise möchte ich sehen", required=False, widget=forms.CheckboxSelectMultiple,
+        choices=[(art, ART_LABELS[art]) for art in OPTIONAL_ARTEN])
+    kurzmeldungen = forms.BooleanField(
+        label="Neue Hinweise kurz unten auf der Seite einblenden", required=False,
+        help_text="Die Glocke oben zählt neue Hinweise in jedem Fall.")
+
+    @classmethod
+    def for_settings(cls, settings: HinweisEinstellung) -> HinweisForm:
+        hidden = set(settings.ausgeblendet)
+        return cls(initial={"sichtbar": [art for art in OPTIONAL_ARTEN if art not in hidden],
+                            "kurzmeldungen": settings.kurzmeldungen})
+
+
+class KontoPasswordChangeForm(PasswordChangeForm):
+    """Django's password change with the page's words; its checks (the validators) stay Django's."""
+
+    error_messages = {
+        **PasswordChangeForm.error_messages,
+        "password_incorrect": "Dein bisheriges Passwort stimmt nicht. Bitte gib es noch einmal ein.",
+        "password_mismatch": "Die beiden neuen Passwörter stimmen nicht überein.",
+    }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["old_password"].label = "Bisheriges Passwort"
+        self.fields["new_password1"].label = "Neues Passwort"
+        self.fields["new_password2"].label = "Neues Passwort wiederholen"
+        self.fields["new_password2"].help_text = "Zur Kontrolle noch einmal dasselbe."

@@ -1,0 +1,16 @@
+"""/konto/: the user's own page (login and logout are beside it in config/urls.py)."""
+
+from django.urls import path
+
+from akten.konto import views
+
+app_name = "konto"
+
+urlpatterns = [
+    path("", views.konto, name="seite"),
+    path("tokens/", views.token_anlegen, name="token_anlegen"),
+    path("tokens/<int:token_id>/widerrufen/", views.token_widerrufen, name="token_widerrufen"),
+    path("hinweise/", views.hinweise_speichern, name="hinweise"),
+    path("passwort/", views.PasswortAendern.as_view(), name="passwort"),
+    path("passwort/fertig/", views.PasswortGeaendert.as_view(), name="passwort_fertig"),
+]

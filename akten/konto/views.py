@@ -1,0 +1,107 @@
+"""The account page /konto/ (thin): the user's data, their API tokens, their Hinweis settings, and
+the password change through Django's own views.
+
+A new token is shown in clear exactly once: the POST keeps it in the session, the next GET of the
+page takes it out again (post/redirect/get, so a reload neither shows it again nor makes a second
+one); the page is never cached.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import PasswordChangeDoneView, PasswordChangeView
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse, reverse_lazy
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from akten.konto.forms import PFLICHT_LABELS, HinweisForm, KontoPasswordChangeForm, TokenForm
+from akten.konto.selectors import hinweis_settings_for, tokens_for
+from akten.konto.services import issue_token, revoke_token, save_hinweis_settings
+from akten.selectors import akten_for
+from akten.users import role_of
+from config.errors import DomainError
+
+NEW_TOKEN = "konto_neuer_token"  # session key: the token in clear until the page has shown it once
+
+
+def _page(request: HttpRequest, *, token_form: TokenForm | None = None,
+          hinweis_form: HinweisForm | None = None) -> HttpResponse:
+    user = request.user
+    context: dict[str, Any] = {
+        "rolle": user.get_role_display(),
+        "sieht_alle_akten": role_of(user) == "ADMIN",
+        "akten_anzahl": akten_for(user=user).count(),
+        "neuer_token": request.session.pop(NEW_TOKEN, None) if request.method == "GET" else None,
+        "tokens": tokens_for(user=user)[:100],
+        "token_form": token_form or TokenForm(),
+        "hinweis_form": hinweis_form or HinweisForm.for_settings(hinweis_settings_for(user=user)),
+        "pflicht_arten": PFLICHT_LABELS,
+    }
+    return render(request, "akten/konto.html", context)
+
+
+@never_cache
+@login_required
+@require_GET
+def konto(request: HttpRequest) -> HttpResponse:
+    """Who I am, my tokens, my Hinweis settings."""
+    return _page(request)
+
+
+@never_cache
+@login_required
+@require_POST
+def token_anlegen(request: HttpRequest) -> HttpResponse:
+    form = TokenForm(request.POST)
+    if form.is_valid():
+        try:
+            new = issue_token(user=request.user, name=form.cleaned_data["name"],
+                              gueltig_bis=form.cleaned_data["gueltig_bis"])
+        except DomainError as exc:
+            field = exc.extra.get("field")
+            form.add_error(field if field in form.fields else None, exc.message)
+        else:
+            request.session[NEW_TOKEN] = {"id": new.token.pk, "name": new.token.name, "raw": new.raw}
+            return redirect(reverse("konto:seite") + "#neuer-token")
+    return _page(request, token_form=form)
+
+
+@never_cache
+@login_required
+@require_POST
+def token_widerrufen(request: HttpRequest, token_id: int) -> HttpResponse:
+    """Revoke one of my tokens; another user's is the 404 page (NotFound) and stays valid."""
+    token = revoke_token(user=request.user, token_id=token_id)
+    messages.success(request, f"Der Token „{token.name or token.prefix}“ ist widerrufen. Programme, die ihn "
+                              "benutzen, werden ab sofort abgewiesen.")
+    return redirect(reverse("konto:seite") + f"#token-{token.pk}")
+
+
+@never_cache
+@login_required
+@require_POST
+def hinweise_speichern(request: HttpRequest) -> HttpResponse:
+    form = HinweisForm(request.POST)
+    if not form.is_valid():
+        return _page(request, hinweis_form=form)
+    save_hinweis_settings(user=request.user, sichtbar=form.cleaned_data["sichtbar"],
+                          kurzmeldungen=form.cleaned_data["kurzmeldungen"])
+    messages.success(request, "Deine Einstellungen für Hinweise sind gespeichert.")
+    return redirect(reverse("konto:seite") + "#hinweise")
+
+
+class PasswortAendern(PasswordChangeView):
+    """Django's view: checks the old password and the validators, keeps this session logged in
+    (update_session_auth_hash) and ends the others."""
+
+    form_class = KontoPasswordChangeForm
+    success_url = reverse_lazy("konto:passwort_fertig")
+
+
+class PasswortGeaendert(PasswordChangeDoneView):
+    pass
