@@ -24,6 +24,7 @@ test: $(STAMP)
 # Benchmarks print their figures (bench/); they are not part of the test suite.
 bench: $(STAMP)
 	$(PY) -m config.launcher exec -- $(PY) bench/knowledge_search.py
+	$(PY) -m config.launcher exec -- $(PY) bench/suche.py
 	$(PY) -m config.launcher exec -- $(PY) bench/agent_overhead.py
 	$(PY) -m config.launcher exec -- $(PY) bench/stream_latency.py
 	$(PY) -m config.launcher exec -- $(PY) bench/capacity.py

@@ -114,10 +114,12 @@ _PYDANTIC_DE = {
 DATUM_PATTERN = r"^\s*([0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{1,2}\.[0-9]{1,2}\.[0-9]{4})\s*$"
 BETRAG_PATTERN = r"^\s*[0-9]+([.,][0-9]{1,2})?\s*$"
 NOT_BLANK = r"\S"
+TWO_CHARS = r"\S[\s\S]*\S"  # at least two characters once the white space at the edges is gone
 _PATTERN_DE = {
     DATUM_PATTERN: "ist kein gültiges Datum (JJJJ-MM-TT oder TT.MM.JJJJ)",
     BETRAG_PATTERN: "ist kein gültiger Betrag (z. B. „5000.00“)",
     NOT_BLANK: "darf nicht leer sein",
+    TWO_CHARS: "braucht mindestens 2 Zeichen (Leerzeichen am Rand zählen nicht)",
 }
 _BOUNDS_DE = {"greater_than_equal": ("ge", "muss mindestens {} sein"),
               "less_than_equal": ("le", "darf höchstens {} sein"),

@@ -377,3 +377,11 @@ def get_norm(*, gesetz: str, bezeichnung: str) -> Norm:
     if norm is None:
         raise NormNotFound(f"{bezeichnung} {gesetz}")
     return norm
+
+
+def neighbours(*, norm: Norm) -> tuple[Norm | None, Norm | None]:
+    """The norms before and after this one in its statute (the statute page's ‹ and ›)."""
+    same_law = Norm.objects.filter(gesetz_id=norm.gesetz_id).only("bezeichnung", "nummer", "titel")
+    before = same_law.filter(order__lt=norm.order).order_by("-order").first()
+    after = same_law.filter(order__gt=norm.order).order_by("order").first()
+    return before, after
