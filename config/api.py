@@ -14,10 +14,12 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from akten.api import router as akten_router
 from akten.auth import api_auth
 from akten.dokumente.api import router as dokumente_router
+from akten.konto.api import router as konto_router
 from config.errors import DomainError, ErrorOut, describe_validation_errors, error_text
 from drafts.api import router as drafts_router
 from helena.api import router as helena_router
 from helena.knowledge.api import router as knowledge_router
+from helena.suche.api import router as suche_router
 
 
 class HelenaAPI(NinjaAPI):
@@ -125,6 +127,8 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 
 api.add_router("/", akten_router)
 api.add_router("/", dokumente_router)
+api.add_router("/", konto_router)
 api.add_router("/", knowledge_router)
 api.add_router("/", helena_router)
 api.add_router("/", drafts_router)
+api.add_router("/", suche_router)

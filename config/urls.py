@@ -19,8 +19,11 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("konto/anmelden/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("konto/abmelden/", auth_views.LogoutView.as_view(), name="logout"),
+    path("konto/", include("akten.konto.urls")),  # the user's own page: tokens, Hinweise, password
     path("akten/", include("akten.urls")),
     path("entwuerfe/", include("drafts.urls")),
+    path("suche/", include("helena.suche.urls")),  # the header's search box: all hits on one page
+    path("wissen/", include("helena.knowledge.urls")),  # a norm's text, where citations lead
     # The chat: `/` and `/helena/` are its start page; also POST /akten/<id>/gespraech/.
     path("", include("helena.urls")),
 ]

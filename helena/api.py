@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import io
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from django.http import FileResponse, HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema, Status
 
+from akten.fristen.eingabe import parse_datum
 from akten.selectors import get_akte
-from config.errors import NOT_BLANK, errors, invalid
+from config.errors import DATUM_PATTERN, NOT_BLANK, errors, invalid
 from config.schemas import IdIn
 from drafts.api import DraftDetailOut, draft_out
 from helena import selectors, services
@@ -56,8 +57,8 @@ class ConversationFilter(Schema):
     akte_id: IdIn | None = None
     archiviert: Literal["false", "true", "alle"] = Field(
         "false", description="false (Vorgabe): nicht archivierte; true: archivierte; alle: beide")
-    von: date | None = Field(None, description="letzte Aktivität ab diesem Tag")
-    bis: date | None = Field(None, description="letzte Aktivität bis zu diesem Tag")
+    von: str | None = Field(None, pattern=DATUM_PATTERN, description="letzte Aktivität ab diesem Tag")
+    bis: str | None = Field(None, pattern=DATUM_PATTERN, description="letzte Aktivität bis zu diesem Tag")
     limit: int = Field(50, ge=1, le=200)
     offset: int = Field(0, ge=0)
 
@@ -162,11 +163,11 @@ def list_conversations(request: HttpRequest, response: HttpResponse,
     akte_id = None
     if filters.akte_id not in (None, ""):
         akte_id = get_akte(user=request.auth, akte_id=filters.akte_id).pk  # a foreign Akte is 404
-    if filters.von and filters.bis and filters.von > filters.bis:
+    von, bis = (parse_datum(d) if d else None for d in (filters.von, filters.bis))
+    if von and bis and von > bis:
         raise invalid("„von“ liegt nach „bis“.")
     found = selectors.conversation_list(user=request.auth, q=filters.q, akte_id=akte_id,
-                                        archiviert=_ARCHIVIERT[filters.archiviert],
-                                        von=filters.von, bis=filters.bis)
+                                        archiviert=_ARCHIVIERT[filters.archiviert], von=von, bis=bis)
     response["X-Total-Count"] = str(found.count())
     return [_list_out(c) for c in found[filters.offset:filters.offset + filters.limit]]
 
@@ -201,7 +202,9 @@ def delete_conversation(request: HttpRequest, conversation_id: str) -> dict:
 
 @router.post("/helena/conversations/{conversation_id}/aktenvermerk",
              response={201: DraftDetailOut, **errors(403, 404)},
-             summary="Gespräch (oder eine Antwort) als Aktenvermerk-Entwurf für die Akte")
+             summary="Gespräch (oder eine Antwort) als Aktenvermerk-Entwurf für die Akte",
+             openapi_extra={"requestBody": {"required": False, "content": {"application/json": {
+                 "schema": {"$ref": "#/components/schemas/VermerkIn"}}}}})
 def aktenvermerk(request: HttpRequest, conversation_id: str, payload: VermerkIn | None = None) -> Status:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
     draft = gespraeche.aktenvermerk(user=request.auth, conversation=conversation,

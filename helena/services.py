@@ -9,6 +9,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.db import transaction
+from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
 from akten.models import User
@@ -27,6 +28,7 @@ from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
 from helena.runs.dispatch import dispatch
 from helena.runs.emitter import finish_without_loop
 from helena.runs.limits import deadline_for
+from helena.runs.titel import propose_title
 
 # --- conversations and runs ------------------------------------------------------------------
 
@@ -117,9 +119,21 @@ def start_run(*, user: User, conversation: Conversation, text: Any, mode: Any = 
             context_type=conversation.context_type,
             deadline=deadline_for(decision.mode, helena),
         )
-        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now(),
+                                                               **_title_for(conversation, text))
         transaction.on_commit(lambda: dispatch(run))
     return run
+
+
+def _title_for(conversation: Conversation, question: str) -> dict[str, Any]:
+    """Helena's title for an untitled conversation, from its first question (helena/runs/titel.py),
+    set in the UPDATE the message makes anyway; a title already there (the user's) stays."""
+    if conversation.title or conversation.titel_von_hand:
+        return {}
+    title = propose_title(question)
+    if not title:
+        return {}
+    return {"title": Case(When(title="", titel_von_hand=False, then=Value(title)), default=F("title"))}
 
 
 def _blank_message(*, user: User, conversation: Conversation) -> AgentRun:

@@ -35,7 +35,6 @@ from helena.runs.history import history_for
 from helena.runs.limits import deadline_for, limits_for
 from helena.runs.setup import RunSetup, prepare_run
 from helena.runs.store import next_seq
-from helena.runs.titel import title_after_answer
 from helena.tools.executor import settle_audits
 
 log = logging.getLogger(__name__)
@@ -253,6 +252,5 @@ def _record_outcome(*, run_pk: Any, result: Any) -> None:
             Message.objects.create(
                 conversation_id=run.conversation_id, role=Message.Role.ASSISTANT, text=result.text, run=run
             )
-            title_after_answer(conversation_id=run.conversation_id, answer=result.text)
     if run.mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (services.start_task); inline runs
         close_tasks(run_pk=run_pk)  # save the query: a task given to Helena ends with its run

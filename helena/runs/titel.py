@@ -1,15 +1,12 @@
-"""The title Helena proposes for a conversation after its first answer: the question, without the
-greeting and the polite run-up, cut at a word boundary. Cheap and the same for every model (a model
-call per conversation would cost a small local model seconds); the user can rename it any time."""
+"""The title Helena gives a conversation with its first question: the question without the greeting
+and the polite run-up, cut at a word boundary. Cheap and the same for every model (a model call per
+conversation would cost a small local model seconds and the run a query); set in the UPDATE the
+message makes anyway (helena.services.start_run), so the list shows it at once; the user can rename
+it any time."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
-
-from django.db.models import OuterRef, Subquery
-
-from helena.models import Conversation, Message
 
 MAX_CHARS = 70
 
@@ -39,16 +36,3 @@ def propose_title(question: str, answer: str = "") -> str:
         text = cut.rstrip(" ,.:;-") + "…"
     return text[:1].upper() + text[1:]
 
-
-def title_after_answer(*, conversation_id: Any, answer: str) -> None:
-    """After the first answer, the conversation gets Helena's title unless it has one. The question
-    is read from the stored message (the model may have seen it pseudonymised); one query that finds
-    nothing once a title is there."""
-    first = Message.objects.filter(conversation=OuterRef("pk"), role=Message.Role.USER).order_by(
-        "created_at", "id")
-    untitled = Conversation.objects.filter(pk=conversation_id, title="", titel_von_hand=False)
-    found = untitled.annotate(question=Subquery(first.values("text")[:1])).values_list("question", flat=True)
-    for question in found:
-        title = propose_title(question or "", answer)
-        if title:
-            untitled.update(title=title)
