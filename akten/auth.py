@@ -13,15 +13,17 @@ from django.http import HttpRequest
 from django.http.request import validate_host
 from ninja.security import HttpBearer, SessionAuth
 
-from akten.users import user_for_token
+from akten.users import user_for_token, valid_token
 
 
 class BearerTokenAuth(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Any:
-        user = user_for_token(raw=token)
-        if user is not None:
-            request.user = user
-        return user
+        found = valid_token(raw=token)
+        if found is None:
+            return None
+        request.user = found.user
+        request.api_token = found  # type: ignore[attr-defined]  # a token made with it descends from it
+        return found.user
 
 
 class ActiveSessionAuth(SessionAuth):

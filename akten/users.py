@@ -48,12 +48,13 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def new_api_token(*, user: User, name: str = "", gueltig_bis: datetime | None = None) -> tuple[ApiToken, str]:
+def new_api_token(*, user: User, name: str = "", gueltig_bis: datetime | None = None,
+                  erzeugt_von: ApiToken | None = None) -> tuple[ApiToken, str]:
     """Create a token: the row and the token in clear, which exists only in this answer (the row keeps
     its hash and the first characters, by which its owner recognises it)."""
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(user=user, name=name, prefix=raw[:12], key_hash=hash_token(raw),
-                                    gueltig_bis=gueltig_bis)
+                                    gueltig_bis=gueltig_bis, erzeugt_von=erzeugt_von)
     return token, raw
 
 
@@ -64,6 +65,12 @@ def create_api_token(*, user: User, name: str = "", gueltig_bis: datetime | None
 
 def user_for_token(*, raw: str) -> User | None:
     """The active user a valid token belongs to (not revoked, not expired), else None."""
+    token = valid_token(raw=raw)
+    return token.user if token is not None else None
+
+
+def valid_token(*, raw: str) -> ApiToken | None:
+    """The token (with its user) if it is valid: not revoked, not expired, its user active."""
     if not raw or len(raw) > 200:
         return None
     now = timezone.now()
@@ -77,4 +84,4 @@ def user_for_token(*, raw: str) -> User | None:
         return None
     if token.zuletzt_benutzt is None or (now - token.zuletzt_benutzt).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(zuletzt_benutzt=now)
-    return token.user
+    return token

@@ -1,7 +1,8 @@
 """JSON API of the user's own API tokens (thin): list, create (the token in clear once), revoke.
 
 Only the user's own tokens are ever listed or touched; another user's token id is a 404 and that
-token stays valid. A token may manage tokens too: other systems use the API with nothing else.
+token stays valid. A token may manage tokens too: other systems use the API with nothing else; a
+token made with a token lives at most as long as it and is revoked with it.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def tokens_list(request: HttpRequest) -> list[dict]:
 @router.post("/me/tokens", response={201: NewTokenOut}, summary="API-Token anlegen (einmal im Klartext)")
 def token_create(request: HttpRequest, payload: TokenIn) -> Status:
     gueltig_bis = parse_datum(payload.gueltig_bis) if payload.gueltig_bis else None
-    new = services.issue_token(user=request.auth, name=payload.name, gueltig_bis=gueltig_bis)
+    new = services.issue_token(user=request.auth, name=payload.name, gueltig_bis=gueltig_bis,
+                               erzeugt_von=getattr(request, "api_token", None))
     return Status(201, {**token_out(new.token), "token": new.raw})
 
 

@@ -33,9 +33,10 @@ def end_of_day(day: date) -> datetime:
 
 
 def issue_token(*, user: User, name: str, gueltig_bis: date | None = None,
-                heute: date | None = None) -> NewToken:
+                heute: date | None = None, erzeugt_von: ApiToken | None = None) -> NewToken:
     """A new token for the user; a name says later what it is for, the optional last day limits
-    what a token that got lost can do."""
+    what a token that got lost can do. Made with another token (`erzeugt_von`, the API), it lives
+    at most as long as that one and is revoked with it."""
     name = " ".join((name or "").split())
     if not name:
         raise DomainError("Gib dem Token einen Namen, damit du später weißt, wofür er ist.", field="name")
@@ -45,19 +46,24 @@ def issue_token(*, user: User, name: str, gueltig_bis: date | None = None,
     if gueltig_bis is not None and gueltig_bis < heute:
         raise DomainError("Das Ablaufdatum liegt in der Vergangenheit. Wähle heute oder einen späteren Tag.",
                           field="gueltig_bis")
-    token, raw = new_api_token(user=user, name=name,
-                               gueltig_bis=None if gueltig_bis is None else end_of_day(gueltig_bis))
+    ende = None if gueltig_bis is None else end_of_day(gueltig_bis)
+    if erzeugt_von is not None and erzeugt_von.gueltig_bis is not None:
+        ende = erzeugt_von.gueltig_bis if ende is None else min(ende, erzeugt_von.gueltig_bis)
+    token, raw = new_api_token(user=user, name=name, gueltig_bis=ende, erzeugt_von=erzeugt_von)
     return NewToken(token=token, raw=raw)
 
 
 @transaction.atomic
 def revoke_token(*, user: User, token_id: int | str) -> ApiToken:
-    """Revoke one of the user's own tokens at once (idempotent); the row stays, so the list still
-    says when it was made and last used."""
+    """Revoke one of the user's own tokens at once (idempotent), and every token made with it; the
+    rows stay, so the list still says when each was made and last used."""
     token = get_token(user=user, token_id=token_id)
-    if not token.widerrufen:
-        token.widerrufen = True
-        token.save(update_fields=["widerrufen"])
+    heirs = [token.pk]
+    while heirs:
+        ApiToken.objects.filter(pk__in=heirs).update(widerrufen=True)
+        open_heirs = ApiToken.objects.filter(erzeugt_von__in=heirs, widerrufen=False)
+        heirs = list(open_heirs.values_list("pk", flat=True))
+    token.widerrufen = True
     return token
 
 

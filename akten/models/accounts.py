@@ -47,6 +47,11 @@ class ApiToken(models.Model):
     gueltig_bis = models.DateTimeField(
         "gültig bis", null=True, blank=True,
         help_text="Danach wird der Token abgewiesen. Leer: gültig, bis er widerrufen wird.")
+    # A token made through the API with another token: revoking that one revokes this one too, and it
+    # cannot outlive it (akten/konto/services.py) — a lost token must not leave heirs behind.
+    erzeugt_von = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="abgeleitete",
+        verbose_name="angelegt mit Token", editable=False)
 
     class Meta:
         verbose_name = "API-Token"

@@ -159,6 +159,27 @@ def test_delete_revokes_my_token_and_refuses_anyone_elses(kanzlei: Kanzlei) -> N
     assert anwalt.delete(f"{TOKENS}/{new.token.pk}").status_code == 200  # again: nothing changes
 
 
+def test_a_token_made_with_a_token_does_not_outlive_it(kanzlei: Kanzlei) -> None:
+    """A stolen token must not leave heirs: what it made lives at most as long and goes with it."""
+    parent = services.issue_token(user=kanzlei.users["anwalt"], name="Kanzleisoftware",
+                                  gueltig_bis=date.today() + timedelta(days=30))
+    response = bearer(parent.raw).post(TOKENS, {"name": "Unbefristet?"}, content_type="application/json")
+    assert response.status_code == 201
+    child = response.json()
+    assert child["gueltig_bis"] is not None  # capped at the parent's last day
+    capped = datetime.fromisoformat(child["gueltig_bis"])
+    assert abs((capped - parent.token.gueltig_bis).total_seconds()) < 1
+    grandchild = bearer(child["token"]).post(TOKENS, {"name": "Enkel"},
+                                             content_type="application/json").json()
+    assert bearer(grandchild["token"]).get("/api/v1/me").status_code == 200
+    assert kanzlei.client("anwalt").delete(f"{TOKENS}/{parent.token.pk}").status_code == 200
+    for raw in (parent.raw, child["token"], grandchild["token"]):
+        assert bearer(raw).get("/api/v1/me").status_code == 401
+    # made on the page (a session), a token has no parent and keeps its own last day
+    own = services.issue_token(user=kanzlei.users["anwalt"], name="Eigen")
+    assert own.token.erzeugt_von is None and own.token.gueltig_bis is None
+
+
 def test_anonymous_gets_401(kanzlei: Kanzlei) -> None:
     assert Client().get(TOKENS).status_code == 401
     assert Client().post(TOKENS, {"name": "x"}, content_type="application/json").status_code == 401
