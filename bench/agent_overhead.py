@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -522,6 +523,43 @@ def report(results: dict[tuple[str, int], list[Sample]], children: list[Child]) 
 # --- main -----------------------------------------------------------------------------------------
 
 
+@dataclass
+class Running:
+    """What a bench measures against: the scripted model server, Helena's processes and a token."""
+
+    model: ModelServerProcess
+    servers: Servers
+    token: str
+    logdir: Path
+
+
+@contextlib.contextmanager
+def running_helena(name: str, model: ModelServerProcess, *, inline_timeout: int, background_timeout: int,
+                   worker_threads: int, keep_runs: bool = False) -> Iterator[Running]:
+    """Helena's processes on a snapshot of the database, ready for the bench user; afterwards (also
+    after Ctrl+C or a failure) the processes and the model server stopped and the database as it was."""
+    stop_on_signals()
+    logdir = Path(tempfile.mkdtemp(prefix=f"helena-{name}-"))
+    servers: Servers | None = None
+    snapshot: Snapshot | None = None
+    try:
+        snapshot = take_snapshot()
+        token = prepare(model.url, inline_timeout=inline_timeout, background_timeout=background_timeout)
+        servers = start_servers(logdir, worker_threads=worker_threads)
+        wait_ready(servers, token)
+        print(f"{name}: {servers.describe()} auf {servers.base_url} bereit (Threads je Worker: "
+              f"{worker_threads}); Logs in {logdir}", flush=True)
+        yield Running(model=model, servers=servers, token=token, logdir=logdir)
+    except KeyboardInterrupt:
+        print(f"{name}: abgebrochen", flush=True)
+    finally:
+        if servers is not None:
+            servers.stop()
+        model.stop()
+        if snapshot is not None:
+            restore(snapshot, keep_runs=keep_runs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 100])
@@ -534,44 +572,28 @@ def main() -> None:
                         help=f"leave user {BENCH_USER} and its runs in the database, to look at the events")
     args = parser.parse_args()
 
-    stop_on_signals()
-    logdir = Path(tempfile.mkdtemp(prefix="helena-agent-overhead-"))
-    servers: Servers | None = None
-    snapshot: Snapshot | None = None
-    server = ModelServerProcess("bench.agent_overhead:next_turn")
     results: dict[tuple[str, int], list[Sample]] = {}
-    try:
-        snapshot = take_snapshot()
-        token = prepare(server.url, inline_timeout=args.timeout, background_timeout=args.timeout * 2)
-        servers = start_servers(logdir, worker_threads=max(args.concurrency))
-        wait_ready(servers, token)
-        base_url = servers.base_url
-        log(f"{servers.describe()} auf {base_url} bereit (Threads je Worker: {max(args.concurrency)}); "
-            f"Logs in {logdir}")
-        for mode in args.modes:  # first run per process pays imports and connections: shown, not counted
-            (cold,) = measure(base_url, token, mode=mode, concurrency=1, rounds=1, timeout=30)
-            figure = f"{cold.loop_s / IDEAL:.3f}" if cold.loop_s is not None else f"Fehler: {cold.error}"
-            log(f"Aufwärmlauf {mode}: {figure}")
-        for mode in args.modes:
-            for concurrency in args.concurrency:
-                rounds = args.rounds_single if concurrency == 1 else 1
-                started = time.monotonic()
-                results[(mode, concurrency)] = measure(base_url, token, mode=mode, concurrency=concurrency,
-                                                       rounds=rounds, timeout=args.timeout)
-                log(f"{mode} × {concurrency} ({rounds} Runde(n)) in {time.monotonic() - started:.1f} s")
-                servers.check()
-        report(results, servers.children)
-    except KeyboardInterrupt:
-        log("abgebrochen")
-        if results and servers is not None:
-            report(results, servers.children)
-    finally:
-        if servers is not None:
-            servers.stop()
-        server.stop()
-        if snapshot is not None:
-            restore(snapshot, keep_runs=args.keep_runs)
-
+    with running_helena("agent-overhead", ModelServerProcess("bench.agent_overhead:next_turn"),
+                        inline_timeout=args.timeout, background_timeout=args.timeout * 2,
+                        worker_threads=max(args.concurrency), keep_runs=args.keep_runs) as bench:
+        base_url, token, servers = bench.servers.base_url, bench.token, bench.servers
+        try:
+            for mode in args.modes:  # first run per process pays imports and connections: shown, not counted
+                (cold,) = measure(base_url, token, mode=mode, concurrency=1, rounds=1, timeout=30)
+                figure = f"{cold.loop_s / IDEAL:.3f}" if cold.loop_s is not None else f"Fehler: {cold.error}"
+                log(f"Aufwärmlauf {mode}: {figure}")
+            for mode in args.modes:
+                for concurrency in args.concurrency:
+                    rounds = args.rounds_single if concurrency == 1 else 1
+                    started = time.monotonic()
+                    results[(mode, concurrency)] = measure(base_url, token, mode=mode,
+                                                           concurrency=concurrency, rounds=rounds,
+                                                           timeout=args.timeout)
+                    log(f"{mode} × {concurrency} ({rounds} Runde(n)) in {time.monotonic() - started:.1f} s")
+                    servers.check()
+        finally:  # what was measured before a Ctrl+C is printed too
+            if results:
+                report(results, servers.children)
 
 if __name__ == "__main__":
     main()

@@ -27,7 +27,6 @@ import math
 import os
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,15 +45,7 @@ django.setup()
 import httpx  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
-from bench.agent_overhead import (  # noqa: E402
-    Servers,
-    prepare,
-    restore,
-    start_servers,
-    stop_on_signals,
-    take_snapshot,
-    wait_ready,
-)
+from bench.agent_overhead import Servers, running_helena  # noqa: E402
 from bench.model_server import ModelServerProcess  # noqa: E402
 from bench.stream_latency import TOKEN_INTERVAL, TOKENS, Conversation, _listen, latencies, p95  # noqa: E402
 from bench.stream_latency import answer as long_answer  # noqa: E402
@@ -273,17 +264,9 @@ def main() -> None:
                         help="ohne die Runde im Celery-Worker (Läufe im Hintergrund)")
     args = parser.parse_args()
 
-    stop_on_signals()
-    logdir = Path(tempfile.mkdtemp(prefix="helena-capacity-"))
-    servers: Servers | None = None
-    snapshot = None
-    server = ModelServerProcess("bench.capacity:answer")
-    try:
-        snapshot = take_snapshot()
-        token = prepare(server.url, inline_timeout=args.timeout, background_timeout=args.timeout)
-        servers = start_servers(logdir, worker_threads=max(args.steps))
-        wait_ready(servers, token)
-        log(f"{servers.describe()} auf {servers.base_url} bereit; Logs in {logdir}")
+    with running_helena("capacity", ModelServerProcess("bench.capacity:answer"), inline_timeout=args.timeout,
+                        background_timeout=args.timeout, worker_threads=max(args.steps)) as bench:
+        server, servers, token = bench.model, bench.servers, bench.token
         asyncio.run(round_(servers, token, 2, timeout=args.timeout))  # warm-up
         run_start_cpu(servers, token, runs=3, timeout=args.timeout, idle=0.0)
         idle = memory(servers)
@@ -299,14 +282,6 @@ def main() -> None:
             background = measure(servers, server, token, held, start_ms=start_ms, idle=rate,
                                  timeout=args.timeout, mode="background")
         report(servers, rows, start_ms=start_ms, idle=idle, peak=peak, background=background)
-    except KeyboardInterrupt:
-        log("abgebrochen")
-    finally:
-        if servers is not None:
-            servers.stop()
-        server.stop()
-        if snapshot is not None:
-            restore(snapshot)
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:

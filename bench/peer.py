@@ -42,15 +42,7 @@ django.setup()
 
 import httpx  # noqa: E402
 
-from bench.agent_overhead import (  # noqa: E402
-    Servers,
-    prepare,
-    restore,
-    start_servers,
-    stop_on_signals,
-    take_snapshot,
-    wait_ready,
-)
+from bench.agent_overhead import running_helena, stop_on_signals  # noqa: E402
 from bench.capacity import idle_rate, round_  # noqa: E402
 from bench.model_server import ModelServerProcess  # noqa: E402
 from bench.stream_latency import TOKENS, Conversation, latencies, p95  # noqa: E402
@@ -189,8 +181,6 @@ def main() -> None:
     logdir = Path(tempfile.mkdtemp(prefix="helena-peer-"))
     server = ModelServerProcess("bench.peer:answer")
     owui: subprocess.Popen | None = None
-    servers: Servers | None = None
-    snapshot = None
     rows: list[str] = []
     try:
         executable = ensure_open_webui()
@@ -199,42 +189,39 @@ def main() -> None:
         asyncio.run(owui_round(base, token, 2))  # warm-up
         time.sleep(1)
         owui_idle = idle_of(owui.pid)
-        snapshot = take_snapshot()
-        helena_token = prepare(server.url, inline_timeout=300, background_timeout=300)
-        servers = start_servers(logdir, worker_threads=max(args.conversations))
-        wait_ready(servers, helena_token)
-        asyncio.run(round_(servers, helena_token, 2, timeout=300))  # warm-up
-        helena_idle = idle_rate(servers)
-        for count in args.conversations:
-            o = measure(f"Open WebUI × {count}", server,
-                        lambda c=count: asyncio.run(owui_round(base, token, c)),
-                        lambda: cpu_seconds(owui.pid), owui_idle)
-            h = measure(f"Helena × {count}", server,
-                        lambda c=count: asyncio.run(round_(servers, helena_token, c, timeout=300))[0],
-                        servers.cpu_seconds, helena_idle)
-            rows.append(f"| {count:>9} | {h[0]:10.1f} | {h[1]:13.2f} | {o[0]:14.1f} | {o[1]:17.2f} "
-                        f"| {h[1] / o[1] if o[1] else float('nan'):21.2f} |")
-        print()
-        print(f"Helena und Open WebUI ({OPEN_WEBUI}) nebeneinander: {TOKENS} Tokens je Antwort, 20 Tokens/s, "
-              f"derselbe Skript-Server, {os.cpu_count()} Kerne; Helena: {servers.describe()}")
-        print("| Gespräche | Helena p95 | Helena ms/Tok | Open WebUI p95 | Open WebUI ms/Tok "
-              "| CPU Helena ÷ Open WebUI |")
-        print("|----------:|-----------:|--------------:|---------------:|------------------:|----------------------:|")
-        for row in rows:
-            print(row)
-        print("Open WebUI: ein SSE-Strom je Antwort, kein Ereignis in der Datenbank; Helena: jedes Ereignis "
-              "gespeichert und über Redis an den Socket-Prozess (Wiederholen, Nachholen, zweiter Tab).")
+        with running_helena("peer", server, inline_timeout=300, background_timeout=300,
+                            worker_threads=max(args.conversations)) as bench:
+            servers, helena_token = bench.servers, bench.token
+            asyncio.run(round_(servers, helena_token, 2, timeout=300))  # warm-up
+            helena_idle = idle_rate(servers)
+            for count in args.conversations:
+                o = measure(f"Open WebUI × {count}", server,
+                            lambda c=count: asyncio.run(owui_round(base, token, c)),
+                            lambda: cpu_seconds(owui.pid), owui_idle)
+                h = measure(f"Helena × {count}", server,
+                            lambda c=count: asyncio.run(round_(servers, helena_token, c, timeout=300))[0],
+                            servers.cpu_seconds, helena_idle)
+                rows.append(f"| {count:>9} | {h[0]:10.1f} | {h[1]:13.2f} | {o[0]:14.1f} | {o[1]:17.2f} "
+                            f"| {h[1] / o[1] if o[1] else float('nan'):21.2f} |")
+            print()
+            print(f"Helena und Open WebUI ({OPEN_WEBUI}) nebeneinander: {TOKENS} Tokens je Antwort, "
+                  f"20 Tokens/s, derselbe Skript-Server, {os.cpu_count()} Kerne; "
+                  f"Helena: {servers.describe()}")
+            print("| Gespräche | Helena p95 | Helena ms/Tok | Open WebUI p95 | Open WebUI ms/Tok "
+                  "| CPU Helena ÷ Open WebUI |")
+            print("|----------:|-----------:|--------------:|---------------:|------------------:|----------------------:|")
+            for row in rows:
+                print(row)
+            print("Open WebUI: ein SSE-Strom je Antwort, kein Ereignis in der Datenbank; Helena: jedes "
+                  "Ereignis gespeichert und über Redis an den Socket-Prozess (Wiederholen, Nachholen, "
+                  "zweiter Tab).")
     except KeyboardInterrupt:
         log("abgebrochen")
-    finally:
-        if servers is not None:
-            servers.stop()
+    finally:  # Helena's processes and the database are put back by running_helena
         if owui is not None and owui.poll() is None:
             os.killpg(owui.pid, signal.SIGTERM)
             owui.wait(timeout=30)
         server.stop()
-        if snapshot is not None:
-            restore(snapshot)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ import os
 import re
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,16 +40,7 @@ django.setup()
 import httpx  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
-from bench.agent_overhead import (  # noqa: E402
-    Servers,
-    Snapshot,
-    prepare,
-    restore,
-    start_servers,
-    stop_on_signals,
-    take_snapshot,
-    wait_ready,
-)
+from bench.agent_overhead import running_helena  # noqa: E402
 from bench.model_server import ModelServerProcess  # noqa: E402
 
 GOAL_MS = 15.0
@@ -186,19 +176,11 @@ def main() -> None:
     parser.add_argument("--timeout", type=int, default=120)
     args = parser.parse_args()
 
-    stop_on_signals()
-    logdir = Path(tempfile.mkdtemp(prefix="helena-stream-latency-"))
-    servers: Servers | None = None
-    snapshot: Snapshot | None = None
-    server = ModelServerProcess("bench.stream_latency:answer")
     rows: list[str] = []
-    try:
-        snapshot = take_snapshot()
-        token = prepare(server.url, inline_timeout=args.timeout, background_timeout=args.timeout)
-        servers = start_servers(logdir, worker_threads=max(args.conversations))
-        wait_ready(servers, token)
-        base_url = servers.base_url
-        log(f"{servers.describe()} auf {base_url} bereit; Logs in {logdir}")
+    with running_helena("stream-latency", ModelServerProcess("bench.stream_latency:answer"),
+                        inline_timeout=args.timeout, background_timeout=args.timeout,
+                        worker_threads=max(args.conversations)) as bench:
+        server, servers, token, base_url = bench.model, bench.servers, bench.token, bench.servers.base_url
         for mode in args.modes:  # warm-up: imports, connections
             asyncio.run(round_(base_url, token, mode=mode, conversations=1, timeout=args.timeout))
         for mode in args.modes:
@@ -236,14 +218,6 @@ def main() -> None:
               "anlegen, verbinden, Läufe starten und streamen), geteilt durch die Tokens der Runde.")
         print(f"„1. Token“: Modellserver → Client für das erste Token jeder Antwort; Ziel ≤ "
               f"{FIRST_TOKEN_GOAL_MS:.0f} ms bei einem Gespräch (Kapazität, CPU/Token: bench/capacity.py).")
-    except KeyboardInterrupt:
-        log("abgebrochen")
-    finally:
-        if servers is not None:
-            servers.stop()
-        server.stop()
-        if snapshot is not None:
-            restore(snapshot)
 
 
 if __name__ == "__main__":
