@@ -194,10 +194,7 @@ def patch_conversation(request: HttpRequest, conversation_id: str, payload: Conv
 def delete_conversation(request: HttpRequest, conversation_id: str) -> dict:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
     ergebnis = gespraeche.loeschen(conversation=conversation)
-    message = ("Gespräch gelöscht." if ergebnis == "geloescht" else
-               "Aus diesem Gespräch wurden Entwürfe in eine Akte übernommen; es wurde deshalb archiviert, "
-               "nicht gelöscht.")
-    return {"ergebnis": ergebnis, "message": message}
+    return {"ergebnis": ergebnis.art, "message": ergebnis.message}
 
 
 @router.post("/helena/conversations/{conversation_id}/aktenvermerk",

@@ -12,6 +12,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from akten.models import User
+from akten.selectors import akten_for
 from config.errors import NotFound
 from drafts.models import Draft
 from helena.models import AgentRun, Conversation, HelenaTask, Message, PendingQuestion, Plan, RunEvent
@@ -73,6 +74,12 @@ def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, ar
                       last_finish=Subquery(last_run.values("finish_reason")[:1]),
                       offene_entwuerfe=Subquery(pending[:1]))
             .order_by("-angeheftet", "-updated_at"))
+
+
+def akten_of_conversations(*, user: User) -> QuerySet[Any]:
+    """The Akten the user may see and has conversations about (the list's Akte filter)."""
+    return akten_for(user=user).filter(conversations__user=user,
+                                       conversations__geloescht_am__isnull=True).distinct()
 
 
 def zustand(conversation: Conversation) -> str:

@@ -19,7 +19,6 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from akten.selectors import akten_for
 from akten.users import role_of
 from config.errors import DomainError, Forbidden, NotFound
 from helena import presenter, selectors, services
@@ -51,8 +50,7 @@ def home(request: HttpRequest) -> HttpResponse:
     date, the archive one click away, and a button for a new one."""
     q = request.GET.get("q", "").strip()[:200]
     archiv = request.GET.get("archiv") == "1"
-    akten = list(akten_for(user=request.user).filter(conversations__user=request.user,
-                                                     conversations__geloescht_am__isnull=True).distinct())
+    akten = list(selectors.akten_of_conversations(user=request.user))
     akte_id = next((a.pk for a in akten if str(a.pk) == request.GET.get("akte", "")), None)
     von, bis = _date(request.GET.get("von", "")), _date(request.GET.get("bis", ""))
     found = selectors.conversation_list(user=request.user, q=q, akte_id=akte_id, archiviert=archiv,
@@ -104,11 +102,7 @@ def gespraech_loeschen(request: HttpRequest, conversation_id: int) -> HttpRespon
     except DomainError as exc:
         messages.error(request, exc.message)
         return _back(request, conversation.pk)
-    if ergebnis == "archiviert":
-        messages.info(request, "Aus diesem Gespräch wurden Entwürfe in eine Akte übernommen. Es wurde "
-                               "deshalb archiviert, nicht gelöscht.")
-    else:
-        messages.success(request, "Gespräch gelöscht.")
+    messages.add_message(request, messages.SUCCESS if ergebnis.geloescht else messages.INFO, ergebnis.message)
     return HttpResponseRedirect(reverse("helena:home"))
 
 

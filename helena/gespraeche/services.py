@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -46,10 +47,22 @@ def aendern(*, conversation: Conversation, titel: str | None = None, archiviert:
     return conversation
 
 
-def loeschen(*, conversation: Conversation) -> str:
-    """Delete for the user: "geloescht" (gone from their lists, kept for the audit), or "archiviert"
-    when drafts of it were approved (what went into an Akte keeps the conversation it came from).
-    Refused while Helena still works in it."""
+@dataclass(frozen=True)
+class Geloescht:
+    """What deleting did: "geloescht" or "archiviert", and the German sentence that tells the user."""
+
+    art: str
+    message: str
+
+    @property
+    def geloescht(self) -> bool:
+        return self.art == "geloescht"
+
+
+def loeschen(*, conversation: Conversation) -> Geloescht:
+    """Delete for the user: gone from their lists, kept for the audit; archived instead when drafts
+    of it were approved (what went into an Akte keeps the conversation it came from). Refused while
+    Helena still works in it."""
     with transaction.atomic():
         locked = Conversation.objects.select_for_update().get(pk=conversation.pk)
         if locked.runs.filter(status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING]).exists():
@@ -57,9 +70,10 @@ def loeschen(*, conversation: Conversation) -> str:
                               "bis er fertig ist, und lösche es dann.", code="conflict", status=409)
         if Draft.objects.filter(conversation=locked, status=Draft.Status.APPROVED).exists():
             Conversation.objects.filter(pk=locked.pk).update(archiviert=True)
-            return "archiviert"
+            return Geloescht("archiviert", "Aus diesem Gespräch wurden Entwürfe in eine Akte übernommen; "
+                                           "es wurde deshalb archiviert, nicht gelöscht.")
         Conversation.objects.filter(pk=locked.pk).update(geloescht_am=timezone.now())
-        return "geloescht"
+        return Geloescht("geloescht", "Gespräch gelöscht.")
 
 
 def aktenvermerk(*, user: User, conversation: Conversation, run_id: Any = None) -> Draft:
