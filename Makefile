@@ -19,6 +19,7 @@ run: $(STAMP)
 	$(PY) -m config.launcher run
 
 test: $(STAMP)
+	bash config/system-packages.sh test
 	$(PY) -m config.launcher test
 
 # Benchmarks print their figures (bench/); they are not part of the test suite.

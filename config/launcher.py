@@ -23,6 +23,7 @@ from pathlib import Path
 
 import psycopg
 
+from config.database import connection_params, database_url
 from config.processes import (
     Command,
     share_database_connections,
@@ -87,8 +88,7 @@ class Services:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
             if not exists:
                 conn.execute(f'CREATE DATABASE "{DB_NAME}"')
-        # An absolute path as host means a unix socket (django-environ: postgres://user@//dir/name).
-        self.env["DATABASE_URL"] = f"postgres://postgres@/{socket_dir}/{DB_NAME}"
+        self.env["DATABASE_URL"] = database_url(host=socket_dir, user="postgres", dbname=DB_NAME)
         log(f"PostgreSQL: bereit (Socket in {socket_dir}).")
 
     def ensure_redis(self, *, persistent: bool) -> None:
@@ -162,9 +162,9 @@ def write_run_env(env: dict[str, str]) -> None:
 def database_max_connections(url: str) -> int:
     """The server's max_connections (100, PostgreSQL's default, if it cannot be asked)."""
     try:
-        with psycopg.connect(url, connect_timeout=5) as conn:
+        with psycopg.connect(**connection_params(url), connect_timeout=5) as conn:
             return int(conn.execute("SHOW max_connections").fetchone()[0])
-    except (psycopg.Error, TypeError, ValueError):
+    except (psycopg.Error, TypeError, ValueError):  # DatabaseUrlError is a ValueError
         return 100
 
 

@@ -6,6 +6,8 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from config.database import DatabaseUrlError, django_database
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -103,9 +105,10 @@ if not env.str("DATABASE_URL", default=""):  # never a silent guess: a token mus
     raise ImproperlyConfigured(
         "DATABASE_URL fehlt. Läuft `make run`? Dann liest manage.py die Adresse aus var/run.env; "
         "sonst DATABASE_URL setzen (in der Umgebung oder in .env).")
-DATABASES = {"default": env.db_url("DATABASE_URL")}
-if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL.")
+try:  # read by libpq's own parser, as psycopg and psql read it (config/database.py)
+    DATABASES = {"default": django_database(env.str("DATABASE_URL"))}
+except DatabaseUrlError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
 # A psycopg connection pool per process (DB_POOL_MAX_SIZE=0 switches it off): a request or a run
 # borrows a connection for as long as it needs one instead of opening its own (~5 ms each), and a
 # burst of requests waits for a free connection instead of exhausting the server's max_connections.

@@ -4,9 +4,11 @@
 # fonts for WeasyPrint's PDFs (Liberation Sans: the metric twin of the DOCX's Arial). Installed when
 # missing and this user may (root, or sudo without a
 # password); otherwise a hint: Helena still runs, a scan then says "OCR nicht verfügbar".
+# `config/system-packages.sh test` (from `make test`) adds Debian's Chromium for the browser tests.
 set -u
 PACKAGES="tesseract-ocr tesseract-ocr-deu libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0
   fonts-dejavu-core fonts-liberation"
+[ "${1:-}" = "test" ] && PACKAGES="$PACKAGES chromium"
 
 missing=""
 for p in $PACKAGES; do
@@ -21,7 +23,7 @@ fi
 if [ "$(id -u)" = "0" ]; then SUDO=""
 elif sudo -n true 2>/dev/null; then SUDO="sudo -n"
 else
-  echo "[helena] Missing Debian packages (OCR, PDF): sudo apt-get install$missing" >&2
+  echo "[helena] Missing Debian packages (OCR, PDF, browser tests): sudo apt-get install$missing" >&2
   exit 0
 fi
 echo "[helena] installing Debian packages:$missing"

@@ -49,11 +49,11 @@ def database_url(name: str | None = None) -> str:
     database, or at another database on the same server."""
     from django.conf import settings
 
+    from config.database import database_url as url
+
     db = settings.DATABASES["default"]
-    host, dbname = db["HOST"] or "127.0.0.1", name or db["NAME"]
-    if host.startswith("/"):  # the embedded server's unix socket
-        return f"postgres://{db['USER']}@/{host}/{dbname}"
-    return f"postgres://{db['USER']}@{host}:{db['PORT'] or 5432}/{dbname}"
+    return url(host=db["HOST"] or "127.0.0.1", port=db["PORT"], user=db["USER"], password=db["PASSWORD"],
+               dbname=name or db["NAME"])
 
 
 @dataclass

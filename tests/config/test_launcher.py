@@ -70,8 +70,9 @@ def test_embedded_servers_start_and_stop(tmp_path: Path) -> None:
         lines = _read_until(proc, "REDIS_URL=", timeout=120)
         urls = dict(line.strip().split("=", 1) for line in lines if "_URL=" in line)
         database_url, redis_url = urls["DATABASE_URL"], urls["REDIS_URL"]
-        socket_dir = database_url.split("@/", 1)[1].rsplit("/", 1)[0]
-        with psycopg.connect(host=socket_dir, user="postgres", dbname="helena") as conn:
+        # The URL means the same to libpq (psycopg, psql) as to Django: the embedded database itself.
+        with psycopg.connect(database_url) as conn:
+            assert conn.info.dbname == "helena" and conn.info.host.startswith(str(tmp_path))
             version = conn.execute("SHOW server_version_num").fetchone()[0]
             german = conn.execute("SELECT to_tsvector('german', 'Fristen')").fetchone()[0]
         assert int(version) >= 180000
@@ -201,6 +202,13 @@ def test_manage_py_without_a_database_says_what_to_do(tmp_path: Path) -> None:
                             capture_output=True, text=True)
     assert result.returncode != 0
     assert "DATABASE_URL fehlt. Läuft `make run`?" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1  # the hint alone
+
+    env["DATABASE_URL"] = "sqlite:///helena.db"
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=BASE_DIR, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert result.stderr.strip() == "Helena: DATABASE_URL muss auf PostgreSQL zeigen (postgres://…)."
 
 
 def test_process_counts_and_connection_pools_of_a_deployment(monkeypatch: pytest.MonkeyPatch) -> None:
