@@ -42,11 +42,24 @@ class HelenaAPI(NinjaAPI):
                 statuses = [*self.COMMON, *(self.WITH_BODY if method != "get" else ())]
                 responses = operation.setdefault("responses", {})
                 for status in statuses:
-                    responses.setdefault(status, {
+                    responses.setdefault(str(status), {
                         "description": HTTPStatus(status).phrase,
                         "content": {"application/json": {"schema": {"$ref": error_ref}}},
                     })
+            for operation in item.values():
+                if isinstance(operation, dict) and "responses" in operation:
+                    operation["responses"] = self._status_keys_as_text(operation["responses"])
         return schema
+
+    @staticmethod
+    def _status_keys_as_text(responses: dict[Any, Any]) -> dict[str, Any]:
+        """OpenAPI's status keys are strings. ninja writes integers and an `openapi_extra` may add the
+        same status as a string: serialized, that is one key twice (YAML parsers, Swagger UI refuse it)."""
+        merged: dict[str, Any] = {}
+        for status, response in sorted(responses.items(), key=lambda item: isinstance(item[0], str)):
+            key = str(status)
+            merged[key] = {**merged.get(key, {}), **response}
+        return merged
 
     @staticmethod
     def _error_schema_ref(schema: Any) -> str:

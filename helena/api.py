@@ -12,7 +12,7 @@ from ninja import Field, Query, Router, Schema, Status
 from akten.fristen.eingabe import parse_datum
 from akten.selectors import get_akte
 from config.errors import DATUM_PATTERN, NOT_BLANK, errors, invalid
-from config.schemas import IdIn
+from config.schemas import IdIn, file_response
 from drafts.api import DraftDetailOut, draft_out
 from helena import selectors, services
 from helena.aktivitaet import aktivitaet, aktivitaet_fuer
@@ -211,9 +211,7 @@ def aktenvermerk(request: HttpRequest, conversation_id: str, payload: VermerkIn 
 
 @router.get("/helena/conversations/{conversation_id}/export", response={200: None, **errors(404)},
             summary="Gespräch als Markdown oder PDF",
-            openapi_extra={"responses": {"200": {"description": "Die Datei", "content": {
-                mime: {"schema": {"type": "string", "format": "binary"}}
-                for mime in ("text/markdown", "application/pdf")}}}})
+            openapi_extra=file_response("Das Gespräch als Datei", "text/markdown", "application/pdf"))
 def export_conversation(request: HttpRequest, conversation_id: str,
                         query: Query[ExportQuery]) -> HttpResponse:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)

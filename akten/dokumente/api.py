@@ -17,18 +17,14 @@ from akten.dokumente.ausgabe import render
 from akten.dokumente.seiten import seiten_von
 from akten.models import Dokument
 from config.errors import errors
+from config.schemas import file_response
 
 router = Router(tags=["Dokumente"])
 
-_FILE_RESPONSE = {
-    "200": {
-        "description": "Die Datei (Original, DOCX oder PDF) als Download",
-        "content": {mime: {"schema": {"type": "string", "format": "binary"}} for mime in (
-            "application/pdf", "application/octet-stream", "message/rfc822", "text/plain", "image/png",
-            "image/jpeg", "image/tiff",
-            "application/vnd.openxmlformats-officedocument.wordprocessingml.document")},
-    },
-}
+_FILE_RESPONSE = file_response(
+    "Die Datei (Original, DOCX oder PDF) als Download",
+    "application/pdf", "application/octet-stream", "message/rfc822", "text/plain", "image/png", "image/jpeg",
+    "image/tiff", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
 
 
 class ExtraktionOut(Schema):
@@ -121,7 +117,7 @@ class DateiQuery(Schema):
 
 @router.get("/dokumente/{dokument_id}/datei", response={200: None, **errors(404)},
             summary="Datei: das Original oder das Dokument als DOCX/PDF auf dem Briefkopf",
-            openapi_extra={"responses": _FILE_RESPONSE})
+            openapi_extra=_FILE_RESPONSE)
 def dokument_datei(request: HttpRequest, dokument_id: int, query: Query[DateiQuery]) -> HttpResponse:
     dokument = selectors.get_dokument(user=request.auth, dokument_id=dokument_id)
     return datei_response(dokument, query.format)
