@@ -183,6 +183,7 @@ def run(services: Services, *, host: str, port: int) -> int:
     password = env.get("HELENA_DEMO_PASSWORD", "helena-demo")
     services.manage("seed_demo", "--password", password)
     services.manage("load_gesetze", "--if-empty")  # the bundled statutes, once
+    services.manage("check_models", "--brief")  # one German line when no model server answers
     if port_in_use(host, port):
         port = free_port(host)
     web = web_commands(host, port)

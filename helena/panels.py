@@ -14,6 +14,7 @@ from helena.aktivitaet import aktivitaet
 from helena.gedaechtnis import may_correct
 from helena.knowledge.models import Muster
 from helena.models import AktenGedaechtnis
+from helena.services import may_give_task
 
 SHOWN = 15
 
@@ -26,8 +27,15 @@ def activity(request: HttpRequest, akte: Akte) -> Panel | None:
     return Panel(slug="aktivitaet", title="Aktivität", parts=[html])
 
 
-def auftrag_form(request: HttpRequest, akte: Akte) -> Panel:
-    html = render_to_string("helena/_auftrag_form.html", {"akte": akte}, request=request)
+AUFTRAG_ENTWURF = "helena_auftrag_entwurf"  # the session keeps a refused task's text for the form
+
+
+def auftrag_form(request: HttpRequest, akte: Akte) -> Panel | None:
+    """A task for Helena, for those who may give her one (helena.services.may_give_task)."""
+    if not may_give_task(request.user):
+        return None
+    entwurf = request.session.pop(AUFTRAG_ENTWURF, "")
+    html = render_to_string("helena/_auftrag_form.html", {"akte": akte, "entwurf": entwurf}, request=request)
     return Panel(slug="auftrag", title="Auftrag an Helena", parts=[html])
 
 

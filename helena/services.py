@@ -16,12 +16,14 @@ from akten.models import User
 from akten.selectors import get_akte
 from config.celery import app
 from config.errors import DomainError
+from drafts.roles import kinds_decidable_by
 from helena import selectors
 from helena.agent.classifier import classify, classify_with_model
 from helena.agent.prompts import CONTEXT_MIN_TIER
 from helena.llm.accounting import RecordingModel
+from helena.llm.base import ModelUnavailable
 from helena.llm.http import aclose_model
-from helena.llm.router import get_model_for_tier, is_cloud_allowed, task_routes
+from helena.llm.router import check_reachable, get_model_for_tier, is_cloud_allowed, task_routes
 from helena.models import AgentRun, Conversation, HelenaSettings, HelenaTask, Message, PendingQuestion
 from helena.privacy import privacy_for
 from helena.runs.admission import AdmissionBusy, RateLimited, admission, admit
@@ -284,14 +286,32 @@ def _answer_question(*, user: User, conversation: Conversation, question: Pendin
 HELENA_MENTION = "@helena"
 
 
+TASK_FORBIDDEN = "Deine Rolle darf Helena keine Aufträge geben; frag sie im Chat."
+
+
+def may_give_task(user: User) -> bool:
+    """A task is Helena working in the requester's name, and her work ends in drafts: who may make
+    none (the Praktikant reads) gives her none; asking her in the chat stays open to everyone."""
+    return bool(kinds_decidable_by(user))
+
+
 def start_task(*, user: User, auftrag: Any, akte_id: Any = None,
                quelle: str = HelenaTask.Quelle.API) -> HelenaTask:
     """A task for Helena: a background run in the requester's name, in a conversation of its own
     (bound to the Akte if given, which the user must see); its end brings a Hinweis
     (helena/runs/auftraege.py)."""
+    if not may_give_task(user):
+        raise RunRefused(code="forbidden", status=403, message=TASK_FORBIDDEN)
     text = " ".join(auftrag.split()) if isinstance(auftrag, str) else ""
     if not text:
         raise RunRefused(code="invalid_message", message="Bitte beschreibe den Auftrag an Helena.")
+    if akte_id not in (None, ""):
+        get_akte(user=user, akte_id=akte_id)  # a foreign Akte is a 404 whatever else is wrong
+    try:  # known now (the health check's answer), said now: not a Hinweis of failure a minute later
+        async_to_sync(check_reachable)(cloud_allowed=is_cloud_allowed())
+    except ModelUnavailable as exc:
+        raise RunRefused(code=exc.code, message=f"{exc} Dein Auftrag wurde nicht angenommen.",
+                         status=503) from None
     with transaction.atomic():  # the run starts after the commit, when its task exists
         conversation = create_conversation(user=user, akte_id=akte_id)
         conversation.title = f"Auftrag: {text}"[:200]

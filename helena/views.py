@@ -29,6 +29,7 @@ from helena.gespraeche.export import export
 from helena.knowledge.muster import draft_from_muster
 from helena.markdown import render_markdown
 from helena.models import Conversation, HelenaTask, RunEvent
+from helena.panels import AUFTRAG_ENTWURF
 
 HOME_LIMIT = 200  # conversations listed on the home page
 
@@ -204,15 +205,18 @@ def run_answer(request: HttpRequest, run_id: str) -> HttpResponse:
 @require_POST
 def akte_auftrag(request: HttpRequest, akte_id: int) -> HttpResponse:
     """A task for Helena from the Akte page: it runs in the background, a Hinweis tells its end."""
+    auftrag = request.POST.get("auftrag", "")
     try:
-        services.start_task(user=request.user, auftrag=request.POST.get("auftrag", ""), akte_id=akte_id,
+        services.start_task(user=request.user, auftrag=auftrag, akte_id=akte_id,
                             quelle=HelenaTask.Quelle.AKTE)
     except services.RunRefused as exc:
         messages.error(request, exc.message)
+        request.session[AUFTRAG_ENTWURF] = auftrag[:services.MAX_MESSAGE_CHARS]  # in the form again
     else:
         messages.success(request, "Helena arbeitet im Hintergrund an deinem Auftrag. Wenn sie fertig ist, "
                                   "bekommst du einen Hinweis; ihre Vorschläge warten unter „Entwürfe“.")
-    return HttpResponseRedirect(reverse("akten:detail", args=[akte_id]) + "#auftrag")
+    # The page's top, where the message is: the form's anchor scrolled it out of view.
+    return HttpResponseRedirect(reverse("akten:detail", args=[akte_id]))
 
 
 @login_required

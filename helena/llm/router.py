@@ -253,6 +253,33 @@ async def resolve(
 
 async def _resolve(configs: dict[int, TierConfig], *, tier: int, cloud_allowed: bool,
                    privacy: Privacy | None) -> Resolved:
+    config, note, tier = await _pick(configs, tier=tier, cloud_allowed=cloud_allowed)
+    return Resolved(
+        model=build_model(config, cloud_allowed=cloud_allowed, privacy=privacy),
+        tier=config.tier,
+        provider=config.provider,
+        name=config.name,
+        host=config.host,
+        price_in=config.price_in,
+        price_out=config.price_out,
+        fallback_note=note,
+        requested_tier=tier,
+        cloud=config.cloud,
+    )
+
+
+async def check_reachable(*, cloud_allowed: bool, configs: dict[int, TierConfig] | None = None) -> None:
+    """Raise ModelUnavailable (the German message a run would end with) when no tier could serve a run
+    now, without making a model: a task for Helena is refused at once instead of failing unseen."""
+    if configs is None:
+        configs = await sync_to_async(tier_configs)()
+    await _pick(configs, tier=1, cloud_allowed=cloud_allowed)  # tier 1 falls back through all tiers
+
+
+async def _pick(configs: dict[int, TierConfig], *, tier: int,
+                cloud_allowed: bool) -> tuple[TierConfig, str, int]:
+    """The configuration that serves `tier` (itself or a fallback), the German note on the fallback, and
+    the requested tier as clamped; raises ModelUnavailable when none can."""
     tier = min(max(tier, 1), 3)
     usable = usable_tiers(configs, cloud_allowed=cloud_allowed)
     cloud = 3 in usable
@@ -282,18 +309,7 @@ async def _resolve(configs: dict[int, TierConfig], *, tier: int, cloud_allowed: 
             note = "; ".join(dict.fromkeys(notes)) + f". Helena nutzt stattdessen {_label(config)}."
         if note:
             log.warning("tier %s requested, using tier %s: %s", tier, candidate, note)
-        return Resolved(
-            model=build_model(config, cloud_allowed=cloud_allowed, privacy=privacy),
-            tier=candidate,
-            provider=config.provider,
-            name=config.name,
-            host=config.host,
-            price_in=config.price_in,
-            price_out=config.price_out,
-            fallback_note=note,
-            requested_tier=tier,
-            cloud=config.cloud,
-        )
+        return config, note, tier
     if down:
         message = NONE_REACHABLE + (f" {CLOUD_REFUSED}" if refused_cloud else "")
         detail = f"{', '.join(down)} {'antwortet' if len(down) == 1 else 'antworten'} nicht"

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from akten.models import Alert
 from drafts.models import Draft
-from helena.models import AgentRun, HelenaTask
+from helena.models import AgentRun, HelenaTask, RunEvent
 
 _ENDED = {AgentRun.Status.FINISHED: HelenaTask.Status.ERLEDIGT,
           AgentRun.Status.FAILED: HelenaTask.Status.FEHLGESCHLAGEN,
@@ -25,7 +25,9 @@ RESULT_CHARS = 600
 def _message(task: HelenaTask, status: str, entwuerfe: int) -> str:
     kurz = task.auftrag if len(task.auftrag) <= 80 else task.auftrag[:80].rsplit(" ", 1)[0] + " …"
     if status != HelenaTask.Status.ERLEDIGT:
-        return f"Dein Auftrag an Helena ist {HelenaTask.Status(status).label}: „{kurz}“."
+        message = f"Dein Auftrag an Helena ist {HelenaTask.Status(status).label}: „{kurz}“."
+        grund = _why_failed(task) if status == HelenaTask.Status.FEHLGESCHLAGEN else ""
+        return f"{message} {grund}" if grund else message
     parts = [f"Helena hat deinen Auftrag erledigt: „{kurz}“."]
     if entwuerfe:
         parts.append(f"{entwuerfe} Entwurf wartet auf deine Freigabe." if entwuerfe == 1
@@ -34,6 +36,15 @@ def _message(task: HelenaTask, status: str, entwuerfe: int) -> str:
     if result:
         parts.append("Ergebnis: " + (result if len(result) <= RESULT_CHARS else result[:RESULT_CHARS] + " …"))
     return " ".join(parts)
+
+
+def _why_failed(task: HelenaTask) -> str:
+    """The German reason the chat showed for the run's end (its last `error` event), so the Hinweis
+    says why, not only that: "Kein Sprachmodell ist erreichbar …"."""
+    payload = (RunEvent.objects.filter(run_id=task.run_id, type="error").order_by("-seq")
+               .values_list("payload", flat=True).first())
+    message = payload.get("message", "") if isinstance(payload, dict) else ""
+    return " ".join(str(message).split())[:RESULT_CHARS]
 
 
 def close_tasks(*, run_pk: Any = None) -> int:

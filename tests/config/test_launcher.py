@@ -116,6 +116,7 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
         output = "".join(_read_until(proc, "Beenden mit Strg+C", timeout=240))
         assert f"Helena läuft: http://127.0.0.1:{port}/" in output
         assert "pw-launcher" in output and "sachbearbeiter" in output
+        assert "Kein Sprachmodell antwortet" not in output  # the scripted model server answers
         base = f"http://127.0.0.1:{port}"
         for _ in range(100):  # daphne needs a moment to bind
             try:
@@ -194,6 +195,38 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
     var = tmp_path / "var"
     assert not (var / "run.env").exists()  # gone with the servers: no command reaches a dead one
     assert (var / "secret_key").stat().st_mode & 0o077 == 0 and len((var / "secret_key").read_text()) > 40
+
+
+@pytest.mark.django_db
+def test_check_models_says_in_one_line_when_no_model_answers(settings, server) -> None:
+    """`make run` calls `check_models --brief`: one German line when no model server answers, nothing
+    when one does; without --brief one line per tier."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from helena import admin_cache
+    from helena.llm.router import clear_health_cache
+
+    def run(*args: str) -> str:
+        admin_cache.clear()
+        clear_health_cache()
+        out = StringIO()
+        call_command("check_models", *args, stdout=out)
+        return out.getvalue()
+
+    settings.OLLAMA_HOST = f"http://127.0.0.1:{_free_port()}"
+    brief = run("--brief")
+    assert brief.strip() == (f"Hinweis: Kein Sprachmodell antwortet ({settings.OLLAMA_HOST}). Helena läuft, "
+                             "kann aber erst antworten, wenn ein Modellserver erreichbar ist (README „Ollama "
+                             "anbinden“, Admin → Modellstufen).")
+    tier1 = f"Stufe 1: {settings.HELENA_TIER1_MODEL} auf {settings.OLLAMA_HOST}"
+    assert f"{tier1} – antwortet nicht\n" in run()
+    settings.OLLAMA_HOST = server.url
+    assert run("--brief") == ""
+    full = run()
+    assert f"Stufe 1: {settings.HELENA_TIER1_MODEL} auf {server.url} – antwortet\n" in full
+    assert full.endswith("Helena kann antworten.\n")
 
 
 def test_manage_py_without_a_database_says_what_to_do(tmp_path: Path) -> None:

@@ -5,14 +5,20 @@ ended with a Hinweis and the drafts; refused for an Akte the user may not see.""
 from __future__ import annotations
 
 import json
+import socket
 import time
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.test import Client
 
 from akten.models import Alert, Notiz
 from drafts.models import Draft
-from helena.models import HelenaTask
+from helena import admin_cache
+from helena.llm.router import clear_health_cache
+from helena.models import Conversation, HelenaTask, ModelTier
+from helena.runs.execute import execute_run
+from helena.services import start_task
 from tests.conftest import Kanzlei, start_celery_worker, stop_celery_worker
 from tests.scripted_llm_server import ScriptedLLMServer
 
@@ -55,13 +61,14 @@ def test_a_task_runs_in_the_background_and_ends_with_a_hinweis(kanzlei: Kanzlei,
 
 
 def test_a_task_for_an_akte_one_may_not_see_is_refused(kanzlei: Kanzlei) -> None:
-    client = kanzlei.client("praktikant")  # sees B only
+    client = kanzlei.client("sekretariat")  # sees B only
     assert _post(client, {"auftrag": "Prüfe die Fristen", "akte_id": str(kanzlei.akten["A"].pk)})[0] == 404
     assert _post(client, {"auftrag": "   "})[0] == 422
     assert not HelenaTask.objects.exists()
 
 
-def test_a_notiz_with_at_helena_and_the_akte_form_start_tasks(kanzlei: Kanzlei) -> None:
+def test_a_notiz_with_at_helena_and_the_akte_form_start_tasks(kanzlei: Kanzlei,
+                                                              tiers: ScriptedLLMServer) -> None:
     akte, anwalt = kanzlei.akten["A"], kanzlei.users["anwalt"]
     Notiz.objects.create(akte=akte, verfasst_von=anwalt, titel="Bitte",
                          inhalt="@Helena: Entwirf eine Sachstandsmitteilung")
@@ -81,3 +88,80 @@ def test_a_notiz_with_at_helena_and_the_akte_form_start_tasks(kanzlei: Kanzlei) 
     assert HelenaTask.objects.filter(quelle="akte", auftrag="Prüfe die Fristen").exists()
     foreign = kanzlei.akten["D"]
     assert page.post(f"/akten/{foreign.pk}/auftrag/", {"auftrag": "x"}).status_code == 404
+
+
+def _dead_model_server() -> str:
+    """The address of a port nobody listens on: a model server that is down."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+@pytest.fixture
+def no_model(kanzlei: Kanzlei) -> None:
+    host = _dead_model_server()
+    for tier in (1, 2):
+        ModelTier.objects.create(tier=tier, provider="ollama", model_name="klein", base_url=host)
+    clear_health_cache()
+
+
+UNREACHABLE = "Kein Sprachmodell ist erreichbar"
+
+
+def test_without_a_reachable_model_a_task_is_refused_at_once_and_says_why(kanzlei: Kanzlei,
+                                                                           no_model: None) -> None:
+    akte, anwalt = kanzlei.akten["A"], kanzlei.users["anwalt"]
+    response = kanzlei.client("anwalt").post("/api/v1/helena/tasks", json.dumps(
+        {"auftrag": "Prüfe die Fristen", "akte_id": akte.pk}), content_type="application/json")
+    assert response.status_code == 503 and response.json()["code"] == "model_unavailable"
+    assert UNREACHABLE in response.json()["detail"]
+
+    page = Client()
+    page.force_login(anwalt)
+    response = page.post(f"/akten/{akte.pk}/auftrag/", {"auftrag": "Entwirf die Klageerwiderung"})
+    assert response.status_code == 302 and "#" not in response["Location"]  # the message is at the top
+    html = page.get(response["Location"]).content.decode()
+    assert UNREACHABLE in html and "Dein Auftrag wurde nicht angenommen" in html
+    assert "Helena arbeitet im Hintergrund an deinem Auftrag" not in html
+    assert ">Entwirf die Klageerwiderung</textarea>" in html  # the text waits in the form, not retyped
+    assert ">Entwirf die Klageerwiderung</textarea>" not in page.get(response["Location"]).content.decode()
+
+    Notiz.objects.create(akte=akte, verfasst_von=anwalt, inhalt="@Helena prüfe die Fristen")
+    hinweis = Alert.objects.get(empfaenger=anwalt, art="aufgabe")
+    assert "konnte nicht starten" in hinweis.message and UNREACHABLE in hinweis.message
+    assert not HelenaTask.objects.exists() and not Conversation.objects.exists()
+    # A foreign Akte stays a 404, whatever the model does.
+    response = kanzlei.client("anwalt").post("/api/v1/helena/tasks", json.dumps(
+        {"auftrag": "x", "akte_id": kanzlei.akten["D"].pk}), content_type="application/json")
+    assert response.status_code == 404
+
+
+def test_the_hinweis_of_a_failed_task_says_why(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    anwalt = kanzlei.users["anwalt"]
+    task = start_task(user=anwalt, auftrag="Prüfe die Fristen", akte_id=kanzlei.akten["A"].pk)
+    ModelTier.objects.update(base_url=_dead_model_server())  # the server went down after the start
+    admin_cache.clear()
+    clear_health_cache()
+    async_to_sync(execute_run)(task.run_id)
+    task.refresh_from_db()
+    assert task.status == HelenaTask.Status.FEHLGESCHLAGEN
+    hinweis = Alert.objects.get(empfaenger=anwalt, art="aufgabe")
+    assert hinweis.message.startswith("Dein Auftrag an Helena ist fehlgeschlagen: „Prüfe die Fristen“.")
+    assert UNREACHABLE in hinweis.message
+
+
+def test_the_praktikant_gets_no_task_form_and_no_task(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    akte, praktikant = kanzlei.akten["B"], kanzlei.users["praktikant"]
+    page = Client()
+    page.force_login(praktikant)
+    html = page.get(f"/akten/{akte.pk}/").content.decode()
+    assert "Auftrag an Helena" not in html and 'name="auftrag"' not in html
+    response = page.post(f"/akten/{akte.pk}/auftrag/", {"auftrag": "Prüfe die Fristen"}, follow=True)
+    assert "Deine Rolle darf Helena keine Aufträge geben" in response.content.decode()
+    status, body = _post(kanzlei.client("praktikant"), {"auftrag": "Prüfe die Fristen", "akte_id": akte.pk})
+    assert status == 403 and body["code"] == "forbidden"
+    Notiz.objects.create(akte=akte, verfasst_von=praktikant, inhalt="@Helena prüfe die Fristen")
+    assert not HelenaTask.objects.exists()
+    sekretariat = Client()
+    sekretariat.force_login(kanzlei.users["sekretariat"])  # may make Notiz drafts: gives tasks
+    assert "Auftrag an Helena" in sekretariat.get(f"/akten/{akte.pk}/").content.decode()
