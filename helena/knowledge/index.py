@@ -14,7 +14,8 @@ import math
 import re
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from django.db import connection
 
@@ -34,6 +35,16 @@ class NormIndex:
     section_ids: array  # the norm's place in its statute (same Titel/Untertitel = same id)
     lennorm: list[float]  # 1 / (1 + ln(1 + length / average)): long norms count less per hit
     postings: dict[str, tuple[array, bytes]]  # lexeme → (positions, field flags)
+    law_abks: dict[int, str] = field(default_factory=dict)  # gesetz id → abbreviation ("ZPO")
+
+    @cached_property
+    def _positions(self) -> dict[int, int]:
+        return {pk: position for position, pk in enumerate(self.ids)}
+
+    def law_of(self, pk: int) -> str:
+        """The abbreviation of the norm's statute ("" for a norm newer than the index)."""
+        position = self._positions.get(pk)
+        return "" if position is None else self.law_abks.get(self.gesetz_ids[position], "")
 
     def concept_hits(self, words: Iterable[str]) -> dict[int, int]:
         """Position → the best field flags any of the words has there."""
@@ -80,11 +91,13 @@ def _build() -> NormIndex:
                     entry = raw[lexeme] = (array("I"), bytearray())
                 entry[0].append(position)
                 entry[1].append(flags or REGISTER_FLAG)
+        cursor.execute("SELECT id, abk FROM knowledge_gesetz")
+        law_abks = dict(cursor.fetchall())
     average = (sum(lengths) / len(lengths)) if lengths else 1.0
     lennorm = [1.0 / (1.0 + math.log(1.0 + n / average)) for n in lengths]
     postings = {lexeme: (positions, bytes(flags)) for lexeme, (positions, flags) in raw.items()}
     return NormIndex(ids=ids, gesetz_ids=gesetz_ids, section_ids=section_ids,
-                     lennorm=lennorm, postings=postings)
+                     lennorm=lennorm, postings=postings, law_abks=law_abks)
 
 
 _cache: TableCache[NormIndex] = TableCache(table="knowledge_norm", build=_build)

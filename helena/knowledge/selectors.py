@@ -214,7 +214,7 @@ def _run_fulltext(spec: _Spec, params: dict, *, columns: str, score: str, where_
 
 
 def _rank_norms(analysed: Analyse, *, text: str, gesetz: str | None, limit: int,
-                ranking: Ranking = "hybrid") -> list[dict]:
+                ranking: Ranking = "hybrid", question: str | None = None) -> list[dict]:
     """Statutes: rank over the in-memory postings and the sentence vectors, fuse, then fetch the
     winners with PostgreSQL's ts_rank_cd as a tie-breaker and ts_headline for the snippet."""
     gesetz_id = None
@@ -222,7 +222,8 @@ def _rank_norms(analysed: Analyse, *, text: str, gesetz: str | None, limit: int,
         gesetz_id = Gesetz.objects.filter(abk__iexact=gesetz.strip()).values_list("id", flat=True).first()
         if gesetz_id is None:
             return []
-    top = rank_norms(analysed, text=text, gesetz_id=gesetz_id, limit=limit * 2, ranking=ranking)
+    top = rank_norms(analysed, text=text, gesetz_id=gesetz_id, limit=limit * 2, ranking=ranking,
+                     question=question)
     if not top:
         return []
     spec = _SPECS["gesetz"]
@@ -352,7 +353,8 @@ def search(
     if not analysed.empty:
         for k in kinds:
             if k == "gesetz":
-                found = _rank_norms(analysed, text=rest, gesetz=gesetz, limit=limit, ranking=ranking)
+                found = _rank_norms(analysed, text=rest, gesetz=gesetz, limit=limit, ranking=ranking,
+                                    question=text)
             else:
                 filters = _filters(k, gesetz=gesetz, gericht=gericht, kategorie=kategorie)
                 found = _fulltext(k, analysed, limit=limit, filters=filters)

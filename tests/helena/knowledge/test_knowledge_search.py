@@ -70,6 +70,35 @@ def test_keywords_compounds_and_typos(knowledge_corpus: None, query: str, expect
     assert expected in cites(query, limit=5)
 
 
+@pytest.mark.parametrize(("query", "first", "below"), [
+    # No court named: the general rule of civil procedure, the labour court's twin further down.
+    ("Berufungsfrist", "§ 517 ZPO", "§ 66 ArbGG"),
+    ("Frist für die Berufung", "§ 517 ZPO", "§ 66 ArbGG"),
+    ("Revisionsfrist", "§ 548 ZPO", "§ 74 ArbGG"),
+    ("Revisionsbegründungsfrist", "ZPO", "§ 74 ArbGG"),
+    ("Berufungsfrist", "§ 517 ZPO", "§ 151 SGG"),
+    # The question names the court or its code: its own rule first.
+    ("Berufungsfrist ArbGG", "§ 66 ArbGG", "§ 517 ZPO"),
+    ("Berufungsfrist im Arbeitsgerichtsverfahren", "§ 66 ArbGG", "§ 517 ZPO"),
+    ("Berufungsbegründungsfrist beim Landesarbeitsgericht", "§ 66 ArbGG", "§ 520 ZPO"),
+    ("Revisionsfrist beim Bundesarbeitsgericht", "§ 74 ArbGG", "§ 548 ZPO"),
+    ("Berufungsfrist Sozialgericht", "§ 151 SGG", "§ 517 ZPO"),
+])
+def test_the_general_rule_comes_before_a_special_courts_unless_the_court_is_named(
+    knowledge_corpus: None, query: str, first: str, below: str
+) -> None:
+    found = cites(query, limit=10)
+    assert found[0] == first or found[0].endswith(f" {first}"), found
+    assert below in found[1:], found
+
+
+def test_api_ranks_the_general_rule_first(kanzlei: Kanzlei, knowledge_corpus: None) -> None:
+    client = kanzlei.client("anwalt")
+    for q, first in (("Berufungsfrist", "§ 517 ZPO"), ("Berufungsfrist Arbeitsgericht", "§ 66 ArbGG")):
+        hits = client.get("/api/v1/knowledge/search", {"q": q, "kind": "gesetz"}).json()
+        assert hits[0]["citation"] == first, [h["citation"] for h in hits]
+
+
 def test_compound_heads_are_found(knowledge_corpus: None) -> None:
     """'Klage' must reach norms that only say 'Kündigungsschutzklage'/'Widerklage' etc."""
     analysed = query.analyse("Klage")
