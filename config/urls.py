@@ -6,6 +6,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from akten.konto.forms import AnmeldeForm
 from config.api import api
 
 admin.site.site_header = "Helena – Kanzleiverwaltung"
@@ -17,7 +18,8 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("helena/favicon.png"), permanent=True)),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
-    path("konto/anmelden/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("konto/anmelden/", auth_views.LoginView.as_view(
+        authentication_form=AnmeldeForm, redirect_authenticated_user=True), name="login"),
     path("konto/abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("konto/", include("akten.konto.urls")),  # the user's own page: tokens, Hinweise, password
     path("akten/", include("akten.urls")),

@@ -27,7 +27,7 @@ from drafts.services import AlreadyDecided, DecisionForbidden, FieldsInvalid, ap
 _NOT_FOUND_FRAGMENT = (
     '<article class="draft-card draft-card--missing" id="draft-{id}" data-draft-id="{id}" '
     'data-status="missing"><p class="draft-card__message" role="alert" tabindex="-1" data-focus>'
-    "Diesen Entwurf gibt es nicht (mehr), oder Du hast keinen Zugriff darauf.</p></article>"
+    "Diesen Entwurf gibt es nicht (mehr), oder du hast keinen Zugriff darauf.</p></article>"
 )
 _MAY_NOT_DECIDE = "Du darfst diesen Entwurf nicht freigeben, bearbeiten oder ablehnen."
 _INBOX_LIMIT = 100

@@ -40,15 +40,15 @@ log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 60
 BATCH = 20
 TEXT_CHARS = 600  # of each Dokument and Notiz in the prompt
-PROMPT = """Du bist Helena, die KI-Kollegin einer Anwaltskanzlei. Halte deine Erinnerung an diese Akte \
-aktuell: was du beim nächsten Gespräch über die Akte wissen musst. Antworte nur mit einem JSON-Objekt:
+PROMPT = """Du bist Helena, die KI-Kollegin einer Anwaltskanzlei. Halte fest, was du über diese Akte weißt: \
+was du beim nächsten Gespräch über die Akte wissen musst. Antworte nur mit einem JSON-Objekt:
 {"zusammenfassung": "höchstens 120 Wörter", "risiken": ["…"], "naechste_schritte": ["…"], \
 "offene_fragen": ["…"]}
 Nur was in den Angaben steht; Daten, Beträge und Fristen wörtlich. Eine Korrektur durch die Anwältin \
 oder den Anwalt gilt vor allem anderen."""
 
 
-class Erinnerung(BaseModel):
+class Aktenwissen(BaseModel):
     zusammenfassung: str = Field(min_length=1, max_length=4000)
     risiken: list[str] = Field(default_factory=list, max_length=20)
     naechste_schritte: list[str] = Field(default_factory=list, max_length=20)
@@ -74,10 +74,10 @@ def _material(akte: Akte, memory: AktenGedaechtnis) -> str:
         parts.append(f"Notiz „{n.titel}“: {' '.join(n.inhalt.split())[:TEXT_CHARS]}")
     if memory.stand:
         bisher = json.dumps(memory.as_dict() | {"stand": None, "run_id": None}, ensure_ascii=False)
-        parts.append(f"Deine bisherige Erinnerung: {bisher}")
+        parts.append(f"Was du bisher über die Akte weißt: {bisher}")
     if memory.korrigiert_am:
         wer = memory.korrigiert_von.get_full_name() if memory.korrigiert_von else "die Kanzlei"
-        parts.append(f"Diese Erinnerung hat {wer} am {memory.korrigiert_am:%d.%m.%Y} korrigiert; behalte die "
+        parts.append(f"Das hat {wer} am {memory.korrigiert_am:%d.%m.%Y} korrigiert; behalte die "
                      "Korrektur bei.")
     return "\n\n".join(parts)
 
@@ -101,17 +101,17 @@ def refresh(*, akte_id: int) -> bool:
     started = timezone.now()
     try:
         turn = async_to_sync(collect)(recording.stream(messages=messages, tools=None))
-        erinnerung = Erinnerung.model_validate(repair_arguments(turn.text) or {})
+        wissen = Aktenwissen.model_validate(repair_arguments(turn.text) or {})
     except ValidationError as exc:
         problem = exc.errors()[0]
-        return _failed(memory, "Die Antwort des Modells war keine gültige Erinnerung "
+        return _failed(memory, "Die Antwort des Modells passte nicht in die Form des Aktenwissens "
                                f"({'.'.join(map(str, problem['loc'])) or 'Objekt'}: {problem['type']}).")
     except Exception as exc:  # the model server: the memory waits for the next change
         return _failed(memory, f"Das Modell war nicht erreichbar: {exc}")
     call = LLMCall.objects.filter(operation="gedaechtnis", created_at__gte=started).order_by("-pk").first()
     with transaction.atomic():
         AktenGedaechtnis.objects.filter(pk=memory.pk).update(
-            **erinnerung.model_dump(), stand=timezone.now(), geschrieben_von=f"Helena ({config.name})",
+            **wissen.model_dump(), stand=timezone.now(), geschrieben_von=f"Helena ({config.name})",
             llm_call=call, fehler="")
     return True
 
@@ -148,7 +148,8 @@ def correct(*, user: User, akte_id: Any, zusammenfassung: str, risiken: list[str
     NotFound for a foreign Akte, Forbidden for a role that may not, DomainError without a summary."""
     akte = get_akte(user=user, akte_id=akte_id)
     if not may_correct(user):
-        raise Forbidden("Helenas Erinnerung korrigieren dürfen Anwältinnen, Anwälte und die Administration.")
+        raise Forbidden("Was Helena über eine Akte weiß, korrigieren Anwältinnen, Anwälte und die "
+                        "Administration.")
     if not zusammenfassung.strip():
         raise DomainError("Bitte gib eine Zusammenfassung an.")
     memory, _ = AktenGedaechtnis.objects.get_or_create(akte=akte)

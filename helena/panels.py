@@ -17,6 +17,8 @@ from helena.models import AktenGedaechtnis
 from helena.services import may_give_task
 
 SHOWN = 15
+# Not "Erinnerung": to a lawyer that is a legal remedy (§ 766 ZPO) or a reminder letter.
+GEDAECHTNIS_TITEL = "Was Helena über die Akte weiß"
 
 
 def activity(request: HttpRequest, akte: Akte) -> Panel | None:
@@ -54,5 +56,5 @@ def gedaechtnis(request: HttpRequest, akte: Akte) -> Panel:
     memory = AktenGedaechtnis.objects.filter(akte=akte).exclude(stand=None).first()
     context = {"akte": akte, "memory": memory, "darf_korrigieren": may_correct(request.user)}
     html = render_to_string("helena/_gedaechtnis.html", context, request=request)
-    return Panel(slug="gedaechtnis", title="Helenas Erinnerung an die Akte", parts=[html])
+    return Panel(slug="gedaechtnis", title=GEDAECHTNIS_TITEL, parts=[html])
 

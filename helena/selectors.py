@@ -47,11 +47,18 @@ def _matching(conversations: QuerySet[Conversation], q: str) -> QuerySet[Convers
             .filter(Q(title_fts=query) | Q(title__icontains=q.strip()) | Exists(in_messages)))
 
 
+def _has_messages() -> Exists:
+    return Exists(Message.objects.filter(conversation=OuterRef("pk")))
+
+
 def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, archiviert: bool | None = False,
-                      von: date | None = None, bis: date | None = None) -> QuerySet[Conversation]:
+                      von: date | None = None, bis: date | None = None,
+                      leere: bool = True) -> QuerySet[Conversation]:
     """The user's conversations, pinned first, then newest activity, each with its first question,
     how its last run ended (a failed one shows in the list, not only inside the chat) and how many
-    of its drafts wait for approval. `archiviert=None` lists both; `von`/`bis` bound the last activity."""
+    of its drafts wait for approval. `archiviert=None` lists both; `von`/`bis` bound the last activity.
+    `leere=False` leaves out conversations without a message (opened, nothing asked): the pages'
+    lists do, the API lists what a client created."""
     first_question = Message.objects.filter(conversation=OuterRef("pk"), role=Message.Role.USER).order_by(
         "created_at", "id")
     last_run = AgentRun.objects.filter(conversation=OuterRef("pk")).order_by("-created_at")
@@ -60,6 +67,8 @@ def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, ar
     conversations = conversations_for(user=user)
     if archiviert is not None:
         conversations = conversations.filter(archiviert=archiviert)
+    if not leere:
+        conversations = conversations.filter(_has_messages())
     if akte_id is not None:
         conversations = conversations.filter(akte_id=akte_id)
     if von is not None:
@@ -77,9 +86,23 @@ def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, ar
 
 
 def akten_of_conversations(*, user: User) -> QuerySet[Any]:
-    """The Akten the user may see and has conversations about (the list's Akte filter)."""
-    return akten_for(user=user).filter(conversations__user=user,
-                                       conversations__geloescht_am__isnull=True).distinct()
+    """The Akten the user may see and has conversations about (the list's Akte filter); an empty
+    conversation (nothing asked yet) does not count."""
+    mine = conversations_for(user=user).filter(_has_messages())
+    return akten_for(user=user).filter(pk__in=mine.values("akte_id")).distinct()
+
+
+def empty_conversation(*, user: User, akte_id: int | None, context_type: str | None) -> Conversation | None:
+    """The user's newest conversation in which nothing was asked yet, with this Akte or context, to
+    open again instead of leaving one more empty "Neues Gespräch" behind (the chat page's start
+    buttons); untouched only: not renamed, archived or pinned."""
+    found = conversations_for(user=user).filter(akte_id=akte_id, archiviert=False, angeheftet=False,
+                                                title="").exclude(_has_messages())
+    if akte_id is None:
+        found = found.filter(context_type=context_type or Conversation.ContextType.GLOBAL)
+    else:  # an Akte the user may no longer see gets no conversation opened again
+        found = found.filter(akte__in=akten_for(user=user))
+    return found.order_by("-created_at").first()
 
 
 def zustand(conversation: Conversation) -> str:
@@ -97,7 +120,7 @@ def find_conversations(*, user: User, q: str, limit: int = 5) -> list[Conversati
     """The user's conversations matching `q` (the header's search box), archived ones included."""
     if not q.strip():
         return []
-    return list(conversation_list(user=user, q=q, archiviert=None)[:limit])
+    return list(conversation_list(user=user, q=q, archiviert=None, leere=False)[:limit])
 
 
 def tasks_for(*, user: User) -> QuerySet[HelenaTask]:

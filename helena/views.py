@@ -55,7 +55,7 @@ def home(request: HttpRequest) -> HttpResponse:
     akte_id = next((a.pk for a in akten if str(a.pk) == request.GET.get("akte", "")), None)
     von, bis = _date(request.GET.get("von", "")), _date(request.GET.get("bis", ""))
     found = selectors.conversation_list(user=request.user, q=q, akte_id=akte_id, archiviert=archiv,
-                                        von=von, bis=bis)
+                                        von=von, bis=bis, leere=False)
     conversations = list(found[:HOME_LIMIT])
     for c in conversations:
         c.zustand = selectors.zustand(c)
@@ -137,23 +137,28 @@ def gespraech_export(request: HttpRequest, conversation_id: int, format: str) ->
 @login_required
 @require_POST
 def new_conversation(request: HttpRequest) -> HttpResponse:
-    """Start a conversation (optionally with a context such as Fristen) and open it."""
+    """Start a conversation (optionally with a context such as Fristen) and open it; an empty one of
+    the same context is opened again instead of a second."""
     context_type = request.POST.get("context_type") or None
     if context_type == Conversation.ContextType.AKTE:
         context_type = None  # an Akte conversation starts from the Akte's page
-    try:
-        conversation = services.create_conversation(user=request.user, context_type=context_type)
-    except services.RunRefused as exc:
-        messages.error(request, exc.message)
-        return HttpResponseRedirect(reverse("helena:home"))
+    conversation = selectors.empty_conversation(user=request.user, akte_id=None, context_type=context_type)
+    if conversation is None:
+        try:
+            conversation = services.create_conversation(user=request.user, context_type=context_type)
+        except services.RunRefused as exc:
+            messages.error(request, exc.message)
+            return HttpResponseRedirect(reverse("helena:home"))
     return HttpResponseRedirect(reverse("helena:chat", args=[conversation.pk]))
 
 
 @login_required
 @require_POST
 def akte_conversation(request: HttpRequest, akte_id: int) -> HttpResponse:
-    """Start a conversation bound to an Akte the user may see (404 otherwise) and open it."""
-    conversation = services.create_conversation(user=request.user, akte_id=akte_id)
+    """Start a conversation bound to an Akte the user may see (404 otherwise) and open it; one the user
+    opened before and asked nothing in is opened again (the list shows neither)."""
+    conversation = (selectors.empty_conversation(user=request.user, akte_id=akte_id, context_type=None)
+                    or services.create_conversation(user=request.user, akte_id=akte_id))
     return HttpResponseRedirect(reverse("helena:chat", args=[conversation.pk]))
 
 

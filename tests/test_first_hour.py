@@ -165,10 +165,10 @@ def test_the_first_hour_of_a_kanzlei(browser: Browser, deployed: str) -> None:
     # the bell counts the scan's Hinweise, live over /ws/benachrichtigungen/ as well
     expect(walk.page.locator("[data-glocke] .badge--count")).to_be_visible()
     walk.open(f"/akten/{mueller.pk}/", "akte")
-    for heading in ("Helenas Erinnerung an die Akte", "Auftrag an Helena", "Aktivität", "Hinweise"):
+    for heading in ("Was Helena über die Akte weiß", "Auftrag an Helena", "Aktivität", "Hinweise"):
         expect(walk.page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
     page = walk.page  # the lawyer writes Helena's memory of the Akte by hand (no model here)
-    page.get_by_text("Erinnerung korrigieren").click()
+    page.locator("#gedaechtnis summary", has_text="Korrigieren").click()
     page.fill("#g-zusammenfassung", "Mandant will einen Vergleich; Gütetermin abwarten.")
     page.fill("#g-risiken", "Sozialauswahl schwer zu widerlegen")
     page.get_by_role("button", name="Korrektur speichern").click()

@@ -1,12 +1,12 @@
-"""The account page's forms: a new API token, the Hinweis settings, the password (Django's form,
-speaking to the user with "du")."""
+"""The account page's forms: a new API token, the Hinweis settings, the password, and the login
+(Django's forms, speaking to the user with "du")."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import PasswordChangeForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 
 from akten.konto.services import NAME_MAX, OPTIONAL_ARTEN
 from akten.models import Alert, HinweisEinstellung
@@ -65,3 +65,14 @@ class KontoPasswordChangeForm(PasswordChangeForm):
         self.fields["new_password1"].label = "Neues Passwort"
         self.fields["new_password2"].label = "Neues Passwort wiederholen"
         self.fields["new_password2"].help_text = "Zur Kontrolle noch einmal dasselbe."
+
+
+class AnmeldeForm(AuthenticationForm):
+    """The login page (/konto/anmelden/): a wrong name or password says what happened, in the
+    page's words; Django's own sentence ("Bitte einen gültigen Benutzernamen …") does not."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": "Benutzername oder Passwort stimmen nicht.",
+        "inactive": "Dieser Zugang ist gesperrt. Bitte wende dich an die Verwaltung der Kanzlei.",
+    }

@@ -69,7 +69,7 @@ def akte_block(facts: dict[str, Any]) -> str:
     if facts.get("summary"):
         lines.append(f"- Zusammenfassung: {facts['summary']}")
     if facts.get("gedaechtnis"):
-        lines.append(f"- Deine Erinnerung an die Akte: {facts['gedaechtnis']}")
+        lines.append(f"- Was du über die Akte weißt: {facts['gedaechtnis']}")
     lines.append(f"- akte_id für Werkzeuge: {facts['id']}")
     return "\n".join(lines)
 

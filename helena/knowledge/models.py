@@ -96,6 +96,14 @@ class Norm(models.Model):
     def citation(self) -> str:
         return f"{self.bezeichnung} {self.gesetz.abk}"
 
+    @property
+    def gliederung_im_gesetz(self) -> str:
+        """Where the norm stands inside its law ("Buch 3 › Abschnitt 1"). The stored path begins with
+        the law's title so that the search finds a law's norms by its name (services.py); a page
+        that names the law already must not say it twice."""
+        titel = self.gesetz.titel
+        return "" if self.gliederung == titel else self.gliederung.removeprefix(f"{titel} › ")
+
 
 class Urteil(models.Model):
     gericht = models.CharField("Gericht", max_length=300, db_index=True)

@@ -346,6 +346,8 @@ function addDraft(bubble, event) {
   const drafts = part(bubble, ".chat-drafts");
   drafts.append(card);
   drafts.hidden = false;
+  // The navigation's Entwürfe badge counts it (glocke.js asks its socket at once).
+  card.dispatchEvent(new CustomEvent("helena:draft-created", { bubbles: true }));
 }
 
 // ------------------------------------------------------------------ plans (agent_create_plan)
@@ -884,7 +886,7 @@ function submit() {
   }
   const clientId = `m${nextClientId++}`;
   if (!send({ type: "user_message", text, mode: modeSelect.value, client_id: clientId })) {
-    connection.textContent = "Keine Verbindung – Deine Nachricht wurde noch nicht gesendet. Sie bleibt im Eingabefeld.";
+    connection.textContent = "Keine Verbindung – deine Nachricht wurde noch nicht gesendet. Sie bleibt im Eingabefeld.";
     connection.hidden = false;
     return;
   }

@@ -1,5 +1,6 @@
 """The bell's socket through a real daphne: a user's new Hinweis arrives live with the unread
-count; another user's never does; an anonymous socket is closed."""
+count; another user's never does; the number of drafts waiting for the user follows new and decided
+drafts, at once when the page asks; an anonymous socket is closed."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from akten.models import Alert
+from drafts.models import Draft
+from drafts.services import approve_draft, create_draft
+from helena.benachrichtigungen import POLL_SECONDS
 from tests.conftest import Kanzlei
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -50,6 +54,41 @@ def test_a_new_hinweis_arrives_live_and_only_for_its_recipient(kanzlei: Kanzlei,
     assert [a["message"] for a in alerts] == ["Frist heute!"]
     assert alerts[0]["severity"] == "critical" and alerts[0]["akte_id"] == str(kanzlei.akten["A"].pk)
     assert frames[-1] == {"type": "unread", "count": 2}
+    assert {"type": "drafts_pending", "count": 0} in frames
+
+
+def test_the_drafts_count_follows_and_a_refresh_reads_at_once(kanzlei: Kanzlei, asgi_server: str) -> None:
+    url = f"ws://{asgi_server}/ws/benachrichtigungen/"
+    anwalt = kanzlei.users["anwalt"]
+
+    def propose(titel: str) -> Draft:
+        return create_draft(user=anwalt, kind=Draft.Kind.NOTIZ, akte_id=kanzlei.akten["A"].pk,
+                            fields={"titel": titel, "inhalt": "…"})
+
+    async def run() -> list[dict]:
+        frames: list[dict] = []
+        headers = {"Authorization": f"Bearer {kanzlei.tokens['anwalt']}"}
+        async with connect(url, additional_headers=headers) as ws:
+
+            async def next_drafts(timeout: float) -> dict:
+                while True:
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+                    if frame["type"] == "drafts_pending":
+                        frames.append(frame)
+                        return frame
+
+            await next_drafts(10)
+            first = await asyncio.to_thread(propose, "Rückruf Meier")
+            await ws.send(json.dumps({"type": "refresh"}))  # sooner than the socket's own reading
+            await next_drafts(POLL_SECONDS - 1)
+            await ws.send("kein JSON")  # ignored, the socket stays
+            await asyncio.to_thread(propose, "Vergleich prüfen")
+            await next_drafts(POLL_SECONDS * 2 + 2)  # no refresh: the next reading brings it
+            await asyncio.to_thread(approve_draft, user=kanzlei.users["admin"], draft=first)
+            await next_drafts(POLL_SECONDS * 2 + 2)
+        return frames
+
+    assert [f["count"] for f in asyncio.run(run())] == [0, 1, 2, 1]
 
 
 def test_an_anonymous_socket_is_closed(asgi_server: str) -> None:

@@ -64,7 +64,7 @@ def test_the_memory_follows_the_akte_and_reaches_the_next_chat(kanzlei: Kanzlei,
     assert refresh(akte_id=akte.pk) is False
     memory.refresh_from_db()
     assert memory.zusammenfassung == ERINNERUNG["zusammenfassung"]
-    assert "keine gültige Erinnerung" in memory.fehler
+    assert "passte nicht in die Form des Aktenwissens" in memory.fehler
     assert ErrorLog.objects.filter(code="memory_refresh").exists()
 
 
@@ -92,6 +92,7 @@ def test_a_lawyer_corrects_the_memory_and_the_next_refresh_builds_on_it(kanzlei:
     sekretariat.force_login(kanzlei.users["sekretariat"])  # sees Akte B, may not correct
     b = kanzlei.akten["B"]
     assert sekretariat.post(f"/akten/{b.pk}/gedaechtnis/", {"zusammenfassung": "x"}).status_code == 403
-    assert "Erinnerung korrigieren" not in sekretariat.get(f"/akten/{b.pk}/").content.decode()
+    html = sekretariat.get(f"/akten/{b.pk}/").content.decode()
+    assert "Was Helena über die Akte weiß" in html and "Korrektur speichern" not in html
     foreign = kanzlei.akten["D"]
     assert page.post(f"/akten/{foreign.pk}/gedaechtnis/", {"zusammenfassung": "x"}).status_code == 404

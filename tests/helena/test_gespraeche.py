@@ -253,3 +253,28 @@ def test_pages_rename_archive_and_search(kanzlei: Kanzlei) -> None:
     response = client.post(f"/helena/gespraech/{conv.pk}/loeschen/")
     assert response.status_code == 302 and Conversation.objects.get(pk=conv.pk).geloescht_am is not None
     assert client.get(f"/helena/gespraech/{conv.pk}/").status_code == 404
+
+
+def test_an_empty_conversation_is_opened_again_and_never_listed(kanzlei: Kanzlei) -> None:
+    """Issue 31: "Mit Helena über diese Akte sprechen" (or "Neues Gespräch") and nothing asked must
+    not leave an empty "Neues Gespräch" in the list; the next click opens the same one again."""
+    client = Client()
+    client.force_login(kanzlei.users["anwalt"])
+    akte = kanzlei.akten["A"]
+    first = client.post(f"/akten/{akte.pk}/gespraech/")["Location"]
+    assert client.post(f"/akten/{akte.pk}/gespraech/")["Location"] == first
+    general = client.post("/helena/gespraech/neu/")["Location"]
+    assert general != first and client.post("/helena/gespraech/neu/")["Location"] == general
+    fristen = client.post("/helena/gespraech/neu/", {"context_type": "fristen"})["Location"]
+    assert fristen not in (first, general)
+    assert Conversation.objects.filter(user=kanzlei.users["anwalt"]).count() == 3
+    page = client.get("/helena/").content.decode()
+    assert "Du hast noch kein Gespräch mit Helena" in page and "Neues Gespräch</a>" not in page
+    assert f'<option value="{akte.pk}"' not in page  # no Akte filter for a conversation without a word
+
+    conversation = Conversation.objects.get(pk=first.rstrip("/").rsplit("/", 1)[1])
+    Message.objects.create(conversation=conversation, role="user", text="Wann ist der Gütetermin?")
+    page = client.get("/helena/").content.decode()
+    assert "Wann ist der Gütetermin?" in page and f'<option value="{akte.pk}"' in page
+    assert client.post(f"/akten/{akte.pk}/gespraech/")["Location"] != first  # asked: a new one now
+    assert len(listed(client)) == 4  # the API lists what a client made, empty or not
