@@ -118,7 +118,7 @@ class AktenZugriffAdmin(admin.ModelAdmin):
 
 @admin.register(Beteiligter)
 class BeteiligterAdmin(admin.ModelAdmin):
-    list_display = ("name", "rolle", "akte", "telefon", "email")
+    list_display = ("name", "anrede", "rolle", "akte", "telefon", "email")
     list_filter = ("rolle",)
     search_fields = ("name", "akte__aktenzeichen", "email")
     autocomplete_fields = ("akte",)
@@ -161,7 +161,8 @@ VORLAGE_MAX_BYTES = 10 * 1024 * 1024
 class BriefkopfForm(forms.ModelForm):
     class Meta:
         model = Briefkopf
-        fields = ("kanzlei", "anschrift", "kontakt", "ort", "unterschrift", "fusszeile", "vorlage")
+        fields = ("kanzlei", "anschrift", "telefon", "email", "kontakt", "ort", "unterschrift", "fusszeile",
+                  "vorlage")
 
     def clean_vorlage(self) -> Any:
         """A new upload must be a Word template that renders: checked now, not at the first download."""
@@ -183,7 +184,7 @@ class BriefkopfAdmin(admin.ModelAdmin):
     list_display = ("kanzlei", "ort", "eigene_vorlage", "aktualisiert_am")
     readonly_fields = ("eingebaute_vorlage", "aktualisiert_am")
     fieldsets = (
-        ("Kanzlei", {"fields": ("kanzlei", "anschrift", "kontakt", "ort")}),
+        ("Kanzlei", {"fields": ("kanzlei", "anschrift", "telefon", "email", "kontakt", "ort")}),
         ("Unterschrift und Fußzeile", {"fields": ("unterschrift", "fusszeile")}),
         ("Word-Vorlage", {
             "fields": ("vorlage", "eingebaute_vorlage"),

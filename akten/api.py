@@ -92,7 +92,7 @@ def akte_detail(request: HttpRequest, akte_id: str) -> dict:
         **_akte_out(akte),
         "summary": akte.summary,
         "beteiligte": [
-            {"id": str(b.pk), "rolle": b.rolle, "name": b.name, "anschrift": b.anschrift,
+            {"id": str(b.pk), "rolle": b.rolle, "anrede": b.anrede, "name": b.name, "anschrift": b.anschrift,
              "telefon": b.telefon, "email": b.email, "aktenzeichen_extern": b.aktenzeichen_extern}
             for b in akte.beteiligte.all()
         ],

@@ -12,10 +12,10 @@ moved to a Werktag of the Akte's Bundesland, and Fristen with a statutory length
 Idempotent: every record is looked up by a natural key that contains no date (Akte by
 Aktenzeichen; Beteiligter by Akte+Rolle+Name; Frist by Akte+Bezeichnung; Dokument by
 Akte+Titel; Zeiterfassung by Akte+User+Tätigkeit; Notiz by Akte+Verfasser+Titel; Alert by
-Akte+Empfänger+Meldung) and only created when
+Akte+Empfänger+Meldung; the Briefkopf when there is none) and only created when
 missing, so a re-run, even on a later day, adds nothing and leaves existing rows (and changes
-made while demoing) alone. Only the passwords of the five users are set again, and their role is
-corrected if it differs.
+made while demoing) alone. Only the passwords of the five users are set again, their role is
+corrected if it differs, and a Beteiligter seeded without an Anrede gets the one given here.
 
 Access matrix (x = AktenZugriff; `admin` has role ADMIN and sees every Akte without grants):
 
@@ -52,6 +52,7 @@ from akten.models import (
     AktenZugriff,
     Alert,
     Beteiligter,
+    Briefkopf,
     Dokument,
     Frist,
     Notiz,
@@ -70,6 +71,7 @@ KANZLEI_DOMAIN = "kanzlei-demo.de"
 Tag = str | int
 
 R = Beteiligter.Rolle
+A = Beteiligter.Anrede
 G = Akte.Rechtsgebiet
 T = Frist.Typ
 
@@ -101,6 +103,7 @@ class BeteiligterSpec:
     email: str = ""
     aktenzeichen_extern: str = ""
     notiz: str = ""
+    anrede: str = ""  # Beteiligter.Anrede; empty for courts
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,18 @@ USERS: tuple[DemoUser, ...] = (
 )
 
 _BRIEFKOPF = f"**{KANZLEI}** · Lindenallee 12 · 50968 Köln"
+
+# The letterhead of every DOCX/PDF and the KANZLEI_* of the Muster: the address the demo texts use.
+BRIEFKOPF = {
+    "kanzlei": KANZLEI,
+    "anschrift": "Lindenallee 12\n50968 Köln",
+    "ort": "Köln",
+    "telefon": "0221 4710-100",
+    "email": f"kanzlei@{KANZLEI_DOMAIN}",
+    "kontakt": "Fax 0221 4710-109",
+    "fusszeile": f"{KANZLEI} · Lindenallee 12 · 50968 Köln · Rechtsanwaltskammer Köln\n"
+                 "Commerzbank Köln · IBAN DE89 3704 0044 0532 0130 00 · BIC COBADEFFXXX",
+}
 
 # --- 101/26 Kündigungsschutz ------------------------------------------------ #
 
@@ -770,18 +785,21 @@ AKTEN: tuple[AkteSpec, ...] = (
                 R.MANDANT, "Thomas Müller", "Eichenweg 7\n51147 Köln", "0221 4710-231",
                 "thomas.mueller@mail.example",
                 notiz="Lagerleiter, 4.100 € brutto; rechtsschutzversichert (Rheinische Rechtsschutz AG)",
+                anrede=A.HERR,
             ),
             BeteiligterSpec(
                 R.GEGNER, "Bauer Logistik GmbH",
                 "vertreten durch den Geschäftsführer Frank Bauer\nIndustriestraße 40\n51149 Köln",
                 "0221 4710-500", "personal@bauer-logistik.example",
                 notiz="rund 140 Arbeitnehmer, Betriebsrat vorhanden",
+                anrede=A.FIRMA,
             ),
             BeteiligterSpec(
                 R.GEGNERVERTRETER, "Rechtsanwältin Dr. Julia Sommer",
                 "Sommer Arbeitsrecht\nRingstraße 3\n50672 Köln", "0221 4710-620",
                 "sommer@sommer-arbeitsrecht.example", "JS-0412/26",
                 notiz="hat die Vertretung der Arbeitgeberin schriftlich angezeigt",
+                anrede=A.FRAU,
             ),
             BeteiligterSpec(
                 R.GERICHT, "Arbeitsgericht Köln", "Pohligstraße 9\n50969 Köln",
@@ -792,6 +810,7 @@ AKTEN: tuple[AkteSpec, ...] = (
                 "c/o Betriebsrat der Bauer Logistik GmbH\nIndustriestraße 40\n51149 Köln",
                 "0221 4710-502",
                 notiz="Betriebsratsvorsitzender; zur Anhörung des Betriebsrats (§ 102 BetrVG)",
+                anrede=A.HERR,
             ),
         ),
         fristen=(
@@ -868,14 +887,17 @@ AKTEN: tuple[AkteSpec, ...] = (
                 R.MANDANT, "Renate Hoffmann", "Kaiserdamm 88\n14057 Berlin", "030 23125-114",
                 "r.hoffmann@mail.example",
                 notiz="Eigentümerin und Vermieterin des Hauses Glogauer Straße 19",
+                anrede=A.FRAU,
             ),
             BeteiligterSpec(
                 R.GEGNER, "Kevin Lorenz", "Glogauer Straße 19, 2. OG links\n10999 Berlin",
                 notiz="Mieter; Nettokaltmiete 950 €, Betriebskostenvorauszahlung 200 €",
+                anrede=A.HERR,
             ),
             BeteiligterSpec(
                 R.GEGNERVERTRETER, "Rechtsanwalt Markus Engel", "Oranienstraße 120\n10969 Berlin",
                 "030 23125-377", "engel@ra-engel.example", "E 88/26",
+                anrede=A.HERR,
             ),
             BeteiligterSpec(
                 R.GERICHT, "Amtsgericht Tempelhof-Kreuzberg", "Möckernstraße 130\n10963 Berlin",
@@ -886,6 +908,7 @@ AKTEN: tuple[AkteSpec, ...] = (
                 R.ZEUGE, "Monika Schulte", "Hausverwaltung Schulte\nBergmannstraße 5\n10961 Berlin",
                 "030 23125-290", "m.schulte@hv-schulte.example",
                 notiz="hat die Kündigung in den Briefkasten des Mieters eingeworfen",
+                anrede=A.FRAU,
             ),
         ),
         fristen=(
@@ -951,27 +974,32 @@ AKTEN: tuple[AkteSpec, ...] = (
                 R.MANDANT, "Julia Schäfer", "Pilgersheimer Straße 21\n81543 München",
                 "089 99998-412", "julia.schaefer@mail.example",
                 notiz="Halterin und Fahrerin des VW Golf; nicht vorsteuerabzugsberechtigt",
+                anrede=A.FRAU,
             ),
             BeteiligterSpec(
                 R.GEGNER, "Stefan Richter", "Aberlestraße 9\n81371 München",
                 notiz="Fahrer und Halter des unfallverursachenden Pkw",
+                anrede=A.HERR,
             ),
             BeteiligterSpec(
                 R.VERSICHERUNG, "Isar Assekuranz Versicherungs-AG",
                 "Schadenabteilung Kraftfahrt\nPostfach 20 11 40\n80011 München", "089 99998-700",
                 "kfz-schaden@isar-assekuranz.example", "KH-26-0481137",
                 notiz="Kfz-Haftpflichtversicherer des Gegners",
+                anrede=A.FIRMA,
             ),
             BeteiligterSpec(
                 R.ZEUGE, "Martin Kaiser", "Tegernseer Landstraße 140\n81539 München",
                 "089 99998-236", "m.kaiser@mail.example",
                 notiz="Fußgänger, hat den Unfall von der Straßenecke aus gesehen",
+                anrede=A.HERR,
             ),
             BeteiligterSpec(
                 R.SACHVERSTAENDIGER, "Kfz-Sachverständigenbüro Huber",
                 "Schleißheimer Straße 200\n80797 München", "089 99998-510",
                 "gutachten@sv-huber.example", "G-26-1187",
                 notiz="Reparaturkosten 7.842,16 € brutto, Reparaturdauer 14 Tage",
+                anrede=A.FIRMA,
             ),
         ),
         fristen=(
@@ -1034,16 +1062,19 @@ AKTEN: tuple[AkteSpec, ...] = (
             BeteiligterSpec(
                 R.MANDANT, "Sabine Krüger", "Podbielskistraße 212\n30177 Hannover",
                 email="s.krueger@mail.example",
+                anrede=A.FRAU,
             ),
             BeteiligterSpec(
                 R.GEGNER, "Küchenstudio Wendt GmbH",
                 "vertreten durch den Geschäftsführer Holger Wendt\nVahrenwalder Straße 150\n"
                 "30165 Hannover",
                 email="service@kuechen-wendt.example", aktenzeichen_extern="Auftrag KW-0117",
+                anrede=A.FIRMA,
             ),
             BeteiligterSpec(
                 R.ZEUGE, "Daniel Vogel", "Podbielskistraße 212\n30177 Hannover",
                 notiz="Lebensgefährte der Mandantin; bei Montage und Abnahme anwesend",
+                anrede=A.HERR,
             ),
         ),
         fristen=(
@@ -1100,15 +1131,18 @@ AKTEN: tuple[AkteSpec, ...] = (
             BeteiligterSpec(
                 R.MANDANT, "Petra Neumann", "Goltsteinstraße 45\n50968 Köln", "0221 4710-318",
                 "petra.neumann@mail.example", notiz="Miterbin zu 1/2",
+                anrede=A.FRAU,
             ),
             BeteiligterSpec(
                 R.GEGNER, "Jürgen Neumann", "Kurgartenstraße 31\n90762 Fürth",
                 notiz="Miterbe zu 1/2; bewohnt das Nachlassgrundstück",
+                anrede=A.HERR,
             ),
             BeteiligterSpec(
                 R.GEGNERVERTRETER, "Rechtsanwalt Dr. Georg Pfeiffer",
                 "Königstraße 60\n90402 Nürnberg", email="pfeiffer@kanzlei-pfeiffer.example",
                 aktenzeichen_extern="Pf 231/26",
+                anrede=A.HERR,
             ),
             BeteiligterSpec(
                 R.GERICHT, "Amtsgericht Fürth – Nachlassgericht", aktenzeichen_extern="VI 412/25",
@@ -1174,13 +1208,15 @@ AKTEN: tuple[AkteSpec, ...] = (
                 R.MANDANT, "Claudia Fischer", "Kessenicher Straße 80\n53129 Bonn",
                 email="claudia.fischer@mail.example",
                 notiz="Buchhalterin in Teilzeit; gemeinsame Tochter (21) studiert",
+                anrede=A.FRAU,
             ),
             BeteiligterSpec(
-                R.GEGNER, "Michael Fischer", "Reuterstraße 150\n53113 Bonn", notiz="Ingenieur"
+                R.GEGNER, "Michael Fischer", "Reuterstraße 150\n53113 Bonn", notiz="Ingenieur", anrede=A.HERR
             ),
             BeteiligterSpec(
                 R.GEGNERVERTRETER, "Rechtsanwältin Birgit Lehmann", "Poppelsdorfer Allee 30\n53115 Bonn",
                 email="lehmann@familienrecht-lehmann.example", aktenzeichen_extern="L-0316/26",
+                anrede=A.FRAU,
             ),
             BeteiligterSpec(
                 R.GERICHT, "Amtsgericht Bonn – Familiengericht", "Wilhelmstraße 23\n53111 Bonn",
@@ -1247,15 +1283,18 @@ AKTEN: tuple[AkteSpec, ...] = (
                 "vertreten durch den Geschäftsführer Murat Yilmaz\nHeerdter Landstraße 50\n"
                 "40549 Düsseldorf",
                 email="info@elektro-yilmaz.example",
+                anrede=A.FIRMA,
             ),
             BeteiligterSpec(
                 R.GEGNER, "Rheinwohnen Projekt GmbH",
                 "vertreten durch die Geschäftsführerin Dr. Anja Kessler\nKönigsallee 90\n40212 Düsseldorf",
+                anrede=A.FIRMA,
             ),
             BeteiligterSpec(
                 R.GEGNERVERTRETER, "Krämer Baurecht Rechtsanwälte PartG mbB",
                 "Kaiserswerther Straße 100\n40474 Düsseldorf", email="post@kraemer-baurecht.example",
                 aktenzeichen_extern="Kr 512/25",
+                anrede=A.FIRMA,
             ),
             BeteiligterSpec(
                 R.GERICHT, "Landgericht Düsseldorf", "Werdener Straße 1\n40227 Düsseldorf",
@@ -1265,6 +1304,7 @@ AKTEN: tuple[AkteSpec, ...] = (
                 R.ZEUGE, "Thomas Berger", "c/o Rheinwohnen Projekt GmbH\nKönigsallee 90\n40212 Düsseldorf",
                 notiz="Bauleiter der Beklagten; soll die Nachträge N3 und N5 mündlich beauftragt "
                 "haben; vom Landgericht nicht vernommen",
+                anrede=A.HERR,
             ),
         ),
         fristen=(
@@ -1322,10 +1362,12 @@ AKTEN: tuple[AkteSpec, ...] = (
             BeteiligterSpec(
                 R.MANDANT, "Anna Wolf", "Zülpicher Straße 140\n50937 Köln", "0221 4710-455",
                 "anna.wolf@mail.example",
+                anrede=A.FRAU,
             ),
             BeteiligterSpec(
                 R.GEGNER, "Medizintechnik Rhein GmbH", "Butzweilerhofallee 12\n50829 Köln",
                 email="personal@medizintechnik-rhein.example",
+                anrede=A.FIRMA,
             ),
             BeteiligterSpec(
                 R.GERICHT, "Arbeitsgericht Köln", "Pohligstraße 9\n50969 Köln",
@@ -1499,9 +1541,10 @@ def _seed_akte(
         count.add("zugriffe", neu)
 
     for b in spec.beteiligte:
-        _, created = Beteiligter.objects.get_or_create(
+        beteiligter, created = Beteiligter.objects.get_or_create(
             akte=akte, rolle=b.rolle, name=b.name,
             defaults={
+                "anrede": b.anrede,
                 "anschrift": b.anschrift,
                 "telefon": b.telefon,
                 "email": b.email,
@@ -1509,6 +1552,8 @@ def _seed_akte(
                 "notiz": b.notiz,
             },
         )
+        if not created and b.anrede and not beteiligter.anrede:  # seeded before there was an Anrede
+            Beteiligter.objects.filter(pk=beteiligter.pk).update(anrede=b.anrede)
         count.add("beteiligte", created)
 
     for f in spec.fristen:
@@ -1570,6 +1615,10 @@ def seed_demo_kanzlei(*, password: str, heute: date | None = None) -> DemoSummar
     for spec in USERS:
         users[spec.username], created = _ensure_user(spec, password=password)
         count.add("benutzer", created)
+
+    if not Briefkopf.objects.exists():  # a letterhead the firm filled in stays as it is
+        Briefkopf.objects.create(**BRIEFKOPF)
+        count.neu += 1
 
     akten = {
         spec.aktenzeichen: _seed_akte(spec, users=users, heute=heute, count=count) for spec in AKTEN

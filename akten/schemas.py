@@ -31,6 +31,7 @@ def person_out(user: Any) -> PersonOut | None:
 class BeteiligterOut(Schema):
     id: str
     rolle: str
+    anrede: str  # herr, frau, divers, firma; "" when not known
     name: str
     anschrift: str
     telefon: str

@@ -71,6 +71,8 @@ ALLOWED_CHOICE_LABELS = {
     "Insolvenzrecht", "Wettbewerbsrecht", "Sonstiges",
     # Beteiligter.Rolle, User.role
     "Gericht", "Versicherung", "Sekretariat",
+    # Beteiligter.Anrede
+    "Herr", "Frau", "Firma",
     # Frist.Typ, Dokument.Status, Draft.Kind, Conversation.ContextType
     "Frist", "Termin", "Wiedervorlage", "Entwurf", "freigegeben", "Dokument", "Notiz", "Zeiterfassung",
     "Akte", "Fristen", "Recherche",

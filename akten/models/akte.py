@@ -170,8 +170,22 @@ class Beteiligter(models.Model):
         BEHOERDE = "behoerde", "Behörde"
         SONSTIGER = "sonstiger", "Sonstige/r"
 
+    class Anrede(models.TextChoices):
+        """What the letters and Muster say of the person: „Herrn Müller“, „der Frau Hoffmann“, „der
+        Bauer Logistik GmbH“ (akten/dokumente/anrede.py). Empty: not known (a court, an authority)."""
+
+        HERR = "herr", "Herr"
+        FRAU = "frau", "Frau"
+        DIVERS = "divers", "divers (ohne Anrede)"
+        FIRMA = "firma", "Firma"
+
     akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="beteiligte", verbose_name="Akte")
     rolle = models.CharField("Rolle", max_length=20, choices=Rolle.choices)
+    anrede = models.CharField(
+        "Anrede", max_length=10, choices=Anrede.choices, blank=True,
+        help_text="Für Briefanrede und Muster („des Herrn …“, „der Frau …“, „der … GmbH“); leer bei "
+                  "Gericht und Behörde.",
+    )
     name = models.CharField("Name / Firma", max_length=200)
     anschrift = models.TextField("Anschrift", blank=True)
     telefon = models.CharField("Telefon", max_length=50, blank=True)

@@ -8,11 +8,17 @@ written Dokument, the extracted text of an upload with its pages separated by a 
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.db import models
 
 from akten.dokumente.seiten import Seite, seiten_von
 from akten.models.akte import Akte
+
+# „Aktenvermerk: …“, „Vermerk zur Fristberechnung“, „Telefonnotiz“, „Interner Vermerk“ …
+_VERMERK = re.compile(r"^\W*(?:interner\s+)?(?:akten|telefon|gesprächs|besprechungs)?(?:vermerk|notiz)\b",
+                      re.IGNORECASE)
 
 
 class Dokument(models.Model):
@@ -97,6 +103,12 @@ class Dokument(models.Model):
         return bool(self.dateityp)
 
     @property
+    def ist_vermerk(self) -> bool:
+        """An internal note for the file (by its title: „Aktenvermerk: …“, „Telefonnotiz …“, also what
+        „Als Aktenvermerk speichern“ makes): addressed to nobody, so its DOCX/PDF has no court block."""
+        return bool(_VERMERK.match(self.titel))
+
+    @property
     def text_wird_gelesen(self) -> bool:
         return self.extraktion in (self.Extraktion.AUSSTEHEND, self.Extraktion.LAEUFT)
 
@@ -126,8 +138,10 @@ class Briefkopf(models.Model):
     anschrift = models.TextField("Anschrift", blank=True,
                                  help_text="Straße und PLZ Ort, je auf einer Zeile")
     ort = models.CharField("Ort (für „Ort, Datum“)", max_length=100, blank=True)
-    kontakt = models.TextField("Kontakt", blank=True,
-                               help_text="Telefon, E-Mail, Web – eine Angabe je Zeile")
+    telefon = models.CharField("Telefon", max_length=50, blank=True)
+    email = models.EmailField("E-Mail", blank=True)
+    kontakt = models.TextField("weitere Kontaktangaben", blank=True,
+                               help_text="Fax, Web … – eine Angabe je Zeile (unter Telefon und E-Mail)")
     unterschrift = models.CharField("Zeile unter der Unterschrift", max_length=100,
                                     default="Rechtsanwältin / Rechtsanwalt")
     fusszeile = models.TextField("Fußzeile", blank=True, help_text="Bankverbindung, Steuernummer …")
@@ -144,6 +158,12 @@ class Briefkopf(models.Model):
 
     def __str__(self) -> str:
         return self.kanzlei
+
+    def kontaktzeilen(self) -> list[str]:
+        """Telefon, E-Mail and the further lines, as the letterhead prints them."""
+        zeilen = [f"Tel. {self.telefon.strip()}" if self.telefon.strip() else "", self.email,
+                  *self.kontakt.splitlines()]
+        return [zeile.strip() for zeile in zeilen if zeile.strip()]
 
     @classmethod
     def current(cls) -> Briefkopf:

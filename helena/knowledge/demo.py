@@ -1,16 +1,20 @@
 """Kanzleimuster for the demo Kanzlei (`manage.py seed_demo`, helena/management/commands).
 
 The texts are written for this project: letters and Schriftsätze as a German firm would send
-them, with {{PLATZHALTER}} in UPPER_SNAKE_CASE for everything that differs per Akte. Notes for
-the person filling a template stand in square brackets ("[Hinweis: …]", "[Alternative: …]")
-and are meant to be deleted before sending.
+them, with {{PLATZHALTER}} in UPPER_SNAKE_CASE for everything that differs per Akte, a party named
+by case where the grammar needs it ({{MANDANT_GENITIV}}: „des Herrn …“, „der Frau …“) and its
+gendered words as {{MANDANT: der Kläger | die Klägerin | die klagende Partei}}
+(akten/dokumente/platzhalter.py). Notes for the person filling a template stand in square brackets
+("[Hinweis: …]", "[Alternative: …]") and are meant to be deleted before sending.
 
-`seed_muster` only creates templates whose titel is missing: a firm that edits a Muster keeps
-its version on every later run.
+`seed_muster` creates templates whose titel is missing and brings a Muster the firm never edited
+(its text is an earlier bundled version, by hash) up to date: a firm that edits a Muster keeps its
+version on every later run.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -51,7 +55,7 @@ def _brief(text: str) -> str:
 
 MANDATSBESTAETIGUNG = _brief("""<<BRIEFKOPF>>
 
-{{MANDANT_NAME}}
+{{MANDANT_EMPFAENGER}}
 {{MANDANT_ANSCHRIFT}}
 
 <<DATUMSZEILE>>
@@ -59,11 +63,11 @@ MANDATSBESTAETIGUNG = _brief("""<<BRIEFKOPF>>
 **Ihre Angelegenheit: {{GEGENSTAND}}
 hier: Bestätigung des Mandats**
 
-{{ANREDE}},
+{{MANDANT_BRIEFANREDE}},
 
 vielen Dank für Ihr Vertrauen und das Gespräch am {{AUFTRAGSDATUM}}. Wie besprochen bestätigen wir
 Ihnen, dass Sie uns beauftragt haben, Ihre Interessen in der oben genannten Angelegenheit gegenüber
-{{GEGNER_NAME}} zu vertreten.
+{{GEGNER_DATIV}} zu vertreten.
 
 ## Umfang des Auftrags
 
@@ -257,9 +261,9 @@ Arbeitsgericht {{ARBEITSGERICHT}}
 
 # Klage
 
-des {{MANDANT_NAME}}, {{MANDANT_ANSCHRIFT}},
+{{MANDANT_GENITIV}}, {{MANDANT_ANSCHRIFT}},
 
-– Kläger –
+– {{MANDANT: Kläger | Klägerin | klagende Partei}} –
 
 Prozessbevollmächtigte: {{KANZLEI_NAME}}, {{KANZLEI_ANSCHRIFT}}
 
@@ -273,22 +277,24 @@ wegen Kündigungsschutz
 
 Vorläufiger Streitwert: {{STREITWERT}} (Vierteljahresentgelt, § 42 Abs. 2 S. 1 GKG)
 
-Namens und in Vollmacht des Klägers erheben wir Klage und werden beantragen:
+Namens und in Vollmacht {{MANDANT: des Klägers | der Klägerin | der klagenden Partei}} erheben wir
+Klage und werden beantragen:
 
 1. Es wird festgestellt, dass das Arbeitsverhältnis der Parteien durch die Kündigung der
    Beklagten vom {{KUENDIGUNG_DATUM}}, zugegangen am {{ZUGANG_DATUM}}, nicht aufgelöst worden ist.
 2. Es wird festgestellt, dass das Arbeitsverhältnis der Parteien auch nicht durch andere
    Beendigungstatbestände endet, sondern über den {{KUENDIGUNGSTERMIN}} hinaus zu unveränderten
    Bedingungen fortbesteht.
-3. [Optional] Die Beklagte wird verurteilt, den Kläger im Falle des Obsiegens mit dem Antrag zu 1.
-   bis zum rechtskräftigen Abschluss des Rechtsstreits zu unveränderten arbeitsvertraglichen
-   Bedingungen als {{TAETIGKEIT}} weiterzubeschäftigen.
+3. [Optional] Die Beklagte wird verurteilt, {{MANDANT: den Kläger | die Klägerin | die klagende Partei}}
+   im Falle des Obsiegens mit dem Antrag zu 1. bis zum rechtskräftigen Abschluss des Rechtsstreits
+   zu unveränderten arbeitsvertraglichen Bedingungen als {{TAETIGKEIT}} weiterzubeschäftigen.
 
 ## Begründung
 
 **1. Arbeitsverhältnis**
 
-Der am {{GEBURTSDATUM}} geborene Kläger ist {{FAMILIENSTAND_UNTERHALTSPFLICHTEN}}. Er ist seit dem
+{{MANDANT: Der | Die | Die}} am {{GEBURTSDATUM}} geborene {{MANDANT: Kläger | Klägerin | klagende Partei}}
+ist {{FAMILIENSTAND_UNTERHALTSPFLICHTEN}}. {{MANDANT: Er | Sie | Sie}} ist seit dem
 {{EINTRITTSDATUM}} bei der Beklagten als {{TAETIGKEIT}} beschäftigt, zuletzt zu einem
 Bruttomonatsentgelt von {{BRUTTOMONATSENTGELT}}.
 
@@ -300,16 +306,18 @@ Beklagte beschäftigt in der Regel mehr als zehn Arbeitnehmer ausschließlich de
 
 **2. Kündigung**
 
-Mit Schreiben vom {{KUENDIGUNG_DATUM}}, dem Kläger zugegangen am {{ZUGANG_DATUM}}, kündigte die
-Beklagte das Arbeitsverhältnis {{KUENDIGUNGSART}} [z. B. „ordentlich zum …“].
+Mit Schreiben vom {{KUENDIGUNG_DATUM}}, {{MANDANT: dem Kläger | der Klägerin | der klagenden Partei}}
+zugegangen am {{ZUGANG_DATUM}}, kündigte die Beklagte das Arbeitsverhältnis {{KUENDIGUNGSART}}
+[z. B. „ordentlich zum …“].
 
 Beweis: Kündigungsschreiben vom {{KUENDIGUNG_DATUM}} – **Anlage K 2** –
 
 **3. Antrag zu 1.: Unwirksamkeit der Kündigung**
 
 Die Kündigung ist sozial ungerechtfertigt (§ 1 Abs. 2 KSchG). Gründe in der Person oder im
-Verhalten des Klägers oder dringende betriebliche Erfordernisse, die seiner Weiterbeschäftigung
-entgegenstehen, bestehen nicht. Die Beklagte hat die Tatsachen zu beweisen, die die Kündigung
+Verhalten {{MANDANT: des Klägers | der Klägerin | der klagenden Partei}} oder dringende betriebliche
+Erfordernisse, die {{MANDANT: seiner | ihrer | ihrer}} Weiterbeschäftigung entgegenstehen, bestehen
+nicht. Die Beklagte hat die Tatsachen zu beweisen, die die Kündigung
 bedingen (§ 1 Abs. 2 S. 4 KSchG). [Soweit Gründe genannt wurden: konkret bestreiten; bei
 betriebsbedingter Kündigung die Sozialauswahl rügen, § 1 Abs. 3 KSchG.]
 
@@ -321,8 +329,9 @@ Die Klage wird innerhalb von drei Wochen nach Zugang der Kündigung erhoben (§ 
 **4. Antrag zu 2.: Allgemeiner Feststellungsantrag**
 
 Der Antrag zu 2. ist eine allgemeine Feststellungsklage (§ 256 Abs. 1 ZPO). Das
-Feststellungsinteresse folgt daraus, dass der Kläger weitere Kündigungen oder die Berufung der
-Beklagten auf sonstige Beendigungstatbestände befürchten muss; {{FESTSTELLUNGSINTERESSE}}.
+Feststellungsinteresse folgt daraus, dass {{MANDANT: der Kläger | die Klägerin | die klagende Partei}}
+weitere Kündigungen oder die Berufung der Beklagten auf sonstige Beendigungstatbestände befürchten
+muss; {{FESTSTELLUNGSINTERESSE}}.
 
 <<GRUSS>>
 
@@ -337,17 +346,17 @@ Zulassung (§ 5 KSchG). Sonderkündigungsschutz prüfen (u. a. § 15 KSchG, § 1
 
 MAHNSCHREIBEN = _brief("""<<BRIEFKOPF>>
 
-{{SCHULDNER_NAME}}
-{{SCHULDNER_ANSCHRIFT}}
+{{GEGNER_EMPFAENGER}}
+{{GEGNER_ANSCHRIFT}}
 
 <<DATUMSZEILE>>
 
-**{{MANDANT_NAME}} ./. {{SCHULDNER_NAME}}
+**{{MANDANT_NAME}} ./. {{GEGNER_NAME}}
 Offene Forderung aus Rechnung Nr. {{RECHNUNGSNUMMER}} vom {{RECHNUNGSDATUM}}**
 
-{{ANREDE}},
+{{GEGNER_BRIEFANREDE}},
 
-wir zeigen an, dass wir {{MANDANT_NAME}}, {{MANDANT_ANSCHRIFT}}, anwaltlich vertreten. Eine auf uns
+wir zeigen an, dass wir {{MANDANT_AKKUSATIV}}, {{MANDANT_ANSCHRIFT}}, anwaltlich vertreten. Eine auf uns
 lautende Vollmacht fügen wir bei.
 
 Unsere Mandantschaft hat Ihnen aufgrund des Vertrags vom {{VERTRAGSDATUM}} über {{LEISTUNG}} mit der
@@ -400,15 +409,16 @@ DECKUNGSANFRAGE = _brief("""<<BRIEFKOPF>>
 
 <<DATUMSZEILE>>
 
-**Versicherungsnehmer/in: {{MANDANT_NAME}}
+**{{MANDANT: Versicherungsnehmer | Versicherungsnehmerin}}: {{MANDANT_NAME}}
 Versicherungsschein-Nr.: {{VERSICHERUNGSSCHEINNUMMER}}
 Gegner: {{GEGNER_NAME}}
 hier: Bitte um Deckungszusage**
 
 Sehr geehrte Damen und Herren,
 
-wir zeigen an, dass uns Ihre Versicherungsnehmerin / Ihr Versicherungsnehmer mit der Wahrnehmung
-ihrer / seiner rechtlichen Interessen in der folgenden Angelegenheit beauftragt hat. Für die
+wir zeigen an, dass uns {{MANDANT: Ihr Versicherungsnehmer | Ihre Versicherungsnehmerin}} mit der
+Wahrnehmung {{MANDANT: seiner | ihrer | der}} rechtlichen Interessen in der folgenden Angelegenheit
+beauftragt hat. Für die
 Korrespondenz mit Ihnen hat uns die Mandantschaft von der anwaltlichen Schweigepflicht entbunden.
 
 ## Sachverhalt
@@ -452,12 +462,12 @@ Staatsanwaltschaft {{STAATSANWALTSCHAFT}}
 <<DATUMSZEILE>>
 
 **Az. {{BEHOERDE_AKTENZEICHEN}}
-Ermittlungsverfahren gegen {{MANDANT_NAME}}, geb. am {{MANDANT_GEBURTSDATUM}},
+Ermittlungsverfahren gegen {{MANDANT_AKKUSATIV}}, geb. am {{MANDANT_GEBURTSDATUM}},
 wegen {{TATVORWURF}}**
 
 Sehr geehrte Damen und Herren,
 
-wir zeigen an, dass wir {{MANDANT_NAME}} in dem oben genannten Verfahren verteidigen. Eine Kopie der
+wir zeigen an, dass wir {{MANDANT_AKKUSATIV}} in dem oben genannten Verfahren verteidigen. Eine Kopie der
 Vollmacht ist beigefügt; Zustellungen und Mitteilungen bitten wir künftig an uns zu richten
 (§ 145a Abs. 1 StPO).
 
@@ -499,17 +509,42 @@ MUSTER: tuple[MusterSpec, ...] = (
 )
 
 
+# SHA-256 of the texts earlier releases bundled (by titel): a Muster still holding one was never edited
+# by the firm and gets the current text (e.g. its parties named by Anrede: „der Frau …“, not „des …“).
+FRUEHERE_FASSUNGEN: dict[str, frozenset[str]] = {
+    titel: frozenset({digest}) for titel, digest in (
+        ("Mandatsbestätigung", "93df72179d558fe891c33c8632b2b3cd23467a1cc77d6b2297b1c42026daa4a7"),
+        ("Fristverlängerungsantrag", "c1b87d0f0ecf474c301dd1d83306bf22461847660554761052b72ea51fdea1cc"),
+        ("Antrag auf Verlängerung der Berufungsbegründungsfrist",
+         "c8f8e5df59219fa8eef877502a6e033d6c52af3ac6bd3d3fc481404a06df32eb"),
+        ("Prozessvollmacht", "f2958b3f91b16d3ac865a2ab52910fc6e4da09ff8dcd8c1d6702c8d5c2dfae53"),
+        ("Kündigungsschutzklage", "131b0e196452cecdc3cba2ec4b605973b7b7c1ada0a7dc0a91b79de642ddb37c"),
+        ("Mahnschreiben", "ae7c2b05b98bf3d249f31bc91daf93963ac5c94e6c155d2e848528fbb2fa65d9"),
+        ("Deckungsanfrage Rechtsschutzversicherung",
+         "3696640fad5a21b53c6e6f33eca5fda2c3c7a5ab14868e9b51f09b20b47bc694"),
+        ("Akteneinsichtsgesuch im Ermittlungsverfahren",
+         "f127610988b540def0adf5d70383841469f9a1db0fdbc2520737476631a511a8"),
+    )
+}
+
+
+def _fassung(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 @transaction.atomic
 def seed_muster() -> int:
-    """Create the missing Kanzleimuster by titel and return how many were created.
-
-    Existing Muster are never updated, so a firm's edits survive re-runs.
-    """
+    """Create the missing Kanzleimuster by titel and return how many were created; a Muster whose
+    text is an earlier bundled version gets the current one. Edited Muster are never touched."""
     created = 0
     for spec in MUSTER:
-        _, neu = Muster.objects.get_or_create(
+        muster, neu = Muster.objects.get_or_create(
             titel=spec.titel,
             defaults={"kategorie": spec.kategorie, "text": spec.text, "quelle": Muster.Quelle.KANZLEI},
         )
         created += int(neu)
+        unbearbeitet = _fassung(muster.text) in FRUEHERE_FASSUNGEN.get(spec.titel, ())
+        if not neu and muster.text != spec.text and unbearbeitet:
+            muster.text = spec.text
+            muster.save(update_fields=["text", "aktualisiert_am"])
     return created

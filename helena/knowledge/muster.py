@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from akten.dokumente.platzhalter import PLATZHALTER, fuelle, werte_fuer
+from akten.dokumente.platzhalter import PLATZHALTER, fuelle, genus_fuer, werte_fuer
 from akten.models import User
 from akten.selectors import get_akte
 from config.errors import NotFound
@@ -48,7 +48,7 @@ def draft_from_muster(*, user: User, akte_id: int | str, muster_id: int | str, t
     """A pending Dokument draft from the Muster (NotFound, PermissionDenied as create_draft)."""
     akte = get_akte(user=user, akte_id=akte_id)
     muster = get_muster(muster_id=muster_id)
-    filled = fuelle(muster.text, {**werte_fuer(akte), **clean_werte(werte)})
+    filled = fuelle(muster.text, {**werte_fuer(akte), **clean_werte(werte)}, genus=genus_fuer(akte))
     context = {"muster": {"id": str(muster.pk), "titel": muster.titel},
                "gefuellt": filled.gefuellt, "offene_platzhalter": filled.offen}
     draft = create_draft(user=user, kind=Draft.Kind.DOKUMENT, akte_id=akte.pk, run_id=run_id,

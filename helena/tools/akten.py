@@ -118,6 +118,8 @@ class ReadAkteDetailParams(BaseModel):
 
 def _beteiligter(b: Beteiligter) -> dict[str, Any]:
     out = {"rolle": b.get_rolle_display(), "name": b.name}
+    if b.anrede:
+        out["anrede"] = b.get_anrede_display()
     for key in ("anschrift", "telefon", "email", "aktenzeichen_extern", "notiz"):
         if value := getattr(b, key):
             out[key] = value

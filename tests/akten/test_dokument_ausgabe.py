@@ -331,3 +331,36 @@ def test_letterhead_without_briefkopf_and_parties(kanzlei: Kanzlei) -> None:
     text = " ".join(pdf_text(render(dokument=dokument, format="pdf").inhalt).split())
     assert "Schulz ./. Wohnbau AG" in text and "wegen Räumung" in text
     assert "Kurzer Text & mehr, Muster für {{MANDANT_NAME}}." in text
+
+
+VERMERK = """# Aktenvermerk
+
+Telefonat mit dem Mandanten: Er bringt den Arbeitsvertrag am Montag vorbei."""
+
+
+def test_an_aktenvermerk_is_addressed_to_nobody_and_signed_by_its_author(akte: Akte, briefkopf: Briefkopf,
+                                                                        kanzlei: Kanzlei) -> None:
+    """An internal note has no court and court Aktenzeichen above it, though the Akte has both; it
+    names the one who wrote it, without the lawyer's line („Als Aktenvermerk speichern“, issue 31)."""
+    autorin = kanzlei.users["sachbearbeiter"]
+    autorin.first_name, autorin.last_name = "Lea", "Schmitt"
+    autorin.save()
+    vermerk = Dokument.objects.create(akte=akte, titel="Aktenvermerk: Telefonat mit dem Mandanten",
+                                      inhalt=VERMERK, erstellt_von=autorin)
+    text = " ".join(pdf_text(render(dokument=vermerk, format="pdf").inhalt).split())
+    _, body, _ = docx_texte(render(dokument=vermerk, format="docx").inhalt)
+    for ausgabe in (text, " ".join(body.split())):
+        assert "Arbeitsgericht Köln" not in ausgabe and "3 Ca 1234/26" not in ausgabe
+        for erwartet in ("Berger & Partner Rechtsanwälte", "Unser Zeichen: 1/26",
+                         "Max Meier ./. Stahlbau GmbH", "Aktenvermerk: Telefonat mit dem Mandanten",
+                         "Arbeitsvertrag am Montag", "Lea Schmitt"):
+            assert erwartet in ausgabe, erwartet
+        assert "Anna Berger" not in ausgabe and "Rechtsanwältin" not in ausgabe.replace("Rechtsanwälte", "")
+
+
+def test_telephone_and_email_of_the_briefkopf_are_on_the_letterhead(dokument: Dokument, media: Path) -> None:
+    Briefkopf.objects.create(kanzlei="Berger & Partner", telefon="0221 123456",
+                             email="kanzlei@berger.example", kontakt="Fax 0221 123457")
+    text = " ".join(pdf_text(render(dokument=dokument, format="pdf").inhalt).split())
+    assert "Tel. 0221 123456 kanzlei@berger.example Fax 0221 123457" in text
+    assert "Arbeitsgericht Köln" in text  # a Schriftsatz keeps its court

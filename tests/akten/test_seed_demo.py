@@ -11,11 +11,13 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from akten.demo import AKTEN, seed_demo_kanzlei
+from akten.dokumente.ausgabe import render
 from akten.models import (
     Akte,
     AktenZugriff,
     Alert,
     Beteiligter,
+    Briefkopf,
     Dokument,
     Frist,
     Notiz,
@@ -24,6 +26,7 @@ from akten.models import (
     Zeiterfassung,
 )
 from akten.selectors import akten_for
+from tests.akten.test_dokument_ausgabe import pdf_text
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +143,46 @@ def test_akten_cover_the_main_rechtsgebiete_with_content() -> None:
         assert akte.dokumente.exists() and akte.fristen.exists() and akte.zeiterfassungen.exists(), akte
     # Document templates are fully rendered (no "{name}" left over).
     assert not Dokument.objects.filter(inhalt__regex=r"\{[a-z_]+\}").exists()
+
+
+def test_the_demo_kanzlei_has_the_letterhead_its_texts_use() -> None:
+    """The Briefkopf carries the name and address the demo's own letters print (issue 31)."""
+    seed()
+    briefkopf = Briefkopf.current()
+    assert briefkopf.pk and briefkopf.kanzlei == "Brandt & Hartmann Rechtsanwälte"
+    assert (briefkopf.anschrift, briefkopf.ort) == ("Lindenallee 12\n50968 Köln", "Köln")
+    assert briefkopf.telefon and briefkopf.email.endswith("@kanzlei-demo.de")
+    klage = Dokument.objects.get(titel="Entwurf: Kündigungsschutzklage")
+    assert "Brandt & Hartmann Rechtsanwälte, Lindenallee 12, 50968 Köln" in klage.inhalt
+
+    # the Aktenvermerk of 101/26 as PDF: the Kanzlei on top, no court it would be addressed to
+    vermerk = Dokument.objects.get(titel="Aktenvermerk: Erstberatung zur Kündigung")
+    text = " ".join(pdf_text(render(dokument=vermerk, format="pdf").inhalt).split())
+    kopf = text.split("In Sachen")[0]
+    assert "Brandt & Hartmann Rechtsanwälte" in kopf and "Lindenallee 12" in kopf and "Tel. 0221" in kopf
+    assert "Arbeitsgericht" not in kopf and "Unser Zeichen: 101/26" in kopf
+    assert "Maximilian Hartmann" in text and "Rechtsanwältin / Rechtsanwalt" not in text
+
+    # a letterhead the firm changed is kept on the next run, and there stays one
+    Briefkopf.objects.update(kanzlei="Brandt Hartmann Partnerschaft")
+    seed()
+    assert list(Briefkopf.objects.values_list("kanzlei", flat=True)) == ["Brandt Hartmann Partnerschaft"]
+
+
+def test_the_demo_beteiligten_have_their_anrede() -> None:
+    seed()
+
+    def anrede(name: str) -> str:
+        return Beteiligter.objects.filter(name=name).values_list("anrede", flat=True).first()
+
+    assert anrede("Renate Hoffmann") == Beteiligter.Anrede.FRAU
+    assert anrede("Thomas Müller") == Beteiligter.Anrede.HERR
+    assert anrede("Bauer Logistik GmbH") == Beteiligter.Anrede.FIRMA
+    assert anrede("Arbeitsgericht Köln") == ""
+    assert not Beteiligter.objects.filter(anrede="").exclude(rolle=Beteiligter.Rolle.GERICHT).exists()
+    # a demo seeded before there was an Anrede gets it; one the firm chose stays
+    Beteiligter.objects.filter(name="Renate Hoffmann").update(anrede="")
+    Beteiligter.objects.filter(name="Kevin Lorenz").update(anrede=Beteiligter.Anrede.DIVERS)
+    seed()
+    assert anrede("Renate Hoffmann") == Beteiligter.Anrede.FRAU
+    assert anrede("Kevin Lorenz") == Beteiligter.Anrede.DIVERS

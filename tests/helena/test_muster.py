@@ -3,11 +3,19 @@ the Akte knows is filled in, the rest stays visible and is listed on the draft, 
 
 from __future__ import annotations
 
+import hashlib
+from io import StringIO
+from unittest import mock
+
 import pytest
+from django.core.management import call_command
 from django.test import Client
 
-from akten.models import Beteiligter, Briefkopf
+from akten.dokumente.platzhalter import fuelle, genus_fuer, werte_fuer
+from akten.models import Akte, Beteiligter, Briefkopf, User
 from drafts.models import Draft
+from helena.knowledge import demo
+from helena.knowledge.demo import seed_muster
 from helena.knowledge.models import Muster
 from tests.conftest import Kanzlei
 from tests.helena.tools.test_tools import call
@@ -109,3 +117,103 @@ def test_praktikant_and_foreign_akte_are_refused_on_the_page(kanzlei: Kanzlei, m
                                                   {"muster_id": muster.pk})
     assert fremd.status_code == 404
     assert not Draft.objects.exists()
+
+
+def _aus_muster(client: Client, akte: Akte, titel: str) -> Draft:
+    """„Dokument aus Muster“ on the Akte page, with one of the bundled Kanzleimuster."""
+    muster = Muster.objects.get(titel=titel)
+    response = client.post(f"/akten/{akte.pk}/muster/", {"muster_id": muster.pk})
+    assert response.status_code == 302, response.content
+    return Draft.objects.get(pk=response["Location"].rstrip("/").rsplit("/", 1)[-1])
+
+
+def test_the_demo_kanzlei_fills_its_letterhead_and_names_the_parties_by_anrede(settings) -> None:
+    """The newcomer's path (issue 31): seed_demo, Akte 102/26, „Dokument aus Muster“."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    call_command("seed_demo", password="x-test-pw", stdout=StringIO())
+    client = Client()
+    client.force_login(User.objects.get(username="anwalt"))
+
+    klage = _aus_muster(client, Akte.objects.get(aktenzeichen="102/26"), "Kündigungsschutzklage")
+    text = klage.fields["inhalt"]
+    for erwartet in ("**Brandt & Hartmann Rechtsanwälte**", "Lindenallee 12, 50968 Köln",
+                     "Tel. 0221 4710-100 · kanzlei@kanzlei-demo.de", "# Klage\n\nder Frau Renate Hoffmann, "
+                     "Kaiserdamm 88, 14057 Berlin,\n\n– Klägerin –", "Namens und in Vollmacht der Klägerin",
+                     "Die am {{GEBURTSDATUM}} geborene Klägerin", "Sie ist seit dem",
+                     "ihrer Weiterbeschäftigung"):
+        assert erwartet in text, erwartet
+    for falsch in ("KANZLEI_", "des Renate", "Kläger –", "des Klägers", "Er ist", "{{MANDANT"):
+        assert falsch not in text, falsch
+
+    # a man, a GmbH: Akte 101/26 (Thomas Müller ./. Bauer Logistik GmbH)
+    akte = Akte.objects.get(aktenzeichen="101/26")
+    mahnung = _aus_muster(client, akte, "Mahnschreiben").fields["inhalt"]
+    for erwartet in ("Bauer Logistik GmbH\nvertreten durch", "Sehr geehrte Damen und Herren,",
+                     "dass wir Herrn Thomas Müller, Eichenweg 7, 51147 Köln, anwaltlich vertreten"):
+        assert erwartet in mahnung, erwartet
+    mandat = _aus_muster(client, akte, "Mandatsbestätigung").fields["inhalt"]
+    for erwartet in ("Herrn Thomas Müller\nEichenweg 7", "Sehr geehrter Herr Müller,",
+                     "gegenüber\nder Bauer Logistik GmbH zu vertreten"):
+        assert erwartet in mandat, erwartet
+    klage = _aus_muster(client, akte, "Kündigungsschutzklage").fields["inhalt"]
+    assert "des Herrn Thomas Müller, Eichenweg 7, 51147 Köln,\n\n– Kläger –" in klage
+
+
+def test_without_an_anrede_the_gendered_words_stay_open_and_are_listed(kanzlei: Kanzlei) -> None:
+    seed_muster()
+    akte = kanzlei.akten["A"]
+    Beteiligter.objects.create(akte=akte, rolle="mandant", name="Renate Hoffmann")  # no Anrede entered
+    draft = _aus_muster(_browser(kanzlei, "anwalt"), akte, "Kündigungsschutzklage")
+    text = draft.fields["inhalt"]
+    assert "{{MANDANT_GENITIV}}" in text and "{{MANDANT: Kläger | Klägerin | klagende Partei}}" in text
+    assert "des Renate" not in text
+    assert "{{MANDANT_GENITIV}}" in draft.warnings[0]
+    assert "{{MANDANT: des Klägers | der Klägerin | der klagenden Partei}}" in draft.warnings[0]
+
+
+@pytest.mark.parametrize(("anrede", "name", "genitiv", "akkusativ", "gruss", "klaeger"), [
+    ("herr", "Rechtsanwalt Dr. Georg Pfeiffer", "des Herrn Rechtsanwalt Dr. Georg Pfeiffer",
+     "Herrn Rechtsanwalt Dr. Georg Pfeiffer", "Sehr geehrter Herr Dr. Pfeiffer", "der Kläger"),
+    ("frau", "Hanna von Bülow", "der Frau Hanna von Bülow", "Frau Hanna von Bülow",
+     "Sehr geehrte Frau von Bülow", "die Klägerin"),
+    ("firma", "Küchenstudio Wendt GmbH", "der Küchenstudio Wendt GmbH", "die Küchenstudio Wendt GmbH",
+     "Sehr geehrte Damen und Herren", "die Klägerin"),
+    ("firma", "Kfz-Sachverständigenbüro Huber", "der Firma Kfz-Sachverständigenbüro Huber",
+     "die Firma Kfz-Sachverständigenbüro Huber", "Sehr geehrte Damen und Herren", "die Klägerin"),
+    ("firma", "Sportfreunde Sülz e.V.", "des Sportfreunde Sülz e.V.", "den Sportfreunde Sülz e.V.",
+     "Sehr geehrte Damen und Herren", "der Kläger"),
+    ("divers", "Alex Schmidt", "von Alex Schmidt", "Alex Schmidt", "Guten Tag Alex Schmidt",
+     "die klagende Partei"),
+])
+def test_the_forms_follow_the_anrede(kanzlei: Kanzlei, anrede: str, name: str, genitiv: str, akkusativ: str,
+                                     gruss: str, klaeger: str) -> None:
+    akte = kanzlei.akten["A"]
+    Beteiligter.objects.create(akte=akte, rolle="mandant", name=name, anrede=anrede)
+    text = ("{{MANDANT_GENITIV}} | {{MANDANT_AKKUSATIV}} | {{MANDANT_BRIEFANREDE}} | "
+            "{{MANDANT: der Kläger | die Klägerin | die klagende Partei}}")
+    filled = fuelle(text, werte_fuer(akte), genus=genus_fuer(akte))
+    assert filled.text == f"{genitiv} | {akkusativ} | {gruss} | {klaeger}" and filled.offen == []
+
+
+def test_two_mandanten_are_named_together_but_have_no_single_gender(kanzlei: Kanzlei) -> None:
+    akte = kanzlei.akten["A"]
+    Beteiligter.objects.create(akte=akte, rolle="mandant", name="Petra Neumann", anrede="frau")
+    Beteiligter.objects.create(akte=akte, rolle="mandant", name="Jürgen Neumann", anrede="herr")
+    filled = fuelle("{{MANDANT_GENITIV}}; {{MANDANT_BRIEFANREDE}}; {{MANDANT: der Kläger | die Klägerin}}",
+                    werte_fuer(akte), genus=genus_fuer(akte))
+    assert filled.text == ("der Frau Petra Neumann und des Herrn Jürgen Neumann; Sehr geehrte Frau Neumann, "
+                           "sehr geehrter Herr Neumann; {{MANDANT: der Kläger | die Klägerin}}")
+    assert filled.offen == ["MANDANT: der Kläger | die Klägerin"]
+
+
+def test_an_unedited_bundled_muster_gets_the_new_text_an_edited_one_stays(kanzlei: Kanzlei) -> None:
+    """A Muster seeded by an earlier release (its text unchanged since) named „des {{MANDANT_NAME}}“."""
+    alt = "des {{MANDANT_NAME}} – Kläger –"
+    frueher = {"Kündigungsschutzklage": alt, "Mahnschreiben": "Unsere eigene Fassung {{MANDANT_NAME}}"}
+    for titel, text in frueher.items():
+        Muster.objects.create(titel=titel, kategorie="x", text=text)
+    hashes = {"Kündigungsschutzklage": frozenset({hashlib.sha256(alt.encode()).hexdigest()})}
+    with mock.patch.dict(demo.FRUEHERE_FASSUNGEN, hashes):
+        seed_muster()
+    assert Muster.objects.get(titel="Kündigungsschutzklage").text.count("{{MANDANT_GENITIV}}") == 1
+    assert Muster.objects.get(titel="Mahnschreiben").text == "Unsere eigene Fassung {{MANDANT_NAME}}"

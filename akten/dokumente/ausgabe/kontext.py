@@ -69,15 +69,17 @@ def briefkontext(dokument: Dokument, briefkopf: Briefkopf, *, tag: date | None =
     beteiligte = list(akte.beteiligte.order_by("pk"))
     mandant = _namen(beteiligte, Beteiligter.Rolle.MANDANT)
     gegner = _namen(beteiligte, Beteiligter.Rolle.GEGNER)
-    gericht = next((b for b in beteiligte if b.rolle == Beteiligter.Rolle.GERICHT), None)
-    anwalt = akte.anwalt
+    # An Aktenvermerk is written for the file: no court it is addressed to, signed by who wrote it.
+    vermerk = dokument.ist_vermerk
+    gericht = None if vermerk else next((b for b in beteiligte if b.rolle == Beteiligter.Rolle.GERICHT), None)
+    unterzeichner = (dokument.erstellt_von or akte.anwalt) if vermerk else akte.anwalt
     # An upload (the other side's letter, a Bescheid) is not ours: its text version carries our
     # Aktenzeichen for the file, says what it is, and no signature of ours.
     fremd = dokument.hochgeladen
     return Briefkontext(
         kanzlei=briefkopf.kanzlei.strip(),
         anschrift=_zeilen(briefkopf.anschrift),
-        kontakt=_zeilen(briefkopf.kontakt),
+        kontakt="\n".join(briefkopf.kontaktzeilen()),
         fusszeile=_zeilen(briefkopf.fusszeile),
         ort=briefkopf.ort.strip(),
         datum=datum_lang(tag or heute()),
@@ -90,8 +92,9 @@ def briefkontext(dokument: Dokument, briefkopf: Briefkopf, *, tag: date | None =
         gericht=gericht.name if gericht else "",
         gericht_aktenzeichen=gericht.aktenzeichen_extern.strip() if gericht else "",
         titel=f"Textfassung von „{dokument.dateiname or dokument.titel}“" if fremd else dokument.titel,
-        unterschrift_name="" if fremd or not anwalt else (anwalt.get_full_name().strip() or anwalt.username),
-        unterschrift="" if fremd else briefkopf.unterschrift.strip(),
+        unterschrift_name="" if fremd or not unterzeichner else (
+            unterzeichner.get_full_name().strip() or unterzeichner.username),
+        unterschrift="" if fremd or vermerk else briefkopf.unterschrift.strip(),
     ).bereinigt()
 
 

@@ -7,6 +7,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from akten.dokumente.platzhalter import WAHL
+from akten.models import Beteiligter
 from helena.knowledge.demo import MUSTER, seed_muster
 from helena.knowledge.models import PLATZHALTER_RE, Muster
 
@@ -55,8 +57,12 @@ def test_every_template_has_placeholders_and_lists_them() -> None:
     seed_muster()
     for muster in Muster.objects.all():
         found = PLATZHALTER_RE.findall(muster.text)
-        # Every "{{" opens a well-formed UPPER_SNAKE_CASE placeholder.
-        assert muster.text.count("{{") == len(found) == muster.text.count("}}"), muster.titel
+        wahlen = WAHL.findall(muster.text)
+        # Every "{{" opens a well-formed UPPER_SNAKE_CASE placeholder or the gendered words of a
+        # Beteiligten-role: {{MANDANT: der Kläger | die Klägerin | die klagende Partei}}.
+        assert muster.text.count("{{") == len(found) + len(wahlen) == muster.text.count("}}"), muster.titel
+        for rolle, formen in wahlen:
+            assert rolle.lower() in Beteiligter.Rolle.values and 2 <= len(formen.split("|")) <= 3, formen
         assert len(muster.platzhalter) >= 3, muster.titel
         assert muster.platzhalter == list(dict.fromkeys(found)), muster.titel
         assert "AKTENZEICHEN" in muster.platzhalter, muster.titel
