@@ -371,7 +371,7 @@ class GedaechtnisOut(Schema):
 
 
 @router.get("/akten/{akte_id}/memory", response={200: GedaechtnisOut, **errors(404)},
-            summary="Helenas Erinnerung an die Akte (leer, bis sie geschrieben ist)", tags=["Akten"])
+            summary="Was Helena über die Akte weiß (leer, bis sie es aufgeschrieben hat)", tags=["Akten"])
 def akte_memory(request: HttpRequest, akte_id: str) -> dict:
     memory = memory_for(user=request.auth, akte_id=akte_id)
     if memory is None:
