@@ -486,7 +486,7 @@ def test_inbox_lists_only_decidable_pending_drafts_and_filters(kanzlei: Kanzlei)
 
     praktikant = card_of(client_for(kanzlei.users["praktikant"]).get("/entwuerfe/"))
     assert ids(praktikant) == set()
-    assert "Keine Entwürfe warten auf Deine Freigabe" in praktikant
+    assert "Keine Entwürfe warten auf deine Freigabe" in praktikant
 
     anwalt_page = card_of(client_for(anwalt).get("/akten/"))
     badge = with_class(anwalt_page, "badge--count")
