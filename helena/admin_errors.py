@@ -1,7 +1,8 @@
 """The error log in the admin: what broke, filterable, with a daily count above the list.
 
 Read-only like every log. A row links to the run, the tool audit row and the ledger row it belongs
-to, so the details are one click away and nothing is copied.
+to, so the details are one click away and nothing is copied. A row that stands for repeated
+failures says how often and when last ("×16, zuletzt 14:32"); times are local, like the admin's.
 """
 
 from __future__ import annotations
@@ -25,14 +26,14 @@ def _link(view: str, pk: Any, label: str) -> str:
 
 @admin.register(ErrorLog)
 class ErrorLogAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "kind", "code", "kurz", "tool", "model", "context_type", "mode", "user",
-                    "lauf", "werkzeugaufruf", "modellaufruf")
+    list_display = ("created_at", "wie_oft", "kind", "code", "kurz", "tool", "model", "context_type", "mode",
+                    "user", "lauf", "werkzeugaufruf", "modellaufruf")
     list_filter = ("kind", "code", "context_type", "mode", "tool", "model", "created_at")
     search_fields = ("code", "message", "tool", "model", "user__username")
     list_select_related = ("user",)
     date_hierarchy = "created_at"
-    readonly_fields = ("created_at", "kind", "code", "message", "context_type", "mode", "tool", "model",
-                       "user", "lauf", "werkzeugaufruf", "modellaufruf")
+    readonly_fields = ("created_at", "anzahl", "zuletzt_am", "kind", "code", "message", "context_type",
+                       "mode", "tool", "model", "user", "lauf", "werkzeugaufruf", "modellaufruf")
     fields = readonly_fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -43,6 +44,10 @@ class ErrorLogAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="Häufigkeit", ordering="anzahl")
+    def wie_oft(self, obj: ErrorLog) -> str:
+        return obj.haeufigkeit
 
     @admin.display(description="Meldung")
     def kurz(self, obj: ErrorLog) -> str:

@@ -1,5 +1,10 @@
-"""The error log (seed 003): one row per failed model call, tool failure, guard failure, run error or
-socket failure, so an admin sees what breaks before users complain.
+"""The error log (seed 003): failed model calls, tool failures, guard failures, run errors and socket
+failures, so an admin sees what breaks before users complain.
+
+One row per cause and hour: the same failure (kind, code, message, tool, model) within WINDOW of
+its row's first occurrence counts on that row (`anzahl`, `zuletzt_am`, the links of the latest
+occurrence) instead of adding one. A model server that is down fails every memory refresh and
+every run; as rows of their own those would bury the one different error an admin must see.
 
 Writing a row must never break what failed: every error here is logged and swallowed.
 """
@@ -11,7 +16,7 @@ import uuid
 from datetime import date, timedelta
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import F, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -21,6 +26,7 @@ from helena.models import AgentRun, ErrorLog
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 2000
+WINDOW = timedelta(hours=1)
 
 
 def record_error(
@@ -58,12 +64,17 @@ def record_error(
                 context_type = context_type or known["context_type"]
                 mode, model = mode or known["mode"], model or known["model"]
                 user_id = user_id or known["user_id"]
-        ErrorLog.objects.create(
-            kind=kind, code=str(code)[:60], message=str(message)[:MAX_MESSAGE],
-            context_type=str(context_type or "")[:20], mode=str(mode or "")[:12], tool=str(tool or "")[:100],
-            model=str(model or "")[:200], run_id=run_id, user_id=_pk(user_id),
-            tool_call_id=_pk(tool_call_id), llm_call_id=_pk(llm_call_id),
-        )
+        cause = {"kind": kind, "code": str(code)[:60], "message": str(message)[:MAX_MESSAGE],
+                 "tool": str(tool or "")[:100], "model": str(model or "")[:200]}
+        occurrence = {"context_type": str(context_type or "")[:20], "mode": str(mode or "")[:12],
+                      "run_id": run_id, "user_id": _pk(user_id), "tool_call_id": _pk(tool_call_id),
+                      "llm_call_id": _pk(llm_call_id)}
+        now = timezone.now()
+        same = (ErrorLog.objects.filter(**cause, created_at__gte=now - WINDOW)
+                .order_by("-created_at").values_list("pk", flat=True).first())
+        if same is None or not ErrorLog.objects.filter(pk=same).update(
+                anzahl=F("anzahl") + 1, zuletzt_am=now, **occurrence):
+            ErrorLog.objects.create(**cause, **occurrence, zuletzt_am=now)
     except Exception:  # the log must not turn one failure into two
         log.exception("writing the error log failed (%s %s)", kind, code)
 
@@ -96,14 +107,15 @@ def _uuid(value: Any) -> uuid.UUID | None:
 
 def errors_per_day(*, days: int = 14, today: date | None = None) -> list[dict[str, Any]]:
     """Failures per day (Europe/Berlin) and kind for the last `days` days, newest first, days without
-    any included: the admin sees at a glance whether something started breaking."""
+    any included: the admin sees at a glance whether something started breaking. Occurrences, not
+    rows: a row counting 16 failures counts 16 (on the day it was first seen)."""
 
     tz = timezone.get_current_timezone()
     today = today or timezone.localdate()
     first = today - timedelta(days=days - 1)
     counts: dict[date, dict[str, int]] = {first + timedelta(days=i): {} for i in range(days)}
     rows = (ErrorLog.objects.annotate(day=TruncDate("created_at", tzinfo=tz)).filter(day__gte=first)
-            .values("day", "kind").annotate(n=Count("id")))
+            .values("day", "kind").annotate(n=Sum("anzahl")))
     for row in rows:
         if row["day"] in counts:
             counts[row["day"]][row["kind"]] = row["n"]

@@ -107,7 +107,7 @@ def refresh(*, akte_id: int) -> bool:
         return _failed(memory, "Die Antwort des Modells passte nicht in die Form des Aktenwissens "
                                f"({'.'.join(map(str, problem['loc'])) or 'Objekt'}: {problem['type']}).")
     except Exception as exc:  # the model server: the memory waits for the next change
-        return _failed(memory, f"Das Modell war nicht erreichbar: {exc}")
+        return _failed(memory, f"Das Modell war nicht erreichbar: {exc}", logged=True)
     call = LLMCall.objects.filter(operation="gedaechtnis", created_at__gte=started).order_by("-pk").first()
     with transaction.atomic():
         AktenGedaechtnis.objects.filter(pk=memory.pk).update(
@@ -116,10 +116,18 @@ def refresh(*, akte_id: int) -> bool:
     return True
 
 
-def _failed(memory: AktenGedaechtnis, reason: str) -> bool:
+def _failed(memory: AktenGedaechtnis, reason: str, *, logged: bool = False) -> bool:
+    """The Akte keeps its reason (shown on its page); the Fehlerprotokoll gets the cause once.
+
+    `logged`: the model call failed, and the RecordingModel has logged that already, linked to its
+    ledger row — a second entry would say the same. The entry names no Akte, so one cause stays one
+    entry however many Akten it holds up (helena/errorlog.py counts repeats on it).
+    """
     log.warning("memory of Akte %s not refreshed: %s", memory.akte_id, reason)
     AktenGedaechtnis.objects.filter(pk=memory.pk).update(fehler=reason[:1000])
-    record_error(kind="model", code="memory_refresh", message=f"Akte {memory.akte_id}: {reason}"[:1000])
+    if not logged:
+        record_error(kind="model", code="memory_refresh", context_type="akte",
+                     message=f"Was Helena über eine Akte weiß, wurde nicht aufgefrischt: {reason}"[:1000])
     return False
 
 

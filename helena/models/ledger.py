@@ -7,6 +7,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
+from django.utils import timezone
 
 from helena.models.choices import LLMProvider, RunMode
 
@@ -85,7 +86,9 @@ class ErrorLog(models.Model):
     """What broke, where: failed model calls, tool failures, guard failures, run errors, socket failures.
 
     A row links to the run, the tool audit row or the ledger row it belongs to instead of copying
-    them, so an admin sees at a glance what fails and can drill into the details.
+    them, so an admin sees at a glance what fails and can drill into the details. The same failure
+    again within the hour counts on its row (`anzahl`, `zuletzt_am`; helena/errorlog.py) instead of
+    adding rows: a model server that is down is one entry, not one a minute.
     """
 
     class Kind(models.TextChoices):
@@ -95,7 +98,14 @@ class ErrorLog(models.Model):
         RUN = "run", "Lauf"
         WEBSOCKET = "websocket", "Live-Verbindung"
 
-    created_at = models.DateTimeField("Zeitpunkt", auto_now_add=True, db_index=True)
+    created_at = models.DateTimeField("Zeitpunkt", auto_now_add=True, db_index=True,
+                                      help_text="Das erste Auftreten.")
+    zuletzt_am = models.DateTimeField("Zuletzt", default=timezone.now, db_index=True,
+                                      help_text="Das letzte Auftreten; Lauf, Benutzer, Werkzeug- und "
+                                                "Modellaufruf sind die dieses Auftretens.")
+    anzahl = models.PositiveIntegerField("Anzahl", default=1,
+                                         help_text="Wie oft dieser Fehler innerhalb einer Stunde nach dem "
+                                                   "ersten Auftreten vorkam.")
     kind = models.CharField("Art", max_length=12, choices=Kind.choices, db_index=True)
     code = models.CharField("Code", max_length=60, blank=True, db_index=True)
     message = models.TextField("Meldung", blank=True)
@@ -115,7 +125,18 @@ class ErrorLog(models.Model):
     class Meta:
         verbose_name = "Fehlerprotokoll"
         verbose_name_plural = "Fehlerprotokoll"
-        ordering = ["-created_at"]
+        ordering = ["-zuletzt_am"]
 
     def __str__(self) -> str:
-        return f"{self.created_at:%d.%m.%Y %H:%M} {self.get_kind_display()} {self.code}"
+        """In local time, like every time the admin shows (the database holds UTC)."""
+        text = f"{timezone.localtime(self.created_at):%d.%m.%Y %H:%M} {self.get_kind_display()} {self.code}"
+        return f"{text} ({self.haeufigkeit})" if self.anzahl > 1 else text
+
+    @property
+    def haeufigkeit(self) -> str:
+        """"×16, zuletzt 14:32" (with the date when that was another day); "einmal" for one."""
+        if self.anzahl <= 1:
+            return "einmal"
+        last, first = timezone.localtime(self.zuletzt_am), timezone.localtime(self.created_at)
+        when = f"{last:%H:%M}" if last.date() == first.date() else f"{last:%d.%m.%Y %H:%M}"
+        return f"×{self.anzahl}, zuletzt {when}"
