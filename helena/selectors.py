@@ -47,8 +47,10 @@ def _matching(conversations: QuerySet[Conversation], q: str) -> QuerySet[Convers
             .filter(Q(title_fts=query) | Q(title__icontains=q.strip()) | Exists(in_messages)))
 
 
-def _has_messages() -> Exists:
-    return Exists(Message.objects.filter(conversation=OuterRef("pk")))
+def _asked() -> Q:
+    """Something was asked in the conversation: a message, or a run (which always answers one)."""
+    return (Q(Exists(Message.objects.filter(conversation=OuterRef("pk"))))
+            | Q(Exists(AgentRun.objects.filter(conversation=OuterRef("pk")))))
 
 
 def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, archiviert: bool | None = False,
@@ -57,8 +59,8 @@ def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, ar
     """The user's conversations, pinned first, then newest activity, each with its first question,
     how its last run ended (a failed one shows in the list, not only inside the chat) and how many
     of its drafts wait for approval. `archiviert=None` lists both; `von`/`bis` bound the last activity.
-    `leere=False` leaves out conversations without a message (opened, nothing asked): the pages'
-    lists do, the API lists what a client created."""
+    `leere=False` leaves out conversations in which nothing was asked (opened, no message): the
+    pages' lists do, the API lists what a client created."""
     first_question = Message.objects.filter(conversation=OuterRef("pk"), role=Message.Role.USER).order_by(
         "created_at", "id")
     last_run = AgentRun.objects.filter(conversation=OuterRef("pk")).order_by("-created_at")
@@ -68,7 +70,7 @@ def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, ar
     if archiviert is not None:
         conversations = conversations.filter(archiviert=archiviert)
     if not leere:
-        conversations = conversations.filter(_has_messages())
+        conversations = conversations.filter(_asked())
     if akte_id is not None:
         conversations = conversations.filter(akte_id=akte_id)
     if von is not None:
@@ -88,7 +90,7 @@ def conversation_list(*, user: User, q: str = "", akte_id: int | None = None, ar
 def akten_of_conversations(*, user: User) -> QuerySet[Any]:
     """The Akten the user may see and has conversations about (the list's Akte filter); an empty
     conversation (nothing asked yet) does not count."""
-    mine = conversations_for(user=user).filter(_has_messages())
+    mine = conversations_for(user=user).filter(_asked())
     return akten_for(user=user).filter(pk__in=mine.values("akte_id")).distinct()
 
 
@@ -97,7 +99,7 @@ def empty_conversation(*, user: User, akte_id: int | None, context_type: str | N
     open again instead of leaving one more empty "Neues Gespräch" behind (the chat page's start
     buttons); untouched only: not renamed, archived or pinned."""
     found = conversations_for(user=user).filter(akte_id=akte_id, archiviert=False, angeheftet=False,
-                                                title="").exclude(_has_messages())
+                                                title="").exclude(_asked())
     if akte_id is None:
         found = found.filter(context_type=context_type or Conversation.ContextType.GLOBAL)
     else:  # an Akte the user may no longer see gets no conversation opened again
