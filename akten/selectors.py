@@ -86,7 +86,7 @@ def get_frist(*, user: User, akte_id: int | str, frist_id: int | str) -> Frist:
 
 
 def dokumente_for(*, user: User, akte_id: int | str, query: str | None = None) -> QuerySet[Dokument]:
-    qs = Dokument.objects.filter(akte=get_akte(user=user, akte_id=akte_id))
+    qs = Dokument.objects.filter(akte=get_akte(user=user, akte_id=akte_id)).select_related("akte")
     if query:
         qs = qs.filter(Q(titel__icontains=query) | Q(inhalt__icontains=query))
     return qs
@@ -108,7 +108,7 @@ def zeiterfassung_for(
         qs = qs.filter(datum__gte=von)
     if bis:
         qs = qs.filter(datum__lte=bis)
-    return qs.select_related("user")
+    return qs.select_related("user", "akte")
 
 
 def notizen_for(*, user: User, akte_id: int | str | None = None) -> QuerySet[Notiz]:

@@ -18,7 +18,7 @@ from drafts.selectors import drafts_for
 from helena import selectors
 from helena.markdown import render_markdown
 from helena.models import AgentRun, Conversation, Message, PendingQuestion, Plan, RunEvent
-from helena.tools.anzeige import main_argument, shown, source_text
+from helena.tools.anzeige import akte_titel, main_argument, quellen_texte, shown
 from helena.tools.registry import all_tools
 
 # A German note per finish_reason (PROTOCOL.md); chat.js has the same texts.
@@ -186,7 +186,7 @@ def _on_tool_result(reading: _Reading, event: dict[str, Any]) -> None:
     step.done, step.ok = True, bool(event.get("ok"))
     step.summary, step.error = str(event.get("summary") or ""), str(event.get("error") or "")
     sources = event.get("source") or []
-    step.sources = [source_text(s) for s in (sources if isinstance(sources, list) else [sources])]
+    step.sources = quellen_texte(sources if isinstance(sources, list) else [sources])
 
 
 def _on_done(reading: _Reading, event: dict[str, Any]) -> None:
@@ -315,5 +315,5 @@ def tool_labels() -> dict[str, str]:
 def context_label(conversation: Conversation) -> str:
     """'Akte 1/26 Meier ./. Stahlbau GmbH', else the context's name ('Allgemein')."""
     if conversation.akte_id and conversation.akte:
-        return f"Akte {conversation.akte.aktenzeichen} {conversation.akte.kurzrubrum}"
+        return akte_titel(conversation.akte)
     return conversation.get_context_type_display()

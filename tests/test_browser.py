@@ -245,6 +245,8 @@ def test_a_draft_card_is_approved_in_the_chat_and_the_frist_is_on_the_akte(
     expect(answer.locator(".chat-step__title")).to_have_text(
         ["Legt Fristentwurf an: Berufungsbegründung einreichen"])
     wait_done(answer)
+    zitat = ["Entwurf: Frist „Berufungsbegründung einreichen“ (Akte 1/26)"]  # no table, no id
+    expect(answer.locator(".chat-step__sources li")).to_have_text(zitat)
     screenshot(page, "chat-draft-card")
     assert not Frist.objects.filter(bezeichnung="Berufungsbegründung einreichen").exists()
 
@@ -256,8 +258,9 @@ def test_a_draft_card_is_approved_in_the_chat_and_the_frist_is_on_the_akte(
     frist = Frist.objects.get(akte=akte, bezeichnung="Berufungsbegründung einreichen")
     assert frist.datum == datum
 
-    page.reload()  # the history shows the decided card
+    page.reload()  # the history shows the decided card, and the source as it was shown live
     expect(answers(page).first.locator(".draft-card")).to_have_attribute("data-status", "approved")
+    expect(answers(page).first.locator(".chat-step__sources li")).to_have_text(zitat)
 
     page.goto(f"/akten/{akte.pk}/")
     expect(page.locator(f"#frist-{frist.pk}")).to_contain_text("Berufungsbegründung einreichen")

@@ -14,6 +14,7 @@ from config.errors import DomainError
 from helena.gespraeche.protokoll import als_markdown, runden, zeitpunkt
 from helena.markdown import render_markdown
 from helena.models import Conversation
+from helena.tools.anzeige import akte_titel
 
 FORMATS = ("md", "pdf")
 
@@ -32,7 +33,7 @@ def export(*, user: User, conversation: Conversation, format: str) -> Export:
     titel = conversation.title or "Gespräch mit Helena"
     kopf = [f"Exportiert am {zeitpunkt(timezone.now())} von {user.get_full_name() or user.get_username()}"]
     if conversation.akte_id:
-        kopf.append(f"Akte {conversation.akte.aktenzeichen} {conversation.akte.kurzrubrum}".rstrip())
+        kopf.append(akte_titel(conversation.akte))
     text = als_markdown(titel=titel, kopf=kopf, runden=runden(conversation=conversation))
     stem = f"Gespräch {titel} {timezone.localdate():%Y-%m-%d}"
     if format == "md":

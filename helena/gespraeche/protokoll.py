@@ -12,7 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from helena.models import AgentRun, Conversation, Message, RunEvent
-from helena.tools.anzeige import main_argument, source_text
+from helena.tools.anzeige import main_argument, quellen_texte
 from helena.tools.registry import all_tools
 
 _READ = ("tool_call", "tool_result")
@@ -39,7 +39,7 @@ class Runde:
     modell: str
     status: str  # finish_reason of the run
     schritte: list[Schritt] = field(default_factory=list)
-    quellen: list[str] = field(default_factory=list)
+    quellen: list[str] = field(default_factory=list)  # as a lawyer cites them (tools.anzeige)
 
 
 def runden(*, conversation: Conversation, run_id: str | None = None) -> list[Runde]:
@@ -59,15 +59,17 @@ def runden(*, conversation: Conversation, run_id: str | None = None) -> list[Run
         frage = asked[-1].text if asked and run.parent_id is None else ""
         runde = Runde(frage=frage, antwort=run.text, zeit=run.ended_at or run.created_at, run_id=str(run.pk),
                       modell=run.model, status=run.finish_reason)
-        _read_steps(runde, events[run.pk], labels)
+        runde.quellen = quellen_texte(_read_steps(runde, events[run.pk], labels))
         result.append(runde)
     if run_id is not None:
         result = [r for r in result if r.run_id == str(run_id)]
     return result
 
 
-def _read_steps(runde: Runde, events: list[RunEvent], labels: dict[str, str]) -> None:
+def _read_steps(runde: Runde, events: list[RunEvent], labels: dict[str, str]) -> list[Any]:
+    """The Runde's steps from its events; returns the sources its tool results named."""
     by_call: dict[str, Schritt] = {}
+    quellen: list[Any] = []
     for event in events:
         payload = event.payload or {}
         if event.type == "tool_call":
@@ -80,10 +82,8 @@ def _read_steps(runde: Runde, events: list[RunEvent], labels: dict[str, str]) ->
             schritt.ok = bool(payload.get("ok"))
             schritt.ergebnis = str(payload.get("summary") or payload.get("error") or "")
             sources = payload.get("source") or []
-            for source in sources if isinstance(sources, list) else [sources]:
-                line = source_text(source)
-                if line and line not in runde.quellen:
-                    runde.quellen.append(line)
+            quellen.extend(sources if isinstance(sources, list) else [sources])
+    return quellen
 
 
 def zeitpunkt(moment: datetime) -> str:

@@ -16,6 +16,7 @@ from drafts.models import Draft
 from drafts.services import create_draft
 from helena.gespraeche.protokoll import als_markdown, runden, zeitpunkt
 from helena.models import AgentRun, Conversation
+from helena.tools.anzeige import akte_titel
 
 MAX_TITLE_CHARS = 200
 VERMERK_TOOL = "aktenvermerk"  # Draft.tool of a conversation kept in its Akte
@@ -95,7 +96,7 @@ def aktenvermerk(*, user: User, conversation: Conversation, run_id: Any = None) 
     thema = conversation.title or gelesen[0].frage or "Gespräch mit Helena"
     titel = f"Aktenvermerk: {' '.join(thema.split())}"[:280]
     kopf = [f"Gespräch mit Helena, {'Antwort vom' if run_id else 'zuletzt am'} {zeitpunkt(gelesen[-1].zeit)}",
-            f"Akte {akte.aktenzeichen} {akte.kurzrubrum}".rstrip(),
+            akte_titel(akte),
             f"Festgehalten von {user.get_full_name() or user.get_username()}"]
     inhalt = als_markdown(titel=titel, kopf=kopf, runden=gelesen)
     try:

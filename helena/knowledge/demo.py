@@ -254,7 +254,7 @@ Rechtsanwalt nur auf Rüge (§ 88 ZPO).]
 KUENDIGUNGSSCHUTZKLAGE = _brief("""<<BRIEFKOPF>>
 
 An das
-Arbeitsgericht {{ARBEITSGERICHT}}
+{{GERICHT}}
 {{GERICHT_ANSCHRIFT}}
 
 <<DATUMSZEILE>>

@@ -17,8 +17,7 @@ from akten.selectors import akten_for, dokumente_for, fristen_for, get_akte, zei
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.knowledge.aktensuche.suche import search_akten
-
-_AKTE_TABLE = Akte._meta.db_table
+from helena.tools.anzeige import quelle
 
 
 def akte_not_found(akte_id: str) -> ToolResult:
@@ -58,10 +57,6 @@ def akte_kurz(akte: Akte) -> dict[str, Any]:
     }
 
 
-def akte_source(akte_id: int | str) -> dict[str, str]:
-    return {"table": _AKTE_TABLE, "id": str(akte_id)}
-
-
 # --------------------------------------------------------------------------- read_akte
 
 
@@ -89,7 +84,7 @@ def _read_akte(params: ReadAkteParams, ctx: ToolContext) -> ToolResult:
         ok=True,
         data=data,
         summary=f"{anzahl(total, 'Akte', 'Akten')} gefunden",
-        sources=[akte_source(a.pk) for a in akten],
+        sources=[quelle(a) for a in akten],
     )
 
 
@@ -169,7 +164,7 @@ def _read_akte_detail(params: ReadAkteDetailParams, ctx: ToolContext) -> ToolRes
         "zeit_summe_minuten": minuten,
     }
     return ToolResult(
-        ok=True, data=data, summary=f"Akte {akte.aktenzeichen} gelesen", sources=[akte_source(akte.pk)]
+        ok=True, data=data, summary=f"Akte {akte.aktenzeichen} gelesen", sources=[quelle(akte)]
     )
 
 
@@ -227,7 +222,7 @@ def _search_alle_akten(params: SearchAlleAktenParams, ctx: ToolContext) -> ToolR
         ok=True,
         data=data,
         summary=f"{anzahl(suche.anzahl, 'Akte', 'Akten')} gefunden",
-        sources=[akte_source(r["id"]) for r in results],
+        sources=[quelle(e.akte) for e in suche.ergebnisse],
     )
 
 

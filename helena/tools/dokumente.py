@@ -14,15 +14,11 @@ from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.knowledge.aktensuche.lexikalisch import Treffer, snippet
 from helena.knowledge.aktensuche.suche import search_akten
-from helena.tools.akten import akte_not_found, akte_source, anzahl
+from helena.tools.akten import akte_not_found, anzahl
+from helena.tools.anzeige import quelle
 
-_DOKUMENT_TABLE = Dokument._meta.db_table
 _MAX_LIST = 50
 _MAX_INHALT = 30_000  # characters; beyond that the model's context suffers more than it gains
-
-
-def dokument_source(dokument_id: int | str) -> dict[str, str]:
-    return {"table": _DOKUMENT_TABLE, "id": str(dokument_id)}
 
 
 # --------------------------------------------------------------------------- read_dokumente
@@ -62,7 +58,7 @@ def _found_dokumente(akte: Akte, query: str, ctx: ToolContext) -> ToolResult:
     hits: dict[int | None, Treffer] = {}
     for t in (suche.ergebnisse[0].treffer if suche.ergebnisse else []):
         hits.setdefault(t.dokument_id, t)
-    dokumente = {d.pk: d for d in Dokument.objects.filter(pk__in=hits, akte=akte)}
+    dokumente = {d.pk: d for d in Dokument.objects.filter(pk__in=hits, akte=akte).select_related("akte")}
     found = [dokumente[pk] for pk in hits if pk in dokumente]
     data: dict[str, Any] = {
         "akte": {"id": str(akte.pk), "aktenzeichen": akte.aktenzeichen},
@@ -77,7 +73,7 @@ def _found_dokumente(akte: Akte, query: str, ctx: ToolContext) -> ToolResult:
     if any(hits[d.pk].semantisch for d in found):
         data["hinweis"] = ("Dokumente mit semantisch=true enthalten die Wörter nicht, passen aber dem Sinn "
                            "nach; lies sie mit read_dokumente_detail, bevor du dich auf sie stützt.")
-    return _listed(akte, found, data, len(found))
+    return _listed(akte, found, data, len(found), seiten={d.pk: hits[d.pk].seite for d in found})
 
 
 def _eintrag(d: Dokument, auszug: str) -> dict[str, Any]:
@@ -105,12 +101,14 @@ def _datei(d: Dokument) -> dict[str, Any]:
     return out
 
 
-def _listed(akte: Akte, dokumente: list[Dokument], data: dict[str, Any], total: int) -> ToolResult:
+def _listed(akte: Akte, dokumente: list[Dokument], data: dict[str, Any], total: int, *,
+            seiten: dict[int, int | None] | None = None) -> ToolResult:
+    """`seiten`: the page each Dokument was found on, for its citation („S. 2“)."""
     return ToolResult(
         ok=True,
         data=data,
         summary=f"{anzahl(total, 'Dokument', 'Dokumente', kein='Kein')} gefunden",
-        sources=[akte_source(akte.pk), *(dokument_source(d.pk) for d in dokumente)],
+        sources=[quelle(akte), *(quelle(d, seite=(seiten or {}).get(d.pk)) for d in dokumente)],
     )
 
 
@@ -200,8 +198,16 @@ def _read_dokumente_detail(params: ReadDokumenteDetailParams, ctx: ToolContext) 
         ok=True,
         data=data,
         summary=f"Dokument „{dokument.titel[:60]}“ gelesen",
-        sources=[dokument_source(dokument.pk)],
+        sources=[quelle(dokument, seite=_gelesen(data.get("seiten")))],
     )
+
+
+def _gelesen(seiten: list[dict[str, Any]] | None) -> str | None:
+    """The pages read, as cited: „2“ or „2–4“ (None for a text without pages)."""
+    if not seiten:
+        return None
+    erste, letzte = seiten[0]["seite"], seiten[-1]["seite"]
+    return str(erste) if erste == letzte else f"{erste}–{letzte}"
 
 
 def _pages(seiten: list[Seite], *, von: int) -> tuple[list[dict[str, Any]], int | None]:

@@ -25,9 +25,9 @@ from drafts.services import create_draft, frist_aus_berechnung, vorfrist_for
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.knowledge.muster import draft_from_muster
 from helena.tools.akten import akte_not_found
+from helena.tools.anzeige import quelle
 from helena.tools.base import DauerParams
 
-_DRAFT_TABLE = Draft._meta.db_table
 _WAITS = (
     "Entwurf angelegt. Er wartet auf die Freigabe durch einen Menschen; in der Akte ist noch nichts "
     "gespeichert. Sag das dem Nutzer und verweise auf die Vorschaukarte."
@@ -75,7 +75,7 @@ def _proposed(*, draft: Draft, ctx: ToolContext, summary: str, extra: dict[str, 
     data.update(extra or {})
     html = render_card(draft=draft, user=ctx.user)
     return ToolResult(
-        ok=True, data=data, summary=summary, sources=[{"table": _DRAFT_TABLE, "id": str(draft.pk)}],
+        ok=True, data=data, summary=summary, sources=[quelle(draft)],
         events=[("draft_created", {"draft_id": str(draft.pk), "kind": draft.kind, "html": html})],
     )
 

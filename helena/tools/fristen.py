@@ -8,13 +8,12 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
-from akten.models import Frist
 from akten.selectors import fristen_for
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.tools.akten import akte_not_found, anzahl
+from helena.tools.anzeige import quelle
 
-_FRIST_TABLE = Frist._meta.db_table
 _MAX = 100
 _WAS = {"active": "offene ", "past": "vergangene ", "all": ""}
 
@@ -66,7 +65,7 @@ def _read_fristen(params: ReadFristenParams, ctx: ToolContext) -> ToolResult:
         ok=True,
         data=data,
         summary=summary,
-        sources=[{"table": _FRIST_TABLE, "id": i["id"]} for i in items],
+        sources=[quelle(f) for f in fristen],
     )
 
 

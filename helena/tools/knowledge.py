@@ -83,8 +83,14 @@ def _as_result(out: dict[str, Any], *, kind: str) -> ToolResult:
         ok=True,
         data=out,
         summary=summary,
-        sources=[{"corpus": _CORPUS[kind], "citation": hit.get("citation", "")} for hit in hits],
+        sources=[{"corpus": _CORPUS[kind], "citation": _zitat(hit, kind=kind)} for hit in hits],
     )
+
+
+def _zitat(hit: dict[str, Any], *, kind: str) -> str:
+    """„§ 517 ZPO“, „BAG, 12.03.2024 – 2 AZR 1/24“, „Muster „Mandatsbestätigung““."""
+    citation = str(hit.get("citation", ""))
+    return f"Muster „{citation}“" if kind == "muster" and citation else citation
 
 
 async def _search_gesetze_tool(params: SearchGesetzeParams, ctx: ToolContext) -> ToolResult:

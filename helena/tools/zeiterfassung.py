@@ -9,13 +9,12 @@ from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
 from akten.fristen import FristError, parse_datum
-from akten.models import Zeiterfassung
 from akten.selectors import get_akte, zeiterfassung_for
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.tools.akten import akte_not_found, anzahl, person
+from helena.tools.anzeige import quelle
 
-_TABLE = Zeiterfassung._meta.db_table
 _MAX = 200
 
 
@@ -86,7 +85,7 @@ def _read_zeiterfassung(params: ReadZeiterfassungParams, ctx: ToolContext) -> To
         ok=True,
         data=data,
         summary=f"{anzahl(len(eintraege), 'Eintrag', 'Einträge', kein='Kein')}, {stunden(summe)}",
-        sources=[{"table": _TABLE, "id": str(z.pk)} for z in eintraege[:_MAX]],
+        sources=[quelle(z) for z in eintraege[:_MAX]],
     )
 
 

@@ -36,9 +36,9 @@ const PLAN_ITEM_STATUS = {
 const PLAN_VERDICTS = { approved: "Freigegeben", rejected: "Abgelehnt" };
 const PLAN_REVIEW_HINT = "Passt der Plan? Antworte einfach im Chat, z. B. „passt, leg los“ oder „füge vorher … hinzu“.";
 const ANSWER_PLACEHOLDER = "Deine Antwort an Helena …";
-// Same order as helena/tools/anzeige.py _MAIN_ARGUMENTS.
+// Same order as helena/tools/anzeige.py _MAIN_ARGUMENTS; an id ("akte_id" …) is never shown.
 const MAIN_ARGUMENTS = ["query", "question", "objective", "bezeichnung", "titel", "taetigkeit", "message",
-  "inhalt", "start", "akte_id", "dokument_id", "gegenstandswert", "status"];
+  "inhalt", "start", "gegenstandswert", "status"];
 const ARGUMENT_CHARS = 80;
 const CLOSE_FORBIDDEN = 4403;
 const CLOSE_NOT_FOUND = 4404;
@@ -103,6 +103,7 @@ function mainArgument(args) {
   if (!args || typeof args !== "object" || Array.isArray(args)) return "";
   const keys = [...MAIN_ARGUMENTS, ...Object.keys(args)];
   for (const key of keys) {
+    if (key.endsWith("_id")) continue;
     const value = args[key];
     if ((typeof value === "string" || typeof value === "number") && String(value).trim()) {
       const text = String(value).split(/\s+/).filter(Boolean).join(" ");
@@ -112,10 +113,12 @@ function mainArgument(args) {
   return "";
 }
 
+// As helena/tools/anzeige.py source_text: a source as a lawyer cites it, never a table or an id.
 function sourceText(source) {
   if (!source || typeof source !== "object") return shown(source);
-  for (const key of ["citation", "title", "url"]) if (source[key]) return String(source[key]);
-  return ["corpus", "table", "id"].filter((k) => source[k]).map((k) => String(source[k])).join(" ");
+  if (source.citation) return String(source.citation);
+  if (source.title && source.url) return `${source.title} (${source.url})`;
+  return String(source.title || source.url || "");
 }
 
 function tooltip(event) {
@@ -306,10 +309,11 @@ function finishStep(bubble, event) {
   const body = item.querySelector(".chat-step__body");
   if (event.error) body.append(el("p", "chat-step__error", event.error));
   const sources = Array.isArray(event.source) ? event.source : event.source ? [event.source] : [];
-  if (sources.length) {
+  const lines = [...new Set(sources.map(sourceText).filter(Boolean))];  // each once, as the history shows them
+  if (lines.length) {
     body.append(el("p", "chat-step__sources-head", "Quellen"));
     const list = el("ul", "chat-step__sources");
-    for (const source of sources) list.append(el("li", "", sourceText(source)));
+    for (const line of lines) list.append(el("li", "", line));
     body.append(list);
   }
 }

@@ -48,6 +48,8 @@ def test_detail_gives_pages_to_cite_and_reads_on(kanzlei: Kanzlei) -> None:
     assert len(pages) < 25 and "S. 3" in first.data["hinweis"]
     weiter = pages[-1]["seite"] + 1
     assert f"seite={weiter}" in first.data["hinweis"]
+    # the source is cited with the pages read, as a lawyer writes it
+    assert first.sources[0]["title"] == f"{pdf['titel']}, S. 1–{weiter - 1} (Akte 1/26)"
     more = call(anwalt, "read_dokumente_detail", {"dokument_id": pdf["id"], "seite": weiter})
     assert more.data["seiten"][0]["seite"] == weiter
     assert more.data["seiten"][0]["text"].startswith(f"Seite {weiter}.")
@@ -72,6 +74,8 @@ def test_search_finds_the_page_and_memory_reads_the_upload(kanzlei: Kanzlei) -> 
     found = call(anwalt, "read_dokumente", {"akte_id": str(kanzlei.akten["A"].pk), "query": "Sozialauswahl"})
     (eintrag,) = found.data["dokumente"]
     assert eintrag["id"] == pdf["id"] and eintrag["seite"] == 2
+    assert [q["title"] for q in found.sources] == ["Akte 1/26 Meier ./. Stahlbau GmbH",
+                                                   f"{pdf['titel']}, S. 2 (Akte 1/26)"]
     assert eintrag["datei"]["typ"] == "PDF" and eintrag["datei"]["text"] == "Text gelesen"
 
     client = Client(HTTP_AUTHORIZATION=f"Bearer {kanzlei.tokens['anwalt']}")

@@ -4,13 +4,19 @@ approved into the Akte, the export — and another user's conversation is 404 ev
 
 from __future__ import annotations
 
+import io
 import json
+from datetime import date
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
+from pypdf import PdfReader
 
-from akten.models import Dokument
+from akten.models import Dokument, Frist, User
 from drafts.models import Draft
+from helena.demo import TITLE as DEMO_TITLE
 from helena.models import AgentRun, Conversation, Message, RunEvent
 from helena.runs.titel import propose_title
 from tests.conftest import Kanzlei
@@ -278,3 +284,63 @@ def test_an_empty_conversation_is_opened_again_and_never_listed(kanzlei: Kanzlei
     assert "Wann ist der Gütetermin?" in page and f'<option value="{akte.pk}"' in page
     assert client.post(f"/akten/{akte.pk}/gespraech/")["Location"] != first  # asked: a new one now
     assert len(listed(client)) == 4  # the API lists what a client made, empty or not
+
+
+def _pdf_text(inhalt: bytes) -> str:
+    return " ".join(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(inhalt)).pages).split())
+
+
+def test_sources_read_as_a_lawyer_cites_them_in_export_and_aktenvermerk(settings) -> None:
+    """The demo's example conversation (real tools, issue 31): Akte, drafts by kind and title; no table
+    name, no id – in the PDF, the Markdown and the Aktenvermerk alike."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    call_command("seed_demo", password="x-test-pw", stdout=StringIO())
+    anwalt = User.objects.get(username="anwalt")
+    client = Client()
+    client.force_login(anwalt)
+    conv = Conversation.objects.get(user=anwalt, title=DEMO_TITLE)
+    quellen = ["Akte 101/26 Müller ./. Bauer Logistik GmbH",
+               "Entwurf: Dokument „Erinnerung: Deckungsanfrage Kündigungsschutzklage Müller“ (Akte 101/26)",
+               "Entwurf: Frist „Deckungszusage Rheinische Rechtsschutz eingegangen?“ (Akte 101/26)",
+               "Entwurf: Zeiterfassung „Prüfung Deckungszusage, Erinnerung an die Versicherung“ "
+               "(Akte 101/26)"]
+
+    pdf = _pdf_text(b"".join(client.get(f"{API}/{conv.pk}/export", {"format": "pdf"}).streaming_content))
+    markdown = b"".join(client.get(f"{API}/{conv.pk}/export", {"format": "md"}).streaming_content).decode()
+    vermerk = call(client, "post", f"{API}/{conv.pk}/aktenvermerk", {})[1]["fields"]["inhalt"]
+    for text in (pdf, markdown, vermerk):
+        for quelle in quellen:
+            assert quelle in text, quelle
+        for intern in ("akten_akte", "drafts_draft", "akten_", f"Lese Akte ({conv.akte_id})"):
+            assert intern not in text, intern
+    for quelle in quellen:
+        assert f"- {quelle}\n" in markdown
+
+
+def test_sources_stored_without_a_title_are_cited_from_the_records(kanzlei: Kanzlei) -> None:
+    """A conversation recorded before sources had titles: its ids are looked up, never printed."""
+    conv, run = _answered(kanzlei)
+    akte = kanzlei.akten["A"]
+    dokument = Dokument.objects.create(akte=akte, titel="Klageerwiderung", inhalt="Text")
+    frist = Frist.objects.create(akte=akte, bezeichnung="Berufungsbegründung", datum=date(2026, 12, 2),
+                                 ist_notfrist=False)
+    draft = Draft.objects.create(kind=Draft.Kind.FRIST, akte=akte, requested_by=kanzlei.users["anwalt"],
+                                 fields={"bezeichnung": "Wiedervorlage Deckungszusage"})
+    RunEvent.objects.create(run=run, seq=3, type="tool_call", payload={
+        "call_id": "c2", "tool": "read_akte_detail", "arguments": {"akte_id": str(akte.pk)}})
+    RunEvent.objects.create(run=run, seq=4, type="tool_result", payload={
+        "call_id": "c2", "ok": True, "summary": "Akte 1/26 gelesen", "source": [
+            {"table": "akten_akte", "id": str(akte.pk)}, {"table": "akten_dokument", "id": str(dokument.pk)},
+            {"table": "akten_frist", "id": str(frist.pk)}, {"table": "drafts_draft", "id": str(draft.pk)},
+            {"table": "drafts_draft", "id": "00000000-0000-0000-0000-000000000000"},
+            {"corpus": "urteile", "citation": "BAG, 12.03.2024 – 2 AZR 1/24"},
+            {"url": "https://www.bundesarbeitsgericht.de/", "title": "Bundesarbeitsgericht"}]})
+    markdown = b"".join(kanzlei.client("anwalt").get(f"{API}/{conv.pk}/export", {"format": "md"})
+                        .streaming_content).decode()
+    quellen = markdown.split("**Quellen:**")[1].strip().splitlines()
+    assert quellen == ["- § 517 ZPO", "- Akte 1/26 Meier ./. Stahlbau GmbH", "- Klageerwiderung (Akte 1/26)",
+                       "- Frist „Berufungsbegründung“ bis 02.12.2026 (Akte 1/26)",
+                       "- Entwurf: Frist „Wiedervorlage Deckungszusage“ (Akte 1/26)",
+                       "- Entwurf (nicht mehr vorhanden)", "- BAG, 12.03.2024 – 2 AZR 1/24",
+                       "- Bundesarbeitsgericht (https://www.bundesarbeitsgericht.de/)"]
+    assert "- Lese Akte: Akte 1/26 gelesen" in markdown  # the tool's line names no id either

@@ -157,6 +157,7 @@ def test_the_demo_kanzlei_fills_its_letterhead_and_names_the_parties_by_anrede(s
         assert erwartet in mandat, erwartet
     klage = _aus_muster(client, akte, "Kündigungsschutzklage").fields["inhalt"]
     assert "des Herrn Thomas Müller, Eichenweg 7, 51147 Köln,\n\n– Kläger –" in klage
+    assert "An das\nArbeitsgericht Köln\nPohligstraße 9, 50969 Köln" in klage
 
 
 def test_without_an_anrede_the_gendered_words_stay_open_and_are_listed(kanzlei: Kanzlei) -> None:

@@ -259,7 +259,8 @@ def test_lists_and_searches_show_only_visible_akten(kanzlei: Kanzlei, akten_inha
     listed = call(praktikant, "read_akte", {})
     assert [a["aktenzeichen"] for a in listed.data["akten"]] == ["2/26"]
     assert listed.summary == "1 Akte gefunden"
-    assert listed.sources == [{"table": "akten_akte", "id": str(kanzlei.akten["B"].pk)}]
+    assert listed.sources == [{"table": "akten_akte", "id": str(kanzlei.akten["B"].pk),
+                               "title": "Akte 2/26 Schulz ./. Wohnbau AG"}]
     assert call(praktikant, "read_akte", {"query": "Vertraulich"}).summary == "Keine Akte gefunden"
     sb = call(kanzlei.users["sachbearbeiter"], "read_akte", {"status": "offen", "limit": 1})
     assert sb.data["anzahl"] == 2 and len(sb.data["akten"]) == 1
@@ -309,7 +310,8 @@ def test_read_akte_detail_dokumente_fristen_zeiterfassung(
     )
     full = call(praktikant, "read_dokumente_detail", {"dokument_id": str(akten_inhalt["dok_b"].pk)})
     assert full.data["inhalt"].startswith("Die Beklagte") and full.data["akte"]["aktenzeichen"] == "2/26"
-    assert full.sources == [{"table": "akten_dokument", "id": str(akten_inhalt["dok_b"].pk)}]
+    assert full.sources == [{"table": "akten_dokument", "id": str(akten_inhalt["dok_b"].pk),
+                             "title": "Räumungsklage Entwurf (Akte 2/26)"}]
 
     offen = call(praktikant, "read_fristen", {})
     assert [f["bezeichnung"] for f in offen.data["fristen"]] == ["Frist B offen"]
