@@ -132,6 +132,12 @@ def _event_out(event: DraftEvent) -> dict[str, Any]:
 
 
 def _json_body(request: HttpRequest) -> dict[str, Any] | None:
+    """The optional JSON body. A form (the text check has read it, a multipart stream cannot be read
+    twice) is no JSON: empty it means "nothing", with fields it is refused."""
+    if request.content_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        if request.POST or request.FILES:
+            raise HttpError(400, "Die Anfrage ist kein gültiges JSON.")
+        return None
     if not request.body or not request.body.strip():
         return None
     try:

@@ -89,6 +89,19 @@ def test_dokument_draft_approved_creates_a_helena_dokument(kanzlei: Kanzlei) -> 
     assert [e["action"] for e in body["history"]] == ["created", "approved"]
 
 
+def test_approve_sent_as_a_form_is_no_server_error(kanzlei: Kanzlei) -> None:
+    """A client that posts a form instead of JSON: empty, it approves as is; with fields, a JSON 400."""
+    akte_id = str(kanzlei.akten["A"].pk)
+    first = _propose(kanzlei, "anwalt", "create_notiz", {"akte_id": akte_id, "titel": "a", "inhalt": "eins"})
+    second = _propose(kanzlei, "anwalt", "create_notiz", {"akte_id": akte_id, "titel": "b", "inhalt": "zwei"})
+    client = kanzlei.client("anwalt")
+    response = client.post(f"/api/v1/drafts/{first['draft_id']}/approve")  # an empty multipart form
+    assert response.status_code == 200 and response.json()["status"] == "approved"
+    response = client.post(f"/api/v1/drafts/{second['draft_id']}/approve", {"fields": "x"})
+    assert response.status_code == 400 and response.json()["code"] == "bad_request"
+    assert Draft.objects.get(pk=second["draft_id"]).status == Draft.Status.PENDING
+
+
 def test_frist_from_start_and_dauer_is_computed_by_the_calculator(kanzlei: Kanzlei) -> None:
     akte = kanzlei.akten["B"]  # Bayern
     start = (timezone.localdate() + timedelta(days=3)).isoformat()
