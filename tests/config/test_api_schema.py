@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
 from tests.conftest import Kanzlei
+from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server
 
 pytestmark = pytest.mark.django_db
 
@@ -42,6 +43,24 @@ include-path-regex = "/api/v1/(me/tokens|helena/conversations)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
 """)
 schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application(), config=CONFIG)
+
+
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[ScriptedLLMServer]:
+    with start_scripted_server() as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _a_model_answers(model_server: ScriptedLLMServer, db: None) -> None:
+    """A model tier that answers its health check: a task is accepted (202) as in a working Kanzlei.
+    Without one it is a 503 model_unavailable (tests/helena/test_auftraege.py), which schemathesis
+    counts as a server error whatever the document declares."""
+    from helena.llm.router import clear_health_cache
+    from helena.models import ModelTier
+
+    ModelTier.objects.create(tier=1, provider="ollama", model_name="klein", base_url=model_server.url)
+    clear_health_cache()
 
 
 @pytest.fixture(autouse=True)

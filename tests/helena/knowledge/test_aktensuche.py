@@ -17,7 +17,7 @@ from asgiref.sync import async_to_sync
 from django.test import Client
 
 from akten.demo import USERS, seed_demo_kanzlei
-from akten.models import Akte, Alert, Dokument, Notiz, Role, User
+from akten.models import Akte, Alert, Briefkopf, Dokument, Notiz, Role, User
 from akten.services import grant_access
 from helena.agent.tooling import ToolContext, ToolResult
 from helena.knowledge.aktensuche.passagen import CHUNK_CHARS, chunks, refresh_akte
@@ -65,6 +65,7 @@ def demo(django_db_setup, django_db_blocker) -> Iterator[dict[str, Any]]:
         Akte.objects.all().delete()
         Notiz.objects.all().delete()
         Alert.objects.all().delete()
+        Briefkopf.objects.all().delete()  # seed_demo's letterhead; the next module brings its own
         User.objects.filter(username__in=[u.username for u in USERS] + ["aussen"]).delete()
 
 
