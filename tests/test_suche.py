@@ -236,3 +236,13 @@ def test_a_name_of_a_beteiligter_is_no_statute_query(kanzlei: Kanzlei, knowledge
     gruppen = _groups(_get(kanzlei.client("anwalt"), "Müller").json())
     assert "akten" in gruppen and "normen" not in gruppen
     assert _groups(_get(kanzlei.client("anwalt"), "Müller Kündigungsfrist").json())["normen"]
+
+
+def test_the_search_box_gives_the_general_rule_before_a_special_courts(kanzlei: Kanzlei,
+                                                                       knowledge_corpus: None) -> None:
+    """The box ranks as Helena's knowledge search does: „Berufungsfrist“ is § 517 ZPO first, not
+    § 66 ArbGG, unless the question names the labour court."""
+    labels = [t["label"] for t in _groups(_get(kanzlei.client("anwalt"), "Berufungsfrist").json())["normen"]]
+    assert labels[0] == "§ 517 ZPO – Berufungsfrist"
+    arbeitsgericht = _groups(_get(kanzlei.client("anwalt"), "Berufungsfrist Arbeitsgericht").json())["normen"]
+    assert arbeitsgericht[0]["label"].startswith("§ 66 ArbGG")
