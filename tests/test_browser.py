@@ -235,7 +235,8 @@ def test_a_draft_card_is_approved_in_the_chat_and_the_frist_is_on_the_akte(
     page.get_by_role("button", name="Mit Helena über diese Akte sprechen").click()
     page.wait_for_url(re.compile(r"/helena/gespraech/\d+/$"))
     context_link = page.locator(".chat-header__context a")
-    expect(context_link).to_have_text("Akte 1/26 Meier ./. Stahlbau GmbH")
+    expect(context_link).to_have_text("1/26 Meier ./. Stahlbau GmbH")  # beside the badge „Akte“, once
+    expect(page.locator(".chat-header__context")).not_to_contain_text("Akte Akte")
     expect(context_link).to_have_attribute("href", f"/akten/{akte.pk}/")
 
     send(page, "Lege bitte die Frist für die Berufungsbegründung an.")

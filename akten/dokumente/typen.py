@@ -32,6 +32,7 @@ _NICHT_IM_NAMEN = re.compile(r'[\\/"\'<>:|?*\x00-\x1f\x7f]+')
 def download_name(stem: str, *, endung: str) -> str:
     """A file name to download as (Content-Disposition): the stem without paths, quotes or control
     characters, at most 100 characters, ending in the file's real type."""
+    stem = stem.replace("./.", " gegen ")  # the Kurzrubrum's „Müller ./. Bauer“ as a lawyer says it
     name = " ".join(_NICHT_IM_NAMEN.sub(" ", stem).split()).strip(" .")[:100].strip(" .")
     return f"{name or 'Dokument'}.{endung}"
 

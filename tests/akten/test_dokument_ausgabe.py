@@ -364,3 +364,11 @@ def test_telephone_and_email_of_the_briefkopf_are_on_the_letterhead(dokument: Do
     text = " ".join(pdf_text(render(dokument=dokument, format="pdf").inhalt).split())
     assert "Tel. 0221 123456 kanzlei@berger.example Fax 0221 123457" in text
     assert "Arbeitsgericht Köln" in text  # a Schriftsatz keeps its court
+
+
+def test_a_download_name_says_gegen_for_the_kurzrubrums_slashes() -> None:
+    from akten.dokumente.typen import download_name
+
+    assert download_name("Gespräch Müller ./. Bauer Logistik GmbH 2026-11-27", endung="pdf") == (
+        "Gespräch Müller gegen Bauer Logistik GmbH 2026-11-27.pdf")
+    assert download_name('a/b\\c:"d"', endung="md") == "a b c d.md"

@@ -32,8 +32,8 @@ class Command(BaseCommand):
                             help="nur eine Zeile, und nur wenn kein Modell antwortet (für make run)")
 
     def handle(self, *args: Any, brief: bool, **options: Any) -> None:
-        if brief:  # the one line says it; the probe's own log line would say it twice
-            logging.getLogger("helena.llm.health").setLevel(logging.WARNING)
+        # This command says it in German; the probe's own (English) log line would say it twice.
+        logging.getLogger("helena.llm.health").setLevel(logging.WARNING)
         cloud = is_cloud_allowed()
         configs = [c for c in tier_configs().values() if cloud or not c.cloud]
         answers = asyncio.run(_answers(configs))
