@@ -50,8 +50,8 @@ class UserAdmin(DjangoUserAdmin):
     change_password_form = UserPasswordForm
     list_display = ("username", "full_name", "email", "role", "is_active", "is_staff")
     list_filter = ("role", "is_active", "is_staff", "is_superuser")
-    fieldsets = (*DjangoUserAdmin.fieldsets, ("Kanzlei", {"fields": ("role",)}))
-    add_fieldsets = (*DjangoUserAdmin.add_fieldsets, ("Kanzlei", {"fields": ("role",)}))
+    fieldsets = (*DjangoUserAdmin.fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}))
+    add_fieldsets = (*DjangoUserAdmin.add_fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}))
 
     @admin.display(description="Name", ordering="last_name")
     def full_name(self, obj: User) -> str:

@@ -88,6 +88,7 @@ class DemoUser:
     first_name: str
     last_name: str
     superuser: bool = False
+    berufsbezeichnung: str = ""  # under the signature of what this lawyer signs
 
     @property
     def email(self) -> str:
@@ -200,8 +201,8 @@ class DemoSummary:
 # --------------------------------------------------------------------------- #
 
 USERS: tuple[DemoUser, ...] = (
-    DemoUser("admin", Role.ADMIN, "Katharina", "Brandt", superuser=True),
-    DemoUser("anwalt", Role.ANWALT, "Maximilian", "Hartmann"),
+    DemoUser("admin", Role.ADMIN, "Katharina", "Brandt", superuser=True, berufsbezeichnung="Rechtsanwältin"),
+    DemoUser("anwalt", Role.ANWALT, "Maximilian", "Hartmann", berufsbezeichnung="Rechtsanwalt"),
     DemoUser("sachbearbeiter", Role.SACHBEARBEITER, "Lea", "Schmitt"),
     DemoUser("sekretariat", Role.SEKRETARIAT, "Sandra", "Koch"),
     DemoUser("praktikant", Role.PRAKTIKANT, "Felix", "Wagner"),
@@ -1496,6 +1497,10 @@ def _ensure_user(spec: DemoUser, *, password: str) -> tuple[User, bool]:
             **flags,
         },
     )
+    # a Berufsbezeichnung the demo gives is set where none was entered (a user seeded before it
+    # existed); one entered stays
+    if spec.berufsbezeichnung and not user.berufsbezeichnung:
+        flags["berufsbezeichnung"] = spec.berufsbezeichnung
     changed = [attr for attr, value in flags.items() if getattr(user, attr) != value]
     for attr in changed:
         setattr(user, attr, flags[attr])

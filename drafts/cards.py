@@ -20,6 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString
 
 from akten.models import Akte, Alert, Frist, User
+from akten.models.dokument import EMPFAENGER_CHOICES
 from drafts.fields import LABELS
 from drafts.models import Draft
 from drafts.selectors import may_decide
@@ -65,6 +66,8 @@ EDIT_FORM: dict[str, tuple[FormField, ...]] = {
     ),
     Draft.Kind.DOKUMENT: (
         FormField("titel", "text", required=True),
+        FormField("empfaenger", "select", choices=tuple(EMPFAENGER_CHOICES),
+                  hint="Name und Anschrift aus der Akte stehen im Anschriftfeld der DOCX/PDF-Fassung"),
         FormField("inhalt", "markdown", required=True, hint="Markdown"),
     ),
     Draft.Kind.NOTIZ: (
@@ -305,6 +308,7 @@ def render_card(
         "berechnung_hinweise": berechnung.get("hinweise") or [],
         "frist_typ": dict(Frist.Typ.choices).get((draft.fields or {}).get("typ", "frist"), ""),
         "severity_label": dict(Alert.Severity.choices).get((draft.fields or {}).get("severity", "info"), ""),
+        "empfaenger_label": dict(EMPFAENGER_CHOICES[1:]).get((draft.fields or {}).get("empfaenger", ""), ""),
         "akte_rows": akte_rows,
         "akte_has_vorher": any(row["has_vorher"] for row in akte_rows),
     }

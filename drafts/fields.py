@@ -15,13 +15,16 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
 from akten.fristen import FristError, parse_datum
 from akten.models import Akte
+from akten.models.dokument import EMPFAENGER_CHOICES
 from config.errors import DomainError, describe_validation_errors, error_text
 
 # Which write tool makes which kind; the tool's roles (drafts/roles.py) are the
@@ -70,6 +73,16 @@ class _Fields(BaseModel):
 class DokumentFields(_Fields):
     titel: Text = Field(min_length=1, max_length=300)
     inhalt: Text = Field(min_length=1, max_length=200_000)
+    # whom the DOCX/PDF addresses: a Beteiligten-role, "niemand", "" not stated (Dokument.empfaenger)
+    empfaenger: Literal[tuple(wert for wert, _ in EMPFAENGER_CHOICES)] = ""  # type: ignore[valid-type]
+
+    @model_serializer(mode="wrap")
+    def _ohne_leeren_empfaenger(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Not stated is not stored: a draft made before the field existed is not „edited“ by it."""
+        out = handler(self)
+        if not out.get("empfaenger"):
+            out.pop("empfaenger", None)
+        return out
 
 
 class FristFields(_Fields):
@@ -160,6 +173,7 @@ FIELDS_FOR_KIND: dict[str, type[_Fields]] = {
 LABELS: dict[str, str] = {
     "titel": "Titel",
     "inhalt": "Inhalt",
+    "empfaenger": "Empfänger",
     "bezeichnung": "Bezeichnung",
     "datum": "Datum",
     "typ": "Typ",

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from akten.dokumente.platzhalter import offene_platzhalter
 from akten.fristen import FristError, berechne, berechne_vorfrist, format_datum, kein_werktag
-from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
+from akten.models import Akte, Alert, Beteiligter, Dokument, Frist, Notiz, User, Zeiterfassung
 from akten.selectors import get_akte
 from config.errors import DomainError
 from drafts.fields import KINDS_WITH_AKTE, LABELS, TOOL_FOR_KIND, FieldsInvalid, validate_fields
@@ -126,10 +126,17 @@ def _warnings_for(
     if kind == Draft.Kind.FRIST and akte is not None:
         return _frist_warnings(fields=fields, akte=akte, context=context)
     if kind == Draft.Kind.DOKUMENT:
+        warnings = []
         offen = offene_platzhalter(fields.get("inhalt", ""))
         if offen:
             liste = ", ".join("{{" + name + "}}" for name in offen)
-            return [f"Noch nicht ausgefüllt: {liste}. Bitte vor der Freigabe ergänzen."]
+            warnings.append(f"Noch nicht ausgefüllt: {liste}. Bitte vor der Freigabe ergänzen.")
+        rolle = fields.get("empfaenger", "")
+        if (akte is not None and rolle in Beteiligter.Rolle.values
+                and not akte.beteiligte.filter(rolle=rolle).exists()):
+            warnings.append(f"Die Akte nennt keine Beteiligten der Rolle „{Beteiligter.Rolle(rolle).label}“: "
+                            "das Schreiben hätte keinen Empfänger. Bitte in der Akte ergänzen.")
+        return warnings
     return []
 
 
@@ -218,6 +225,7 @@ def _create_record(*, draft: Draft, fields: dict[str, Any], user: User) -> tuple
     if kind == Draft.Kind.DOKUMENT:
         record = Dokument.objects.create(
             akte=draft.akte, titel=fields["titel"], inhalt=fields["inhalt"], status=Dokument.Status.ENTWURF,
+            empfaenger=fields.get("empfaenger", ""),
             erstellt_durch=Dokument.ErstelltDurch.HELENA, erstellt_von=draft.requested_by,
             freigegeben_von=user, freigegeben_am=now,
         )

@@ -22,6 +22,11 @@ class User(AbstractUser):
     role = models.CharField(
         "Rolle", max_length=20, choices=Role.choices, default=Role.SACHBEARBEITER
     )
+    # Under the signature of a letter this person signs: entered, not guessed from the first name.
+    berufsbezeichnung = models.CharField(
+        "Berufsbezeichnung", max_length=100, blank=True,
+        help_text="Steht unter der Unterschrift, z. B. „Rechtsanwältin“, „Rechtsanwalt, Fachanwalt für "
+                  "Arbeitsrecht“. Leer: die Zeile des Briefkopfs.")
 
     class Meta:
         verbose_name = "Benutzer"

@@ -14,11 +14,22 @@ from django.conf import settings
 from django.db import models
 
 from akten.dokumente.seiten import Seite, seiten_von
-from akten.models.akte import Akte
+from akten.models.akte import Akte, Beteiligter
 
 # „Aktenvermerk: …“, „Vermerk zur Fristberechnung“, „Telefonnotiz“, „Interner Vermerk“ …
 _VERMERK = re.compile(r"^\W*(?:interner\s+)?(?:akten|telefon|gesprächs|besprechungs)?(?:vermerk|notiz)\b",
                       re.IGNORECASE)
+
+# Whom a Dokument is addressed to: a role of the Akte's Beteiligte, whose name and address the
+# DOCX/PDF print in the address field (akten/dokumente/ausgabe/kontext.py). Empty: not stated – the
+# court, an Aktenvermerk nobody (what every Dokument got before it was stated); „niemand“: a form or
+# note without an addressee. The same choices name a Muster's addressee (helena.knowledge.Muster).
+NIEMAND = "niemand"
+EMPFAENGER_CHOICES: list[tuple[str, str]] = [
+    ("", "nicht angegeben (Gericht; Aktenvermerk: niemand)"),
+    *Beteiligter.Rolle.choices,
+    (NIEMAND, "niemand (Vermerk, Formular)"),
+]
 
 
 class Dokument(models.Model):
@@ -50,6 +61,10 @@ class Dokument(models.Model):
     akte = models.ForeignKey(Akte, on_delete=models.CASCADE, related_name="dokumente", verbose_name="Akte")
     titel = models.CharField("Titel", max_length=300)
     inhalt = models.TextField("Inhalt (Markdown/Text)", blank=True)
+    empfaenger = models.CharField(
+        "Empfänger", max_length=20, choices=EMPFAENGER_CHOICES, blank=True,
+        help_text="An wen das Dokument geht: Name und Anschrift der Beteiligten dieser Rolle stehen im "
+                  "Anschriftfeld der DOCX/PDF-Fassung.")
     datei = models.FileField("Datei", upload_to="dokumente/%Y/%m/", blank=True, max_length=300)
     dateiname = models.CharField("ursprünglicher Dateiname", max_length=255, blank=True)
     dateityp = models.CharField("Dateityp", max_length=10, choices=Dateityp.choices, blank=True)

@@ -98,7 +98,9 @@ CONTEXT_GUIDANCE: dict[str, str] = {
     "entwurf": (
         "Kontext: Entwurf von Schriftsätzen und Schreiben. Suche zuerst passende Muster der Kanzlei "
         "(search_muster), übernimm Platzhalter sorgfältig und lege das Ergebnis mit "
-        "create_draft_dokument als Entwurf vor; markiere offene Angaben deutlich."
+        "create_draft_dokument als Entwurf vor; markiere offene Angaben deutlich. Briefkopf, Anschrift, "
+        "Ort und Datum, Zeichen und Unterschrift setzt die DOCX/PDF-Fassung: schreib nur den Text von der "
+        "Anrede bzw. dem Antrag bis zum Gruß und nenne mit empfaenger, an wen er geht."
     ),
 }
 

@@ -1,11 +1,13 @@
 """Kanzleimuster for the demo Kanzlei (`manage.py seed_demo`, helena/management/commands).
 
 The texts are written for this project: letters and Schriftsätze as a German firm would send
-them, with {{PLATZHALTER}} in UPPER_SNAKE_CASE for everything that differs per Akte, a party named
-by case where the grammar needs it ({{MANDANT_GENITIV}}: „des Herrn …“, „der Frau …“) and its
-gendered words as {{MANDANT: der Kläger | die Klägerin | die klagende Partei}}
-(akten/dokumente/platzhalter.py). Notes for the person filling a template stand in square brackets
-("[Hinweis: …]", "[Alternative: …]") and are meant to be deleted before sending.
+them – the text inside the frame the DOCX/PDF prints around it (letterhead, the addressee each
+Muster names by role, date, Zeichen, signature) –, with {{PLATZHALTER}} in UPPER_SNAKE_CASE for
+everything that differs per Akte, a party named by case where the grammar needs it
+({{MANDANT_GENITIV}}: „des Herrn …“, „der Frau …“) and its gendered words as
+{{MANDANT: der Kläger | die Klägerin | die klagende Partei}} (akten/dokumente/platzhalter.py).
+Notes for the person filling a template stand in square brackets ("[Hinweis: …]" at the top,
+"[Alternative: …]") and are meant to be deleted before sending.
 
 `seed_muster` creates templates whose titel is missing and brings a Muster the firm never edited
 (its text is an earlier bundled version, by hash) up to date: a firm that edits a Muster keeps its
@@ -19,7 +21,11 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from akten.models import Beteiligter
+from akten.models.dokument import NIEMAND
 from helena.knowledge.models import Muster
+
+R = Beteiligter.Rolle
 
 
 @dataclass(frozen=True)
@@ -27,42 +33,15 @@ class MusterSpec:
     titel: str
     kategorie: str
     text: str
+    empfaenger: str  # Muster.empfaenger: the Beteiligten-role the letter goes to, or NIEMAND
 
 
-_BRIEFKOPF = """**{{KANZLEI_NAME}}**
-{{KANZLEI_ANSCHRIFT}}
-Tel. {{KANZLEI_TELEFON}} · {{KANZLEI_EMAIL}}"""
+# The DOCX/PDF frame (akten/dokumente/ausgabe) prints the Kanzlei's letterhead, the addressee (the
+# Beteiligte of MusterSpec.empfaenger, with their address), place and date, our Zeichen and the
+# addressee's, „In Sachen … wegen …“, the title and the signature: a Muster holds only the text in
+# between – from the salutation or the Antrag to the greeting – and repeats none of them.
 
-_DATUMSZEILE = """{{ORT}}, {{DATUM}}
-Unser Zeichen: {{AKTENZEICHEN}}"""
-
-_GRUSS = """Mit freundlichen Grüßen
-
-{{ANWALT_NAME}}
-Rechtsanwältin / Rechtsanwalt"""
-
-
-def _brief(text: str) -> str:
-    """Insert the shared letter parts, so every letter has the same Briefkopf and Grußformel."""
-    for token, part in (
-        ("<<BRIEFKOPF>>", _BRIEFKOPF),
-        ("<<DATUMSZEILE>>", _DATUMSZEILE),
-        ("<<GRUSS>>", _GRUSS),
-    ):
-        text = text.replace(token, part)
-    return text
-
-
-MANDATSBESTAETIGUNG = _brief("""<<BRIEFKOPF>>
-
-{{MANDANT_EMPFAENGER}}
-{{MANDANT_ANSCHRIFT}}
-
-<<DATUMSZEILE>>
-
-**Ihre Angelegenheit: {{GEGENSTAND}}
-hier: Bestätigung des Mandats**
-
+MANDATSBESTAETIGUNG = """\
 {{MANDANT_BRIEFANREDE}},
 
 vielen Dank für Ihr Vertrauen und das Gespräch am {{AUFTRAGSDATUM}}. Wie besprochen bestätigen wir
@@ -109,27 +88,21 @@ Art. 13 DSGVO liegen bei.
 Bitte senden Sie uns die beigefügte Vollmacht unterschrieben zurück. Für Rückfragen erreichen Sie
 uns unter der oben genannten Telefonnummer.
 
-<<GRUSS>>
-
 **Anlagen:** Vollmacht, Vorschussrechnung, Datenschutzhinweise
-""")
+
+Mit freundlichen Grüßen
+"""
 
 
-FRISTVERLAENGERUNG = _brief("""<<BRIEFKOPF>>
+FRISTVERLAENGERUNG = """\
+[Hinweis: § 224 Abs. 2 ZPO erlaubt die Verlängerung richterlicher Fristen (z. B. der
+Klageerwiderungsfrist, § 276 Abs. 1 S. 2 ZPO), gesetzlicher Fristen nur, wo das Gesetz es vorsieht.
+Notfristen (z. B. §§ 339, 517 ZPO) sind nicht verlängerbar. Der Antrag muss vor Fristablauf bei
+Gericht eingehen; als elektronisches Dokument einreichen (§ 130d ZPO). Die neue Frist läuft vom
+Ablauf der bisherigen an (§ 224 Abs. 3 ZPO). Im Fristenkalender die alte Frist erst löschen, wenn
+die Verlängerung bewilligt ist.]
 
-An das
-{{GERICHT}}
-{{GERICHT_ANSCHRIFT}}
-
-<<DATUMSZEILE>>
-
-**Az. {{GERICHT_AKTENZEICHEN}}**
-
-In dem Rechtsstreit
-
-{{KLAEGER}} ./. {{BEKLAGTER}}
-
-beantragen wir namens und in Vollmacht {{PARTEI_BEZEICHNUNG}} [z. B. „des Beklagten“],
+Namens und in Vollmacht {{PARTEI_BEZEICHNUNG}} [z. B. „des Beklagten“] beantragen wir,
 
 > die Frist zur {{FRIST_BEZEICHNUNG}}, die am {{FRISTENDE}} abläuft, um {{VERLAENGERUNG}} bis zum
 > {{NEUES_FRISTENDE}} zu verlängern.
@@ -145,33 +118,16 @@ Die vorstehenden Angaben werden anwaltlich versichert.
 
 Eine Verzögerung des Rechtsstreits ist mit der Verlängerung nicht verbunden. [Falls zutreffend: Die
 Gegenseite hat der Verlängerung zugestimmt.]
-
-<<GRUSS>>
-
-[Hinweis: § 224 Abs. 2 ZPO erlaubt die Verlängerung richterlicher Fristen (z. B. der
-Klageerwiderungsfrist, § 276 Abs. 1 S. 2 ZPO), gesetzlicher Fristen nur, wo das Gesetz es vorsieht.
-Notfristen (z. B. §§ 339, 517 ZPO) sind nicht verlängerbar. Der Antrag muss vor Fristablauf bei
-Gericht eingehen; als elektronisches Dokument einreichen (§ 130d ZPO). Die neue Frist läuft vom
-Ablauf der bisherigen an (§ 224 Abs. 3 ZPO). Im Fristenkalender die alte Frist erst löschen, wenn
-die Verlängerung bewilligt ist.]
-""")
+"""
 
 
-BERUFUNGSBEGRUENDUNG_VERLAENGERUNG = _brief("""<<BRIEFKOPF>>
+BERUFUNGSBEGRUENDUNG_VERLAENGERUNG = """\
+[Hinweis: Die Berufungsfrist selbst (§ 517 ZPO) ist eine Notfrist und nicht verlängerbar. Der
+Antrag muss vor Ablauf der Begründungsfrist beim Berufungsgericht eingehen (§ 130d ZPO: als
+elektronisches Dokument); das Berufungsgericht muss als Gericht in der Akte stehen, es ist der
+Empfänger. Bis zur Bewilligung die ursprüngliche Frist im Fristenkalender behalten.]
 
-An das
-{{BERUFUNGSGERICHT}}
-{{GERICHT_ANSCHRIFT}}
-
-<<DATUMSZEILE>>
-
-**Az. {{GERICHT_AKTENZEICHEN}}**
-
-In dem Berufungsverfahren
-
-{{BERUFUNGSKLAEGER}} ./. {{BERUFUNGSBEKLAGTER}}
-
-beantragen wir namens und in Vollmacht {{PARTEI_BEZEICHNUNG}} [z. B. „der Berufungsklägerin“],
+Namens und in Vollmacht {{PARTEI_BEZEICHNUNG}} [z. B. „der Berufungsklägerin“] beantragen wir,
 
 > die Frist zur Begründung der Berufung um einen Monat bis zum {{NEUES_FRISTENDE}} zu verlängern.
 
@@ -192,18 +148,14 @@ Der Rechtsstreit wird durch die Verlängerung nicht verzögert.
 [Alternative bei Verlängerung um mehr als einen Monat: Die Prozessbevollmächtigten der Gegenseite
 haben in die Verlängerung bis zum {{NEUES_FRISTENDE}} eingewilligt (§ 520 Abs. 2 S. 2 ZPO); ihre
 Erklärung fügen wir bei.]
-
-<<GRUSS>>
-
-[Hinweis: Die Berufungsfrist selbst (§ 517 ZPO) ist eine Notfrist und nicht verlängerbar. Der
-Antrag muss vor Ablauf der Begründungsfrist beim Berufungsgericht eingehen (§ 130d ZPO: als
-elektronisches Dokument). Bis zur Bewilligung die ursprüngliche Frist im Fristenkalender behalten.]
-""")
+"""
 
 
-PROZESSVOLLMACHT = """# Vollmacht
-
-Az.: {{AKTENZEICHEN}}
+PROZESSVOLLMACHT = """\
+[Hinweis: Für einseitige Erklärungen gegenüber der Gegenseite (z. B. eine Kündigung) die
+Originalvollmacht beifügen, sonst droht die Zurückweisung nach § 174 BGB. Im Prozess ist die
+Vollmacht zu den Gerichtsakten zu reichen (§ 80 ZPO); einen Mangel prüft das Gericht bei einem
+Rechtsanwalt nur auf Rüge (§ 88 ZPO).]
 
 Hiermit wird
 
@@ -239,27 +191,18 @@ Sie umfasst insbesondere die Befugnis,
 Die Vollmacht erlischt nicht durch den Tod der Vollmachtgeberin oder des Vollmachtgebers
 (§ 86 ZPO).
 
-{{ORT}}, den {{DATUM}}
-
 ______________________________
-{{MANDANT_NAME}}
-
-[Hinweis: Für einseitige Erklärungen gegenüber der Gegenseite (z. B. eine Kündigung) die
-Originalvollmacht beifügen, sonst droht die Zurückweisung nach § 174 BGB. Im Prozess ist die
-Vollmacht zu den Gerichtsakten zu reichen (§ 80 ZPO); einen Mangel prüft das Gericht bei einem
-Rechtsanwalt nur auf Rüge (§ 88 ZPO).]
+Ort, Datum, Unterschrift {{MANDANT_NAME}}
 """
 
 
-KUENDIGUNGSSCHUTZKLAGE = _brief("""<<BRIEFKOPF>>
-
-An das
-{{GERICHT}}
-{{GERICHT_ANSCHRIFT}}
-
-<<DATUMSZEILE>>
-
-# Klage
+KUENDIGUNGSSCHUTZKLAGE = """\
+[Hinweis: Klagefrist drei Wochen ab Zugang der schriftlichen Kündigung (§ 4 S. 1 KSchG); wird sie
+versäumt, gilt die Kündigung als wirksam (§ 7 KSchG), dann nur noch Antrag auf nachträgliche
+Zulassung (§ 5 KSchG). Sonderkündigungsschutz prüfen (u. a. § 15 KSchG, § 17 MuSchG,
+§ 168 SGB IX). Die Arbeitgeberin ist in der Akte die Gegnerin; bei einer Gesellschaft den
+gesetzlichen Vertreter mit angeben (in ihrer Anschrift: „vertreten durch den Geschäftsführer …“).
+Einreichung als elektronisches Dokument (§ 46g ArbGG).]
 
 {{MANDANT_GENITIV}}, {{MANDANT_ANSCHRIFT}},
 
@@ -269,25 +212,25 @@ Prozessbevollmächtigte: {{KANZLEI_NAME}}, {{KANZLEI_ANSCHRIFT}}
 
 gegen
 
-die {{ARBEITGEBER_NAME}}, vertreten durch {{ARBEITGEBER_VERTRETER}}, {{ARBEITGEBER_ANSCHRIFT}},
+{{GEGNER_AKKUSATIV}}, {{GEGNER_ANSCHRIFT}},
 
-– Beklagte –
-
-wegen Kündigungsschutz
+– {{GEGNER: Beklagter | Beklagte | beklagte Partei}} –
 
 Vorläufiger Streitwert: {{STREITWERT}} (Vierteljahresentgelt, § 42 Abs. 2 S. 1 GKG)
 
 Namens und in Vollmacht {{MANDANT: des Klägers | der Klägerin | der klagenden Partei}} erheben wir
 Klage und werden beantragen:
 
-1. Es wird festgestellt, dass das Arbeitsverhältnis der Parteien durch die Kündigung der
-   Beklagten vom {{KUENDIGUNG_DATUM}}, zugegangen am {{ZUGANG_DATUM}}, nicht aufgelöst worden ist.
+1. Es wird festgestellt, dass das Arbeitsverhältnis der Parteien durch die Kündigung
+   {{GEGNER: des Beklagten | der Beklagten | der beklagten Partei}} vom {{KUENDIGUNG_DATUM}}, zugegangen
+   am {{ZUGANG_DATUM}}, nicht aufgelöst worden ist.
 2. Es wird festgestellt, dass das Arbeitsverhältnis der Parteien auch nicht durch andere
    Beendigungstatbestände endet, sondern über den {{KUENDIGUNGSTERMIN}} hinaus zu unveränderten
    Bedingungen fortbesteht.
-3. [Optional] Die Beklagte wird verurteilt, {{MANDANT: den Kläger | die Klägerin | die klagende Partei}}
-   im Falle des Obsiegens mit dem Antrag zu 1. bis zum rechtskräftigen Abschluss des Rechtsstreits
-   zu unveränderten arbeitsvertraglichen Bedingungen als {{TAETIGKEIT}} weiterzubeschäftigen.
+3. [Optional] {{GEGNER: Der Beklagte | Die Beklagte | Die beklagte Partei}} wird verurteilt,
+   {{MANDANT: den Kläger | die Klägerin | die klagende Partei}} im Falle des Obsiegens mit dem Antrag
+   zu 1. bis zum rechtskräftigen Abschluss des Rechtsstreits zu unveränderten arbeitsvertraglichen
+   Bedingungen als {{TAETIGKEIT}} weiterzubeschäftigen.
 
 ## Begründung
 
@@ -295,20 +238,21 @@ Klage und werden beantragen:
 
 {{MANDANT: Der | Die | Die}} am {{GEBURTSDATUM}} geborene {{MANDANT: Kläger | Klägerin | klagende Partei}}
 ist {{FAMILIENSTAND_UNTERHALTSPFLICHTEN}}. {{MANDANT: Er | Sie | Sie}} ist seit dem
-{{EINTRITTSDATUM}} bei der Beklagten als {{TAETIGKEIT}} beschäftigt, zuletzt zu einem
-Bruttomonatsentgelt von {{BRUTTOMONATSENTGELT}}.
+{{EINTRITTSDATUM}} bei {{GEGNER: dem Beklagten | der Beklagten | der beklagten Partei}} als
+{{TAETIGKEIT}} beschäftigt, zuletzt zu einem Bruttomonatsentgelt von {{BRUTTOMONATSENTGELT}}.
 
 Beweis: Arbeitsvertrag vom {{ARBEITSVERTRAG_DATUM}} – **Anlage K 1** –
 
-Das Arbeitsverhältnis besteht ohne Unterbrechung länger als sechs Monate (§ 1 Abs. 1 KSchG). Die
-Beklagte beschäftigt in der Regel mehr als zehn Arbeitnehmer ausschließlich der Auszubildenden
-(§ 23 Abs. 1 KSchG). Im Betrieb besteht {{BETRIEBSRAT}} [„ein Betriebsrat“ / „kein Betriebsrat“].
+Das Arbeitsverhältnis besteht ohne Unterbrechung länger als sechs Monate (§ 1 Abs. 1 KSchG).
+{{GEGNER: Der Beklagte | Die Beklagte | Die beklagte Partei}} beschäftigt in der Regel mehr als zehn
+Arbeitnehmer ausschließlich der Auszubildenden (§ 23 Abs. 1 KSchG). Im Betrieb besteht
+{{BETRIEBSRAT}} [„ein Betriebsrat“ / „kein Betriebsrat“].
 
 **2. Kündigung**
 
 Mit Schreiben vom {{KUENDIGUNG_DATUM}}, {{MANDANT: dem Kläger | der Klägerin | der klagenden Partei}}
-zugegangen am {{ZUGANG_DATUM}}, kündigte die Beklagte das Arbeitsverhältnis {{KUENDIGUNGSART}}
-[z. B. „ordentlich zum …“].
+zugegangen am {{ZUGANG_DATUM}}, kündigte {{GEGNER: der Beklagte | die Beklagte | die beklagte Partei}}
+das Arbeitsverhältnis {{KUENDIGUNGSART}} [z. B. „ordentlich zum …“].
 
 Beweis: Kündigungsschreiben vom {{KUENDIGUNG_DATUM}} – **Anlage K 2** –
 
@@ -317,9 +261,9 @@ Beweis: Kündigungsschreiben vom {{KUENDIGUNG_DATUM}} – **Anlage K 2** –
 Die Kündigung ist sozial ungerechtfertigt (§ 1 Abs. 2 KSchG). Gründe in der Person oder im
 Verhalten {{MANDANT: des Klägers | der Klägerin | der klagenden Partei}} oder dringende betriebliche
 Erfordernisse, die {{MANDANT: seiner | ihrer | ihrer}} Weiterbeschäftigung entgegenstehen, bestehen
-nicht. Die Beklagte hat die Tatsachen zu beweisen, die die Kündigung
-bedingen (§ 1 Abs. 2 S. 4 KSchG). [Soweit Gründe genannt wurden: konkret bestreiten; bei
-betriebsbedingter Kündigung die Sozialauswahl rügen, § 1 Abs. 3 KSchG.]
+nicht. {{GEGNER: Der Beklagte | Die Beklagte | Die beklagte Partei}} hat die Tatsachen zu beweisen,
+die die Kündigung bedingen (§ 1 Abs. 2 S. 4 KSchG). [Soweit Gründe genannt wurden: konkret
+bestreiten; bei betriebsbedingter Kündigung die Sozialauswahl rügen, § 1 Abs. 3 KSchG.]
 
 Die ordnungsgemäße Anhörung des Betriebsrats (§ 102 Abs. 1 BetrVG) wird mit Nichtwissen
 bestritten (§ 138 Abs. 4 ZPO).
@@ -330,29 +274,22 @@ Die Klage wird innerhalb von drei Wochen nach Zugang der Kündigung erhoben (§ 
 
 Der Antrag zu 2. ist eine allgemeine Feststellungsklage (§ 256 Abs. 1 ZPO). Das
 Feststellungsinteresse folgt daraus, dass {{MANDANT: der Kläger | die Klägerin | die klagende Partei}}
-weitere Kündigungen oder die Berufung der Beklagten auf sonstige Beendigungstatbestände befürchten
-muss; {{FESTSTELLUNGSINTERESSE}}.
-
-<<GRUSS>>
+weitere Kündigungen oder die Berufung {{GEGNER: des Beklagten | der Beklagten | der beklagten Partei}}
+auf sonstige Beendigungstatbestände befürchten muss; {{FESTSTELLUNGSINTERESSE}}.
 
 **Anlagen:** K 1 Arbeitsvertrag, K 2 Kündigungsschreiben
-
-[Hinweis: Klagefrist drei Wochen ab Zugang der schriftlichen Kündigung (§ 4 S. 1 KSchG); wird sie
-versäumt, gilt die Kündigung als wirksam (§ 7 KSchG), dann nur noch Antrag auf nachträgliche
-Zulassung (§ 5 KSchG). Sonderkündigungsschutz prüfen (u. a. § 15 KSchG, § 17 MuSchG,
-§ 168 SGB IX). Einreichung als elektronisches Dokument (§ 46g ArbGG).]
-""")
+"""
 
 
-MAHNSCHREIBEN = _brief("""<<BRIEFKOPF>>
+MAHNSCHREIBEN = """\
+[Hinweis: Gegenüber Privatpersonen die Pflichtangaben nach § 43d Abs. 1 BRAO aufnehmen (u. a.
+Auftraggeber mit Anschrift, Forderungsgrund mit Vertragsgegenstand und Datum des Vertragsschlusses,
+Zinsberechnung, Art, Höhe und Entstehungsgrund der Kosten, zuständige Rechtsanwaltskammer).
+Anwaltskosten sind nur zu ersetzen, wenn der Schuldner bei der Beauftragung schon in Verzug war.
+Ist die Gegenseite anwaltlich vertreten, geht das Schreiben an ihre Vertretung (§ 12 BORA): dann
+als Empfänger „Gegnervertreter/in“ wählen.]
 
-{{GEGNER_EMPFAENGER}}
-{{GEGNER_ANSCHRIFT}}
-
-<<DATUMSZEILE>>
-
-**{{MANDANT_NAME}} ./. {{GEGNER_NAME}}
-Offene Forderung aus Rechnung Nr. {{RECHNUNGSNUMMER}} vom {{RECHNUNGSDATUM}}**
+**Offene Forderung aus Rechnung Nr. {{RECHNUNGSNUMMER}} vom {{RECHNUNGSDATUM}}**
 
 {{GEGNER_BRIEFANREDE}},
 
@@ -391,28 +328,18 @@ unserer Mandantschaft empfehlen, die Forderung ohne weitere Ankündigung gericht
 machen (Mahnverfahren oder Klage). Die dadurch entstehenden weiteren Kosten hätten Sie im Fall
 Ihres Unterliegens zu tragen.
 
-<<GRUSS>>
-
 **Anlagen:** Vollmacht, Rechnung Nr. {{RECHNUNGSNUMMER}} (Kopie), Kosten- und Zinsberechnung
 
-[Hinweis: Gegenüber Privatpersonen die Pflichtangaben nach § 43d Abs. 1 BRAO aufnehmen (u. a.
-Auftraggeber mit Anschrift, Forderungsgrund mit Vertragsgegenstand und Datum des Vertragsschlusses,
-Zinsberechnung, Art, Höhe und Entstehungsgrund der Kosten, zuständige Rechtsanwaltskammer).
-Anwaltskosten sind nur zu ersetzen, wenn der Schuldner bei der Beauftragung schon in Verzug war.]
-""")
+Mit freundlichen Grüßen
+"""
 
 
-DECKUNGSANFRAGE = _brief("""<<BRIEFKOPF>>
-
-{{VERSICHERUNG_NAME}}
-{{VERSICHERUNG_ANSCHRIFT}}
-
-<<DATUMSZEILE>>
+DECKUNGSANFRAGE = """\
+[Hinweis: Die Rechtsschutzversicherung der Mandantschaft muss in der Akte als Versicherung stehen;
+sie ist der Empfänger.]
 
 **{{MANDANT: Versicherungsnehmer | Versicherungsnehmerin}}: {{MANDANT_NAME}}
-Versicherungsschein-Nr.: {{VERSICHERUNGSSCHEINNUMMER}}
-Gegner: {{GEGNER_NAME}}
-hier: Bitte um Deckungszusage**
+Versicherungsschein-Nr.: {{VERSICHERUNGSSCHEINNUMMER}}**
 
 Sehr geehrte Damen und Herren,
 
@@ -447,22 +374,17 @@ notfalls vorher ergreifen.]
 Die für die Prüfung maßgeblichen Unterlagen fügen wir bei. Zugleich bitten wir um Zahlung eines
 Vorschusses gemäß beigefügter Berechnung (§ 9 RVG).
 
-<<GRUSS>>
-
 **Anlagen:** {{ANLAGEN}}, Vorschussberechnung
-""")
+
+Mit freundlichen Grüßen
+"""
 
 
-AKTENEINSICHT = _brief("""<<BRIEFKOPF>>
+AKTENEINSICHT = """\
+[Hinweis: Die Staatsanwaltschaft muss in der Akte als Behörde stehen, mit ihrem Aktenzeichen; sie
+ist der Empfänger, ihr Zeichen steht im Briefkopf.]
 
-An die
-Staatsanwaltschaft {{STAATSANWALTSCHAFT}}
-{{BEHOERDE_ANSCHRIFT}}
-
-<<DATUMSZEILE>>
-
-**Az. {{BEHOERDE_AKTENZEICHEN}}
-Ermittlungsverfahren gegen {{MANDANT_AKKUSATIV}}, geb. am {{MANDANT_GEBURTSDATUM}},
+**Ermittlungsverfahren gegen {{MANDANT_AKKUSATIV}}, geb. am {{MANDANT_GEBURTSDATUM}},
 wegen {{TATVORWURF}}**
 
 Sehr geehrte Damen und Herren,
@@ -487,44 +409,64 @@ Einsicht in die Protokolle über Vernehmungen unserer Mandantschaft und in Sachv
 Bis zur Akteneinsicht wird sich unsere Mandantschaft zum Tatvorwurf nicht äußern. Eine Einlassung
 behalten wir uns vor. Ladungen zu Vernehmungen bitten wir mit uns abzustimmen.
 
-<<GRUSS>>
-
 **Anlage:** Vollmacht (Kopie)
-""")
+
+Mit freundlichen Grüßen
+"""
 
 
 MUSTER: tuple[MusterSpec, ...] = (
-    MusterSpec("Mandatsbestätigung", "Mandat", MANDATSBESTAETIGUNG),
-    MusterSpec("Fristverlängerungsantrag", "Schriftsatz", FRISTVERLAENGERUNG),
+    MusterSpec("Mandatsbestätigung", "Mandat", MANDATSBESTAETIGUNG, R.MANDANT),
+    MusterSpec("Fristverlängerungsantrag", "Schriftsatz", FRISTVERLAENGERUNG, R.GERICHT),
     MusterSpec(
         "Antrag auf Verlängerung der Berufungsbegründungsfrist",
         "Schriftsatz",
         BERUFUNGSBEGRUENDUNG_VERLAENGERUNG,
+        R.GERICHT,
     ),
-    MusterSpec("Prozessvollmacht", "Vollmacht", PROZESSVOLLMACHT),
-    MusterSpec("Kündigungsschutzklage", "Arbeitsrecht", KUENDIGUNGSSCHUTZKLAGE),
-    MusterSpec("Mahnschreiben", "Forderung", MAHNSCHREIBEN),
-    MusterSpec("Deckungsanfrage Rechtsschutzversicherung", "Mandat", DECKUNGSANFRAGE),
-    MusterSpec("Akteneinsichtsgesuch im Ermittlungsverfahren", "Strafrecht", AKTENEINSICHT),
+    MusterSpec("Prozessvollmacht", "Vollmacht", PROZESSVOLLMACHT, NIEMAND),
+    MusterSpec("Kündigungsschutzklage", "Arbeitsrecht", KUENDIGUNGSSCHUTZKLAGE, R.GERICHT),
+    MusterSpec("Mahnschreiben", "Forderung", MAHNSCHREIBEN, R.GEGNER),
+    MusterSpec("Deckungsanfrage Rechtsschutzversicherung", "Mandat", DECKUNGSANFRAGE, R.VERSICHERUNG),
+    MusterSpec("Akteneinsichtsgesuch im Ermittlungsverfahren", "Strafrecht", AKTENEINSICHT, R.BEHOERDE),
 )
 
 
 # SHA-256 of the texts earlier releases bundled (by titel): a Muster still holding one was never edited
-# by the firm and gets the current text (e.g. its parties named by Anrede: „der Frau …“, not „des …“).
+# by the firm and gets the current text – e.g. its parties named by Anrede („der Frau …“, not „des …“),
+# and since the DOCX/PDF frame prints letterhead, addressee, date, Zeichen and signature, none of them
+# in the text any more (the letters of those releases carried their own and printed them twice).
 FRUEHERE_FASSUNGEN: dict[str, frozenset[str]] = {
-    titel: frozenset({digest}) for titel, digest in (
-        ("Mandatsbestätigung", "93df72179d558fe891c33c8632b2b3cd23467a1cc77d6b2297b1c42026daa4a7"),
-        ("Fristverlängerungsantrag", "c1b87d0f0ecf474c301dd1d83306bf22461847660554761052b72ea51fdea1cc"),
-        ("Antrag auf Verlängerung der Berufungsbegründungsfrist",
-         "c8f8e5df59219fa8eef877502a6e033d6c52af3ac6bd3d3fc481404a06df32eb"),
-        ("Prozessvollmacht", "f2958b3f91b16d3ac865a2ab52910fc6e4da09ff8dcd8c1d6702c8d5c2dfae53"),
-        ("Kündigungsschutzklage", "131b0e196452cecdc3cba2ec4b605973b7b7c1ada0a7dc0a91b79de642ddb37c"),
-        ("Mahnschreiben", "ae7c2b05b98bf3d249f31bc91daf93963ac5c94e6c155d2e848528fbb2fa65d9"),
-        ("Deckungsanfrage Rechtsschutzversicherung",
-         "3696640fad5a21b53c6e6f33eca5fda2c3c7a5ab14868e9b51f09b20b47bc694"),
-        ("Akteneinsichtsgesuch im Ermittlungsverfahren",
-         "f127610988b540def0adf5d70383841469f9a1db0fdbc2520737476631a511a8"),
-    )
+    "Mandatsbestätigung": frozenset({
+        "93df72179d558fe891c33c8632b2b3cd23467a1cc77d6b2297b1c42026daa4a7",
+        "1848ab7e789d858dc9a49a222a744b9c40504d935c61efb537ab8d140035f237",
+    }),
+    "Fristverlängerungsantrag": frozenset({
+        "c1b87d0f0ecf474c301dd1d83306bf22461847660554761052b72ea51fdea1cc",
+    }),
+    "Antrag auf Verlängerung der Berufungsbegründungsfrist": frozenset({
+        "c8f8e5df59219fa8eef877502a6e033d6c52af3ac6bd3d3fc481404a06df32eb",
+    }),
+    "Prozessvollmacht": frozenset({
+        "f2958b3f91b16d3ac865a2ab52910fc6e4da09ff8dcd8c1d6702c8d5c2dfae53",
+    }),
+    "Kündigungsschutzklage": frozenset({
+        "131b0e196452cecdc3cba2ec4b605973b7b7c1ada0a7dc0a91b79de642ddb37c",
+        "37f9df760ef34e2eeca9810ea0b40a17fd5ccb74eab2a64e488e5c388c8b8123",
+        "a101ea9301e521ab9d3194417e422d151b00ce81609265e684e4cb94941cf445",
+    }),
+    "Mahnschreiben": frozenset({
+        "ae7c2b05b98bf3d249f31bc91daf93963ac5c94e6c155d2e848528fbb2fa65d9",
+        "068afb0ca6714cf07276904775a22f4b4d7d54348100356f395a28661aa6943e",
+    }),
+    "Deckungsanfrage Rechtsschutzversicherung": frozenset({
+        "3696640fad5a21b53c6e6f33eca5fda2c3c7a5ab14868e9b51f09b20b47bc694",
+        "6f962cc89fd992dedcdf1277ada295af4ba118cf6e6f3436b9dfa2a1e076c1b0",
+    }),
+    "Akteneinsichtsgesuch im Ermittlungsverfahren": frozenset({
+        "f127610988b540def0adf5d70383841469f9a1db0fdbc2520737476631a511a8",
+        "1ba438ede189a0420cc8f1bb28f9c8d494a283d1f31c13b603cd19bb81991ddc",
+    }),
 }
 
 
@@ -535,16 +477,18 @@ def _fassung(text: str) -> str:
 @transaction.atomic
 def seed_muster() -> int:
     """Create the missing Kanzleimuster by titel and return how many were created; a Muster whose
-    text is an earlier bundled version gets the current one. Edited Muster are never touched."""
+    text is an earlier bundled version gets the current one and its addressee. Edited Muster are
+    never touched."""
     created = 0
     for spec in MUSTER:
         muster, neu = Muster.objects.get_or_create(
             titel=spec.titel,
-            defaults={"kategorie": spec.kategorie, "text": spec.text, "quelle": Muster.Quelle.KANZLEI},
+            defaults={"kategorie": spec.kategorie, "text": spec.text, "empfaenger": spec.empfaenger,
+                      "quelle": Muster.Quelle.KANZLEI},
         )
         created += int(neu)
         unbearbeitet = _fassung(muster.text) in FRUEHERE_FASSUNGEN.get(spec.titel, ())
         if not neu and muster.text != spec.text and unbearbeitet:
-            muster.text = spec.text
-            muster.save(update_fields=["text", "aktualisiert_am"])
+            muster.text, muster.empfaenger = spec.text, spec.empfaenger
+            muster.save(update_fields=["text", "empfaenger", "aktualisiert_am"])
     return created

@@ -13,6 +13,8 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models.functions import Upper
 
+from akten.models.dokument import EMPFAENGER_CHOICES
+
 PLATZHALTER_RE = re.compile(r"\{\{\s*([A-ZÄÖÜ0-9_]+)\s*\}\}")
 
 
@@ -148,7 +150,14 @@ class Muster(models.Model):
 
     titel = models.CharField("Titel", max_length=300, unique=True)
     kategorie = models.CharField("Kategorie", max_length=100, db_index=True)
-    text = models.TextField("Text", help_text="Platzhalter in der Form {{MANDANT_NAME}}")
+    text = models.TextField(
+        "Text", help_text="Platzhalter in der Form {{MANDANT_NAME}}. Briefkopf, Anschrift des Empfängers, "
+                          "Ort und Datum, unser Zeichen und die Unterschrift setzt die DOCX/PDF-Fassung "
+                          "selbst: der Text beginnt mit der Anrede bzw. dem Antrag.")
+    empfaenger = models.CharField(
+        "Empfänger", max_length=20, choices=EMPFAENGER_CHOICES, blank=True,
+        help_text="An wen ein Dokument aus diesem Muster geht (Mandant/in, Gericht, Gegner/in …): dessen "
+                  "Name und Anschrift aus der Akte stehen im Anschriftfeld der DOCX/PDF-Fassung.")
     quelle = models.CharField("Quelle", max_length=10, choices=Quelle.choices, default=Quelle.KANZLEI)
     aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
     search = models.GeneratedField(

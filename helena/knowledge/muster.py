@@ -1,6 +1,7 @@
 """A Muster filled from an Akte into a Dokument draft: the Akte's values, then those the caller
 adds (Helena from a letter, a person in the form), the rest listed as open (drafts.services warns
-about them on the card until they are filled in)."""
+about them on the card until they are filled in). The draft takes the Muster's addressee, so its
+DOCX/PDF is addressed to the Mandant, the court … (akten/dokumente/ausgabe/kontext.py)."""
 
 from __future__ import annotations
 
@@ -42,10 +43,12 @@ def clean_werte(werte: dict[str, Any] | None) -> dict[str, str]:
 
 
 def draft_from_muster(*, user: User, akte_id: int | str, muster_id: int | str, titel: str = "",
-                      werte: dict[str, Any] | None = None, run_id: str | None = None,
+                      werte: dict[str, Any] | None = None, empfaenger: str | None = None,
+                      run_id: str | None = None,
                       conversation_id: int | str | None = None, tool: str = "create_draft_dokument",
                       ) -> MusterEntwurf:
-    """A pending Dokument draft from the Muster (NotFound, PermissionDenied as create_draft)."""
+    """A pending Dokument draft from the Muster (NotFound, PermissionDenied as create_draft), addressed
+    as the Muster says unless `empfaenger` names another role."""
     akte = get_akte(user=user, akte_id=akte_id)
     muster = get_muster(muster_id=muster_id)
     filled = fuelle(muster.text, {**werte_fuer(akte), **clean_werte(werte)}, genus=genus_fuer(akte))
@@ -53,5 +56,6 @@ def draft_from_muster(*, user: User, akte_id: int | str, muster_id: int | str, t
                "gefuellt": filled.gefuellt, "offene_platzhalter": filled.offen}
     draft = create_draft(user=user, kind=Draft.Kind.DOKUMENT, akte_id=akte.pk, run_id=run_id,
                          conversation_id=conversation_id, tool=tool, context=context,
-                         fields={"titel": (titel.strip() or muster.titel)[:300], "inhalt": filled.text})
+                         fields={"titel": (titel.strip() or muster.titel)[:300], "inhalt": filled.text,
+                                 "empfaenger": muster.empfaenger if empfaenger is None else empfaenger})
     return MusterEntwurf(draft=draft, gefuellt=filled.gefuellt, offen=filled.offen)

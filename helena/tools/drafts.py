@@ -16,6 +16,7 @@ from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from akten.fristen import format_datum
+from akten.models.dokument import EMPFAENGER_CHOICES
 from akten.selectors import get_akte
 from config.errors import NotFound
 from drafts.cards import render_card  # templates need the app registry; imported late
@@ -92,6 +93,11 @@ class DokumentParams(_Params):
     werte: dict[str, str] | None = Field(
         None, description="mit muster_id: Werte für Platzhalter, die die Akte nicht kennt, "
                           "z. B. {\"KUENDIGUNG_DATUM\": \"03.11.2026\"}")
+    empfaenger: Literal[tuple(wert for wert, _ in EMPFAENGER_CHOICES if wert)] | None = Field(  # type: ignore[valid-type]
+        None, description="an wen das Dokument geht (eine Rolle der Beteiligten, z. B. 'mandant' für einen "
+                          "Brief an die Mandantschaft, 'gericht' für einen Schriftsatz; 'niemand' für einen "
+                          "Vermerk): Name und Anschrift setzt der Briefkopf der DOCX/PDF-Fassung, nicht der "
+                          "Text. Mit muster_id: nur angeben, um den Empfänger des Musters zu ändern")
 
     @model_validator(mode="after")
     def _text_or_muster(self) -> DokumentParams:
@@ -104,7 +110,8 @@ def _create_draft_dokument(params: DokumentParams, ctx: ToolContext) -> ToolResu
     if params.muster_id:
         return _from_muster(params, ctx)
     return _propose(ctx=ctx, kind="dokument", tool="create_draft_dokument", akte_id=params.akte_id,
-                    fields={"titel": params.titel, "inhalt": params.inhalt or ""},
+                    fields={"titel": params.titel, "inhalt": params.inhalt or "",
+                            "empfaenger": params.empfaenger or ""},
                     summary=f"Entwurf „{params.titel.strip()[:60]}“ zur Freigabe vorgelegt")
 
 
@@ -112,7 +119,8 @@ def _from_muster(params: DokumentParams, ctx: ToolContext) -> ToolResult:
     """The Muster filled with the Akte's values; the open placeholders are told, not guessed."""
     try:
         made = draft_from_muster(user=ctx.user, akte_id=params.akte_id, muster_id=params.muster_id or "",
-                                 titel=params.titel, werte=params.werte, run_id=ctx.run_id,
+                                 titel=params.titel, werte=params.werte, empfaenger=params.empfaenger,
+                                 run_id=ctx.run_id,
                                  conversation_id=ctx.conversation_id)
     except NotFound as exc:
         if "Muster" not in exc.message:

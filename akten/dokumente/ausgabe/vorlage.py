@@ -17,12 +17,13 @@ from django.core.exceptions import ValidationError
 from docx import Document
 from docx.document import Document as DocxDocument
 from docx.enum.section import WD_SECTION_START
-from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_TAB_ALIGNMENT
+from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import OpcError
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 from docx.shared import Cm, Pt, RGBColor
+from docx.table import _Cell
 from docx.text.paragraph import Paragraph
 from docxtpl import DocxTemplate
 from jinja2 import TemplateError, TemplateSyntaxError
@@ -33,7 +34,6 @@ from akten.dokumente.ausgabe.docx import jinja_umgebung, linie_unten, render_doc
 from akten.dokumente.ausgabe.kontext import PLATZHALTER, Briefkontext
 
 _SCHRIFT = "Arial"  # Word's and LibreOffice's (Liberation Sans) standard; the PDF uses DejaVu Sans
-_TEXTBREITE = Cm(16.5)  # A4 minus 2.5 cm left and 2 cm right
 _GRAU = RGBColor(0x55, 0x55, 0x55)
 
 # What the check renders an uploaded template with.
@@ -41,16 +41,18 @@ _BEISPIEL = Briefkontext(
     kanzlei="Kanzlei Muster", anschrift="Musterstraße 1\n12345 Musterstadt", kontakt="Tel. 0123 456",
     fusszeile="Bankverbindung", ort="Musterstadt", datum="1. Januar 2026", aktenzeichen="1/26",
     rubrum="Muster ./. Beispiel", wegen="Forderung", mandant="Muster", gegner="Beispiel",
-    parteien="Muster ./. Beispiel", gericht="Amtsgericht Musterstadt", gericht_aktenzeichen="1 C 1/26",
+    parteien="Muster ./. Beispiel", empfaenger="Amtsgericht Musterstadt\nGerichtsstraße 1\n12345 Musterstadt",
+    gericht="Amtsgericht Musterstadt", gericht_aktenzeichen="1 C 1/26", ihr_zeichen="",
     titel="Schriftsatz", unterschrift_name="Dr. Muster", unterschrift="Rechtsanwalt",
 )
 
 
 @functools.cache
 def eingebaute_vorlage() -> bytes:
-    """The built-in letterhead (A4, Arial 11 pt): Kanzlei and its address at the top, the court
-    and both Zeichen with place and date, „In Sachen …“, the title, the text, the signature; the
-    Fußzeile and „Seite X von Y“ at the bottom of every page, our Zeichen atop every further page."""
+    """The built-in letterhead (A4, Arial 11 pt): Kanzlei and its address at the top, the addressee
+    (a court with its Aktenzeichen) beside place, date and our Zeichen, „In Sachen …“, the title,
+    the text, the signature; the Fußzeile and „Seite X von Y“ at the bottom of every page, our
+    Zeichen atop every further page."""
     doc = Document()
     _eigenschaften(doc)
     _seite(doc)
@@ -224,18 +226,25 @@ def _kopf(doc: DocxDocument) -> None:
 
 
 def _bezug(doc: DocxDocument) -> None:
-    """The court and its Aktenzeichen on the left, place, date and our Zeichen on the right (a
-    right tab stop: an admin edits a line of text, not a table); then the parties."""
-    zeilen = (
-        "{{ gericht }}\t{% if ort %}{{ ort }}, {% endif %}{{ datum }}",
-        "{% if gericht_aktenzeichen %}Az. {{ gericht_aktenzeichen }}{% endif %}\t"
-        "Unser Zeichen: {{ aktenzeichen }}",
-    )
-    for text in zeilen:
-        absatz = doc.add_paragraph()
+    """The addressee (and a court's Aktenzeichen) on the left, place, date and the Zeichen on the
+    right, side by side as DIN 5008 places them (a table like the letterhead's: an address has as
+    many lines as it has); then the parties."""
+    tabelle = doc.add_table(rows=1, cols=2)
+    tabelle.autofit = False
+    links, rechts = tabelle.rows[0].cells
+    links.width, rechts.width = Cm(10), Cm(6.5)
+    links.paragraphs[0].paragraph_format.space_after = Pt(0)
+    _lauf(links.paragraphs[0], "{{ empfaenger }}")
+    az = _wenn(links, "gericht_aktenzeichen", "Az. {{ gericht_aktenzeichen }}")
+    az.paragraph_format.space_before = Pt(6)
+    datum = rechts.paragraphs[0]
+    _lauf(datum, "{% if ort %}{{ ort }}, {% endif %}{{ datum }}")
+    ihr = _wenn(rechts, "ihr_zeichen", "Ihr Zeichen: {{ ihr_zeichen }}")
+    unser = rechts.add_paragraph()
+    _lauf(unser, "Unser Zeichen: {{ aktenzeichen }}")
+    for absatz in (datum, ihr, unser):
+        absatz.alignment = WD_ALIGN_PARAGRAPH.RIGHT
         absatz.paragraph_format.space_after = Pt(0)
-        absatz.paragraph_format.tab_stops.add_tab_stop(_TEXTBREITE, WD_TAB_ALIGNMENT.RIGHT)
-        _lauf(absatz, text)
     sache = doc.add_paragraph()
     sache.paragraph_format.space_before, sache.paragraph_format.space_after = Pt(24), Pt(0)
     _lauf(sache, "In Sachen")
@@ -243,6 +252,16 @@ def _bezug(doc: DocxDocument) -> None:
     parteien.paragraph_format.space_after = Pt(0)
     _lauf(parteien, "{{ parteien }}", fett=True)
     doc.add_paragraph("{% if wegen %}wegen {{ wegen }}{% endif %}")
+
+
+def _wenn(zelle: _Cell, feld: str, text: str) -> Paragraph:
+    """A line only when `feld` is set: the tags stand in paragraphs of their own, which docxtpl removes
+    (no empty line where there is no Zeichen)."""
+    zelle.add_paragraph(f"{{%p if {feld} %}}")
+    absatz = zelle.add_paragraph()
+    _lauf(absatz, text)
+    zelle.add_paragraph("{%p endif %}")
+    return absatz
 
 
 def _lauf(absatz: Paragraph, text: str, *, groesse: float | None = None, fett: bool = False,
