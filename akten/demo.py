@@ -15,7 +15,9 @@ Akte+Titel; Zeiterfassung by Akte+User+Tätigkeit; Notiz by Akte+Verfasser+Titel
 Akte+Empfänger+Meldung; the Briefkopf when there is none) and only created when
 missing, so a re-run, even on a later day, adds nothing and leaves existing rows (and changes
 made while demoing) alone. Only the passwords of the five users are set again, their role is
-corrected if it differs, and a Beteiligter seeded without an Anrede gets the one given here.
+corrected if it differs, a Beteiligter seeded without an Anrede gets the one given here, and a
+Dokument whose text is still exactly as an earlier run seeded it gets the current text and its
+addressee (the texts hold no letterhead, address, date or signature: the DOCX/PDF frame prints them).
 
 Access matrix (x = AktenZugriff; `admin` has role ADMIN and sees every Akte without grants):
 
@@ -38,6 +40,7 @@ praktikant 2; 106/26 is visible to anwalt only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -46,6 +49,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
+from akten.demo_frueher import FRUEHERE_INHALTE
 from akten.fristen import berechne_frist, berechne_preset, berechne_vorfrist
 from akten.models import (
     Akte,
@@ -60,6 +64,7 @@ from akten.models import (
     User,
     Zeiterfassung,
 )
+from akten.models.dokument import NIEMAND
 from akten.services import grant_access
 
 DEFAULT_PASSWORD = "helena-demo"
@@ -127,6 +132,9 @@ class DokumentSpec:
     von: str
     am: Tag
     freigegeben: bool = True
+    # whom the DOCX/PDF addresses (Dokument.empfaenger: a Beteiligten-role or "niemand"); the frame
+    # prints letterhead, address, place and date, Zeichen and signature, so the text has none of them
+    empfaenger: str = ""
 
 
 @dataclass(frozen=True)
@@ -208,8 +216,6 @@ USERS: tuple[DemoUser, ...] = (
     DemoUser("praktikant", Role.PRAKTIKANT, "Felix", "Wagner"),
 )
 
-_BRIEFKOPF = f"**{KANZLEI}** · Lindenallee 12 · 50968 Köln"
-
 # The letterhead of every DOCX/PDF and the KANZLEI_* of the Muster: the address the demo texts use.
 BRIEFKOPF = {
     "kanzlei": KANZLEI,
@@ -288,9 +294,6 @@ bestritten.
 
 _101_KLAGE = f"""# Entwurf – Kündigungsschutzklage
 
-An das
-Arbeitsgericht Köln
-
 **Klage**
 
 des Herrn Thomas Müller, Eichenweg 7, 51147 Köln
@@ -342,15 +345,7 @@ Vorläufiger Streitwert: 12.300,00 € (§ 42 Abs. 2 S. 1 GKG, Vierteljahresverd
 
 # --- 102/26 Räumung ---------------------------------------------------------- #
 
-_102_KUENDIGUNG = f"""{_BRIEFKOPF}
-
-Herrn
-Kevin Lorenz
-Glogauer Straße 19
-10999 Berlin
-
-Köln, {{kuendigung}}
-
+_102_KUENDIGUNG = """\
 **Mietverhältnis über die Wohnung Glogauer Straße 19, 2. OG links, 10999 Berlin
 hier: fristlose, hilfsweise ordentliche Kündigung**
 
@@ -370,7 +365,7 @@ Namens und in Vollmacht unserer Mandantin kündigen wir das Mietverhältnis
 2. **hilfsweise ordentlich** zum nächstzulässigen Termin wegen schuldhafter, nicht unerheblicher
    Verletzung Ihrer vertraglichen Pflichten (§ 573 Abs. 1, Abs. 2 Nr. 1 BGB).
 
-Wir fordern Sie auf, die Wohnung bis zum {{raeumungsfrist}} zu räumen und mit sämtlichen
+Wir fordern Sie auf, die Wohnung bis zum {raeumungsfrist} zu räumen und mit sämtlichen
 Schlüsseln an unsere Mandantin herauszugeben (§ 546 Abs. 1 BGB). Einer stillschweigenden
 Verlängerung des Mietverhältnisses (§ 545 BGB) wird bereits jetzt widersprochen.
 
@@ -378,14 +373,9 @@ Vorsorglich weisen wir auf die Möglichkeit hin, der ordentlichen Kündigung nac
 BGB schriftlich zu widersprechen (§ 568 Abs. 2 BGB).
 
 Mit freundlichen Grüßen
-
-Hartmann
-Rechtsanwalt
 """
 
 _102_KLAGE = """# Klage auf Räumung und Zahlung (Auszug)
-
-An das Amtsgericht Tempelhof-Kreuzberg
 
 **Klage** der Frau Renate Hoffmann, Kaiserdamm 88, 14057 Berlin – Klägerin –
 gegen Herrn Kevin Lorenz, Glogauer Straße 19, 10999 Berlin – Beklagter –
@@ -422,17 +412,9 @@ zuständig (§ 23 Nr. 2 lit. a GVG, § 29a Abs. 1 ZPO).
 
 # --- 103/26 Verkehrsunfall --------------------------------------------------- #
 
-_103_ANSPRUCH = f"""{_BRIEFKOPF}
-
-Isar Assekuranz Versicherungs-AG
-Schadenabteilung Kraftfahrt
-Postfach 20 11 40
-80011 München
-
-Köln, {{anspruchsschreiben}}
-
+_103_ANSPRUCH = """\
 **Ihr Versicherungsnehmer: Stefan Richter – Schaden-Nr. KH-26-0481137
-Verkehrsunfall vom {{unfall}} in München-Giesing**
+Verkehrsunfall vom {unfall} in München-Giesing**
 
 Sehr geehrte Damen und Herren,
 
@@ -441,7 +423,7 @@ Vollmacht anbei.
 
 ## Unfallhergang
 
-Am {{unfall}} gegen 17:40 Uhr befuhr unsere Mandantin mit ihrem Pkw VW Golf eine Kreuzung
+Am {unfall} gegen 17:40 Uhr befuhr unsere Mandantin mit ihrem Pkw VW Golf eine Kreuzung
 ohne Verkehrszeichen, an der „rechts vor links“ gilt. Ihr Versicherungsnehmer näherte sich von
 links, missachtete die Vorfahrt unserer Mandantin (§ 8 Abs. 1 S. 1 StVO) und stieß gegen die
 Fahrerseite ihres Fahrzeugs. Der Unfall wurde polizeilich aufgenommen; ein unbeteiligter Zeuge
@@ -467,14 +449,11 @@ zurück.
 Gutachten, Reparaturrechnung und Rechnung des Sachverständigen fügen wir bei. Unsere
 Mandantin ist nicht zum Vorsteuerabzug berechtigt.
 
-Wir fordern Sie auf, den Betrag von 9.679,46 € bis zum **{{regulierungsfrist}}** auf das im
+Wir fordern Sie auf, den Betrag von 9.679,46 € bis zum **{regulierungsfrist}** auf das im
 Briefkopf genannte Kanzleikonto zu zahlen. Die Kosten unserer Inanspruchnahme sind Teil des
 Schadens (§ 249 Abs. 1 BGB); unsere Kostennote liegt bei.
 
 Mit freundlichen Grüßen
-
-Hartmann
-Rechtsanwalt
 """
 
 _103_ZEUGE = """# Aktenvermerk: Telefonat mit dem Zeugen Martin Kaiser
@@ -496,23 +475,15 @@ allgemein erwähnt, Name erst im Prozess benennen.
 
 # --- 104/26 Kaufrecht -------------------------------------------------------- #
 
-_104_MAENGELRUEGE = f"""{_BRIEFKOPF}
-
-Küchenstudio Wendt GmbH
-z. Hd. Herrn Holger Wendt
-Vahrenwalder Straße 150
-30165 Hannover
-
-Köln, {{maengelruege}}
-
-**Kaufvertrag vom {{kaufvertrag}} über eine Einbauküche einschließlich Lieferung und Montage
+_104_MAENGELRUEGE = """\
+**Kaufvertrag vom {kaufvertrag} über eine Einbauküche einschließlich Lieferung und Montage
 (Auftrags-Nr. KW-0117) – Mängelrüge und Aufforderung zur Nacherfüllung**
 
 Sehr geehrter Herr Wendt,
 
 wir vertreten Frau Sabine Krüger, Podbielskistraße 212, 30177 Hannover; Vollmacht anbei.
 
-Die am {{montage}} gelieferte und von Ihren Monteuren eingebaute Küche weist folgende Mängel auf:
+Die am {montage} gelieferte und von Ihren Monteuren eingebaute Küche weist folgende Mängel auf:
 
 1. Die Arbeitsplatte ist am Ausschnitt für die Spüle aufgequollen; die Schnittkante ist
    offenbar nicht versiegelt worden.
@@ -527,7 +498,7 @@ vermutet, dass die Mängel bereits bei Gefahrübergang vorlagen (§§ 474, 477 A
 
 Namens unserer Mandantin verlangen wir Nacherfüllung durch Beseitigung sämtlicher Mängel
 (§ 437 Nr. 1, § 439 Abs. 1 BGB) und setzen Ihnen hierfür eine Frist bis zum
-**{{nacherfuellungsfrist}}**. Bitte stimmen Sie einen Termin unmittelbar mit unserer Mandantin
+**{nacherfuellungsfrist}**. Bitte stimmen Sie einen Termin unmittelbar mit unserer Mandantin
 ab. Die erforderlichen Aufwendungen, insbesondere Transport-, Wege-, Arbeits- und
 Materialkosten, tragen Sie (§ 439 Abs. 2 BGB).
 
@@ -536,9 +507,6 @@ insbesondere vom Vertrag zurücktreten oder den Kaufpreis mindern und Schadenser
 (§ 437 Nr. 2 und 3, §§ 323, 441, 280, 281 BGB).
 
 Mit freundlichen Grüßen
-
-Hartmann
-Rechtsanwalt
 """
 
 _104_RUECKTRITT = """# Entwurf – Rücktritt vom Kaufvertrag
@@ -605,8 +573,7 @@ ist (§ 2050 Abs. 1, § 1624 BGB), ist anhand der Umstände der Zuwendung zu kl�
 
 _105_TEILUNG = """# Entwurf – Auseinandersetzungsverlangen und Teilungsvorschlag
 
-An Herrn Rechtsanwalt Dr. Georg Pfeiffer, Königstraße 60, 90402 Nürnberg
-Ihr Zeichen: Pf 231/26 – Nachlass Herbert Neumann
+**Nachlass Herbert Neumann**
 
 Sehr geehrter Herr Kollege Dr. Pfeiffer,
 
@@ -640,20 +607,13 @@ Teilungsversteigerung beantragen (§ 180 ZVG).
 
 # --- 106/26 Familiensache --------------------------------------------------- #
 
-_106_AUSKUNFT = f"""{_BRIEFKOPF}
-
-Frau Rechtsanwältin Birgit Lehmann
-Poppelsdorfer Allee 30
-53115 Bonn
-
-Köln, {{auskunftsverlangen}}
-
-**Ihr Zeichen: L-0316/26 – Familiensache Fischer ./. Fischer, AG Bonn 40 F 87/26
+_106_AUSKUNFT = """\
+**Familiensache Fischer ./. Fischer, AG Bonn 40 F 87/26
 hier: Auskunft zum Zugewinnausgleich**
 
 Sehr geehrte Frau Kollegin Lehmann,
 
-der Scheidungsantrag Ihres Mandanten ist unserer Mandantin am {{zustellung_scheidungsantrag}}
+der Scheidungsantrag Ihres Mandanten ist unserer Mandantin am {zustellung_scheidungsantrag}
 zugestellt worden; dieser Tag ist Stichtag für die Berechnung des Zugewinns (§ 1384 BGB).
 
 Namens unserer Mandantin fordern wir Ihren Mandanten auf, Auskunft zu erteilen (§ 1379 Abs. 1
@@ -668,16 +628,13 @@ zu belegen, insbesondere durch Kontoauszüge, Depotaufstellungen und Unterlagen 
 Eigentumswohnung. Den Wert der Eigentumswohnung bitten wir zu ermitteln (§ 1379 Abs. 1 S. 3
 BGB).
 
-Bitte erteilen Sie die Auskunft bis zum **{{auskunftsfrist}}**. Andernfalls werden wir im
+Bitte erteilen Sie die Auskunft bis zum **{auskunftsfrist}**. Andernfalls werden wir im
 Scheidungsverbund einen Stufenantrag zur Folgesache Güterrecht stellen (§ 137 Abs. 2 S. 1 Nr. 4
 FamFG, § 113 Abs. 1 FamFG i. V. m. § 254 ZPO).
 
 Unsere Mandantin erteilt ihrerseits Auskunft über ihr Vermögen; die Aufstellung folgt gesondert.
 
 Mit freundlichen kollegialen Grüßen
-
-Hartmann
-Rechtsanwalt
 """
 
 _106_UNTERHALT = """# Aktenvermerk: vorläufige Berechnung des Trennungsunterhalts (Entwurf)
@@ -807,6 +764,13 @@ AKTEN: tuple[AkteSpec, ...] = (
                 notiz="örtlich zuständig; Klage noch nicht eingereicht",
             ),
             BeteiligterSpec(
+                R.VERSICHERUNG, "Rheinische Rechtsschutz AG",
+                "Leistungsabteilung\nPostfach 10 04 61\n50444 Köln",
+                "0221 4710-800", "leistung@rheinische-rechtsschutz.example", "RS-26-200417",
+                notiz="Rechtsschutzversicherung des Mandanten; Deckungsanfrage gestellt, Zusage steht aus",
+                anrede=A.FIRMA,
+            ),
+            BeteiligterSpec(
                 R.ZEUGE, "Ralf Becker",
                 "c/o Betriebsrat der Bauer Logistik GmbH\nIndustriestraße 40\n51149 Köln",
                 "0221 4710-502",
@@ -836,14 +800,15 @@ AKTEN: tuple[AkteSpec, ...] = (
         dokumente=(
             DokumentSpec(
                 "Kündigungsschreiben der Bauer Logistik GmbH (Zusammenfassung)", _101_KUENDIGUNG,
-                von="sachbearbeiter", am="erstberatung",
+                von="sachbearbeiter", am="erstberatung", empfaenger=NIEMAND,
             ),
             DokumentSpec(
                 "Aktenvermerk: Erstberatung zur Kündigung", _101_VERMERK,
-                von="anwalt", am="erstberatung",
+                von="anwalt", am="erstberatung", empfaenger=NIEMAND,
             ),
             DokumentSpec(
-                "Entwurf: Kündigungsschutzklage", _101_KLAGE, von="anwalt", am=-2, freigegeben=False
+                "Entwurf: Kündigungsschutzklage", _101_KLAGE, von="anwalt", am=-2, freigegeben=False,
+                empfaenger=R.GERICHT,
             ),
         ),
         zeiten=(
@@ -932,11 +897,11 @@ AKTEN: tuple[AkteSpec, ...] = (
         dokumente=(
             DokumentSpec(
                 "Fristlose, hilfsweise ordentliche Kündigung des Mietverhältnisses", _102_KUENDIGUNG,
-                von="anwalt", am="kuendigung",
+                von="anwalt", am="kuendigung", empfaenger=R.GEGNER,
             ),
             DokumentSpec(
                 "Klage auf Räumung und Zahlung (Auszug)", _102_KLAGE,
-                von="anwalt", am="klage_eingereicht",
+                von="anwalt", am="klage_eingereicht", empfaenger=R.GERICHT,
             ),
         ),
         zeiten=(
@@ -1021,11 +986,11 @@ AKTEN: tuple[AkteSpec, ...] = (
         dokumente=(
             DokumentSpec(
                 "Schadensanzeige und Anspruchsschreiben an die Isar Assekuranz", _103_ANSPRUCH,
-                von="anwalt", am="anspruchsschreiben",
+                von="anwalt", am="anspruchsschreiben", empfaenger=R.VERSICHERUNG,
             ),
             DokumentSpec(
                 "Aktenvermerk: Telefonat mit dem Zeugen Kaiser", _103_ZEUGE,
-                von="sachbearbeiter", am="telefonat_zeuge",
+                von="sachbearbeiter", am="telefonat_zeuge", empfaenger=NIEMAND,
             ),
         ),
         zeiten=(
@@ -1091,11 +1056,11 @@ AKTEN: tuple[AkteSpec, ...] = (
         dokumente=(
             DokumentSpec(
                 "Mängelrüge mit Fristsetzung zur Nacherfüllung", _104_MAENGELRUEGE,
-                von="anwalt", am="maengelruege",
+                von="anwalt", am="maengelruege", empfaenger=R.GEGNER,
             ),
             DokumentSpec(
                 "Entwurf: Rücktritt vom Kaufvertrag", _104_RUECKTRITT,
-                von="sachbearbeiter", am=-1, freigegeben=False,
+                von="sachbearbeiter", am=-1, freigegeben=False, empfaenger=R.GEGNER,
             ),
         ),
         zeiten=(
@@ -1167,11 +1132,11 @@ AKTEN: tuple[AkteSpec, ...] = (
         dokumente=(
             DokumentSpec(
                 "Aktenvermerk: Mandantengespräch zum Nachlass", _105_VERMERK,
-                von="anwalt", am="mandantengespraech",
+                von="anwalt", am="mandantengespraech", empfaenger=NIEMAND,
             ),
             DokumentSpec(
                 "Entwurf: Auseinandersetzungsverlangen und Teilungsvorschlag", _105_TEILUNG,
-                von="anwalt", am=-4, freigegeben=False,
+                von="anwalt", am=-4, freigegeben=False, empfaenger=R.GEGNERVERTRETER,
             ),
         ),
         zeiten=(
@@ -1242,11 +1207,11 @@ AKTEN: tuple[AkteSpec, ...] = (
         dokumente=(
             DokumentSpec(
                 "Auskunftsverlangen zum Zugewinnausgleich (§ 1379 BGB)", _106_AUSKUNFT,
-                von="anwalt", am="auskunftsverlangen",
+                von="anwalt", am="auskunftsverlangen", empfaenger=R.GEGNERVERTRETER,
             ),
             DokumentSpec(
                 "Aktenvermerk: vorläufige Berechnung Trennungsunterhalt", _106_UNTERHALT,
-                von="anwalt", am="besprechung", freigegeben=False,
+                von="anwalt", am="besprechung", freigegeben=False, empfaenger=NIEMAND,
             ),
         ),
         zeiten=(
@@ -1331,7 +1296,7 @@ AKTEN: tuple[AkteSpec, ...] = (
         dokumente=(
             DokumentSpec(
                 "Aktenvermerk: Urteilsanalyse und Erfolgsaussichten der Berufung", _107_URTEIL,
-                von="admin", am=-9, freigegeben=False,
+                von="admin", am=-9, freigegeben=False, empfaenger=NIEMAND,
             ),
         ),
         zeiten=(
@@ -1388,7 +1353,7 @@ AKTEN: tuple[AkteSpec, ...] = (
         dokumente=(
             DokumentSpec(
                 "Vergleich im Gütetermin – Zusammenfassung und Abschluss", _231_VERGLEICH,
-                von="anwalt", am="zeugnis_eingang",
+                von="anwalt", am="zeugnis_eingang", empfaenger=NIEMAND,
             ),
         ),
         zeiten=(
@@ -1586,10 +1551,11 @@ def _seed_akte(
 
     for d in spec.dokumente:
         status = Dokument.Status.FREIGEGEBEN if d.freigegeben else Dokument.Status.ENTWURF
-        _, created = Dokument.objects.get_or_create(
+        dokument, created = Dokument.objects.get_or_create(
             akte=akte, titel=d.titel,
             defaults={
                 "inhalt": kal.text(d.inhalt),
+                "empfaenger": d.empfaenger,
                 "status": status,
                 "erstellt_durch": Dokument.ErstelltDurch.MENSCH,
                 "erstellt_von": users[d.von],
@@ -1597,6 +1563,8 @@ def _seed_akte(
                 "freigegeben_am": kal.um(d.am, time(17, 0)) if d.freigegeben else None,
             },
         )
+        if not created:
+            _auf_neuen_stand(dokument, d, aktenzeichen=spec.aktenzeichen, kal=kal)
         count.add("dokumente", created)
 
     for z in spec.zeiten:
@@ -1606,6 +1574,44 @@ def _seed_akte(
         )
         count.add("zeiterfassungen", created)
     return akte
+
+
+_TAG = re.compile(r"\{([a-z_]+)\}")
+
+
+def _tage_im_text(vorlage: str, text: str) -> dict[str, str] | None:
+    """The days ("TT.MM.JJJJ" by name) a text holds if it is exactly `vorlage` with its "{name}"s
+    filled in, else None."""
+    muster, gesehen = [], set()
+    for i, teil in enumerate(_TAG.split(vorlage)):
+        if i % 2 == 0:
+            muster.append(re.escape(teil))
+        elif teil in gesehen:
+            muster.append(f"(?P={teil})")
+        else:
+            gesehen.add(teil)
+            muster.append(rf"(?P<{teil}>\d{{2}}\.\d{{2}}\.\d{{4}})")
+    treffer = re.fullmatch("".join(muster), text)
+    return treffer.groupdict() if treffer else None
+
+
+def _auf_neuen_stand(dokument: Dokument, d: DokumentSpec, *, aktenzeichen: str, kal: _Kalender) -> None:
+    """A demo Dokument seeded before it had an addressee (its text then carried letterhead, address,
+    date and signature, akten/demo_frueher.py): while its text is still exactly as seeded, it gets
+    the current text, with the days its first run gave it, and its addressee. One edited or given
+    an addressee since stays as it is."""
+    if dokument.empfaenger or not d.empfaenger:
+        return
+    for vorlage in filter(None, (FRUEHERE_INHALTE.get((aktenzeichen, d.titel)), d.inhalt)):
+        tage = _tage_im_text(vorlage, dokument.inhalt)
+        if tage is not None:
+            break
+    else:
+        return
+    dokument.inhalt = d.inhalt.format_map({name: tag.strftime("%d.%m.%Y") for name, tag in kal.tage.items()}
+                                          | tage)
+    dokument.empfaenger = d.empfaenger
+    dokument.save(update_fields=["inhalt", "empfaenger", "aktualisiert_am"])
 
 
 @transaction.atomic

@@ -38,16 +38,16 @@ def _werktag(day: date) -> date:
 
 
 def _erinnerung(zugang: date, klagefrist: date) -> str:
+    """The letter's text only: letterhead, the insurer's address (empfaenger "versicherung"), place
+    and date, Zeichen and signature are the DOCX/PDF frame's."""
     return (
-        "**Brandt & Hartmann Rechtsanwälte** · Lindenallee 12 · 50968 Köln\n\n"
-        "Rheinische Rechtsschutz AG\nLeistungsabteilung\n\n"
         "**Ihr Versicherungsnehmer: Thomas Müller – Kündigungsschutz gegen die Bauer Logistik GmbH**\n\n"
         "Sehr geehrte Damen und Herren,\n\n"
         "wir nehmen Bezug auf unsere Deckungsanfrage für die Kündigungsschutzklage unseres Mandanten. "
         f"Die Kündigung ist ihm am {zugang:%d.%m.%Y} zugegangen; die Klagefrist nach § 4 S. 1 KSchG endet "
         f"am {klagefrist:%d.%m.%Y}. Wir bitten um Ihre Deckungszusage bis spätestens drei Werktage vor "
         "diesem Datum. Die Klage werden wir zur Wahrung der Frist in jedem Fall rechtzeitig einreichen.\n\n"
-        "Mit freundlichen Grüßen\n\nMaximilian Hartmann\nRechtsanwalt"
+        "Mit freundlichen Grüßen"
     )
 
 
@@ -79,7 +79,8 @@ def seed_demo_gespraech(*, heute: date | None = None) -> int:
         ScriptedTurn(tool_calls=[("read_akte_detail", {"akte_id": akte_id})]),
         ScriptedTurn(tool_calls=[("create_draft_dokument", {
             "akte_id": akte_id, "titel": "Erinnerung: Deckungsanfrage Kündigungsschutzklage Müller",
-            "inhalt": _erinnerung(tage["kuendigung_zugang"], tage["klagefrist"])})]),
+            "inhalt": _erinnerung(tage["kuendigung_zugang"], tage["klagefrist"]),
+            "empfaenger": "versicherung"})]),
         ScriptedTurn(tool_calls=[("create_draft_frist", {
             "akte_id": akte_id, "bezeichnung": "Deckungszusage Rheinische Rechtsschutz eingegangen?",
             "typ": "wiedervorlage", "datum": _werktag(heute + timedelta(days=7)).isoformat()})]),

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import io
+import re
 from datetime import timedelta
 from io import StringIO
+from pathlib import Path
 
+import pypdfium2
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
+from django.test import Client
 from django.utils import timezone
+from pypdf import PdfReader
 
-from akten.demo import AKTEN, seed_demo_kanzlei
+from akten.demo import AKTEN, demo_tage, seed_demo_kanzlei
+from akten.demo_frueher import FRUEHERE_INHALTE
 from akten.dokumente.ausgabe import render
+from akten.dokumente.ausgabe.kontext import datum_lang, heute
 from akten.models import (
     Akte,
     AktenZugriff,
@@ -25,7 +33,9 @@ from akten.models import (
     User,
     Zeiterfassung,
 )
+from akten.models.dokument import NIEMAND
 from akten.selectors import akten_for
+from drafts.models import Draft
 from tests.akten.test_dokument_ausgabe import pdf_text
 
 pytestmark = pytest.mark.django_db
@@ -39,6 +49,7 @@ ROLES = {
     "praktikant": Role.PRAKTIKANT,
 }
 NON_ADMIN = [name for name in ROLES if name != "admin"]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 MODELS = (User, Akte, AktenZugriff, Beteiligter, Frist, Dokument, Zeiterfassung, Notiz, Alert)
 
 
@@ -186,3 +197,99 @@ def test_the_demo_beteiligten_have_their_anrede() -> None:
     seed()
     assert anrede("Renate Hoffmann") == Beteiligter.Anrede.FRAU
     assert anrede("Kevin Lorenz") == Beteiligter.Anrede.DIVERS
+
+
+def _kopf(text: str) -> str:
+    """What the PDF prints above „In Sachen …“: letterhead, address field, place and date, Zeichen."""
+    return text.split("In Sachen")[0]
+
+
+def test_every_demo_dokument_prints_as_one_letter_to_its_addressee(tmp_path, settings) -> None:
+    """The demo's texts hold no letterhead, address, date or signature of their own: the PDF frame
+    prints each once, addressed to whom the Dokument goes (the tenant, the insurer, the other side's
+    lawyer, the court; a Vermerk to nobody) – and so does the demo conversation's letter."""
+    settings.MEDIA_ROOT = tmp_path
+    seed()
+    client = Client()
+    client.force_login(User.objects.get(username="anwalt"))
+    entwurf = Draft.objects.get(kind=Draft.Kind.DOKUMENT, fields__titel__startswith="Erinnerung")
+    assert entwurf.fields["empfaenger"] == "versicherung" and not entwurf.warnings
+    assert client.post(f"/entwuerfe/{entwurf.pk}/freigeben/").status_code in (200, 302)
+
+    specs = {(a.aktenzeichen, d.titel): d for a in AKTEN for d in a.dokumente}
+    dokumente = list(Dokument.objects.select_related("akte", "akte__anwalt").order_by("pk"))
+    assert len(dokumente) == len(specs) + 1
+    seite1 = None
+    for dokument in dokumente:
+        spec = specs.get((dokument.akte.aktenzeichen, dokument.titel))
+        assert dokument.empfaenger == (spec.empfaenger if spec else "versicherung"), dokument.titel
+        assert dokument.empfaenger, dokument.titel  # stated for every one, never the old default
+        an = list(dokument.akte.beteiligte.filter(rolle=dokument.empfaenger))
+        assert an or dokument.empfaenger == NIEMAND, dokument.titel
+        pdf = render(dokument=dokument, format="pdf").inhalt
+        seiten = [page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages]
+        text = "\n".join(seiten)
+        kopf = _kopf(text)
+        # the letterhead: once on top (the footer repeats the address on every page)
+        assert text.count("Tel. 0221 4710-100") == 1, dokument.titel
+        assert kopf.count("Brandt & Hartmann Rechtsanwälte") == 1, dokument.titel
+        assert text.count("Brandt & Hartmann Rechtsanwälte · Lindenallee 12") == len(seiten), dokument.titel
+        # greeting and signature at most once; no old signature line "Hartmann / Rechtsanwalt"
+        assert text.count("Mit freundlichen Grüßen") <= 1, dokument.titel
+        assert text.count("freundlichen") <= 1, dokument.titel
+        assert text.count("Maximilian Hartmann") <= 1, dokument.titel
+        assert "\nHartmann\n" not in text, dokument.titel
+        assert text.count(datum_lang(heute())) == 1, dokument.titel
+        assert not re.search(r"Köln, \d\d\.\d\d\.\d{4}", text), dokument.titel  # the old date line
+        assert "**" not in text and "An das" not in text, dokument.titel
+        # the address field: who the Dokument goes to, and no court unless it is the court
+        for beteiligter in an:
+            assert beteiligter.name.split()[-1] in kopf, (dokument.titel, beteiligter.name)
+        if dokument.empfaenger != Beteiligter.Rolle.GERICHT:
+            assert "gericht" not in kopf.casefold(), (dokument.titel, kopf)
+        if dokument.titel == "Fristlose, hilfsweise ordentliche Kündigung des Mietverhältnisses":
+            assert "Herrn Kevin Lorenz\nGlogauer Straße 19, 2. OG links\n10999 Berlin" in kopf
+            assert text.index("Sehr geehrter Herr Lorenz,") > text.index("In Sachen")
+            assert text.index("Mit freundlichen Grüßen") < text.index("Maximilian Hartmann\nRechtsanwalt")
+            seite1 = pdf
+        if dokument.empfaenger == Beteiligter.Rolle.VERSICHERUNG:
+            assert "Ihr Zeichen:" in kopf and "Maximilian Hartmann" in text, dokument.titel
+    assert seite1 is not None
+    ARTIFACTS.mkdir(exist_ok=True)
+    pypdfium2.PdfDocument(seite1)[0].render(scale=1.5).to_pil().save(ARTIFACTS / "demo_kuendigung_seite1.png")
+
+
+def test_an_older_demo_database_gets_the_texts_without_the_frame() -> None:
+    """A demo Dokument whose text is still exactly as an earlier run seeded it (letterhead, address,
+    date, signature in the text; no addressee) gets the current text with its own dates and its
+    addressee; one the user edited stays as it is."""
+    erster_tag = timezone.localdate() - timedelta(days=20)
+    seed_demo_kanzlei(password=PW, heute=erster_tag)
+    alte_tage = {a.aktenzeichen: demo_tage(a.aktenzeichen, heute=erster_tag) for a in AKTEN}
+
+    def alt(aktenzeichen: str, titel: str) -> str:
+        vorlage = FRUEHERE_INHALTE.get((aktenzeichen, titel)) or next(
+            d.inhalt for a in AKTEN if a.aktenzeichen == aktenzeichen
+            for d in a.dokumente if d.titel == titel)
+        return vorlage.format_map({n: t.strftime("%d.%m.%Y") for n, t in alte_tage[aktenzeichen].items()})
+
+    for (aktenzeichen, titel) in FRUEHERE_INHALTE:
+        Dokument.objects.filter(akte__aktenzeichen=aktenzeichen, titel=titel).update(
+            inhalt=alt(aktenzeichen, titel), empfaenger="")
+    Dokument.objects.filter(titel__startswith="Vergleich im Gütetermin").update(empfaenger="")
+    bearbeitet = alt("104/26", "Mängelrüge mit Fristsetzung zur Nacherfüllung") + "\nPS: telefonisch vorab."
+    Dokument.objects.filter(titel="Mängelrüge mit Fristsetzung zur Nacherfüllung").update(inhalt=bearbeitet)
+    assert "Hartmann\nRechtsanwalt" in Dokument.objects.get(titel__startswith="Fristlose").inhalt
+
+    seed_demo_kanzlei(password=PW)  # today: twenty days later
+    kuendigung = Dokument.objects.get(titel__startswith="Fristlose")
+    assert kuendigung.empfaenger == Beteiligter.Rolle.GEGNER
+    assert kuendigung.inhalt.startswith("**Mietverhältnis") and "Hartmann" not in kuendigung.inhalt
+    raeumung = alte_tage["102/26"]["raeumungsfrist"].strftime("%d.%m.%Y")
+    assert f"bis zum {raeumung} zu räumen" in kuendigung.inhalt  # the first run's day, not today's
+    anspruch = Dokument.objects.get(titel__startswith="Schadensanzeige")
+    assert anspruch.empfaenger == Beteiligter.Rolle.VERSICHERUNG and "Postfach" not in anspruch.inhalt
+    assert Dokument.objects.get(titel__startswith="Vergleich im Gütetermin").empfaenger == NIEMAND
+    maengelruege = Dokument.objects.get(titel="Mängelrüge mit Fristsetzung zur Nacherfüllung")
+    assert (maengelruege.inhalt, maengelruege.empfaenger) == (bearbeitet, "")
+    assert not Dokument.objects.filter(empfaenger="").exclude(pk=maengelruege.pk).exists()

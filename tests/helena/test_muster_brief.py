@@ -155,8 +155,11 @@ def test_a_mahnschreiben_goes_to_the_gegner_and_a_deckungsanfrage_warns_without_
     assert "Bauer Logistik GmbH\nvertreten durch den Geschäftsführer Frank Bauer\nIndustriestraße 40" in text
     assert "Arbeitsgericht" not in text
 
-    # 101/26 names no Versicherung (the Mandant's is only in a note): said on the card, not guessed
+    # 101/26 names the Mandant's Rechtsschutzversicherung; 104/26 none: said on the card, not guessed
     anfrage = _entwurf(demo, "101/26", "Deckungsanfrage Rechtsschutzversicherung")
+    assert anfrage.fields["empfaenger"] == "versicherung"
+    assert not any("Empfänger" in w for w in anfrage.warnings), anfrage.warnings
+    anfrage = _entwurf(demo, "104/26", "Deckungsanfrage Rechtsschutzversicherung")
     assert any("keine Beteiligten der Rolle „Versicherung“" in w for w in anfrage.warnings), anfrage.warnings
 
 
