@@ -101,13 +101,17 @@ def refresh(*, akte_id: int) -> bool:
     started = timezone.now()
     try:
         turn = async_to_sync(collect)(recording.stream(messages=messages, tools=None))
+    except Exception as exc:  # the model call: RecordingModel has logged it with its ledger row
+        return _failed(memory, f"Das Modell war nicht erreichbar: {exc}", logged=True)
+    try:
         wissen = Aktenwissen.model_validate(repair_arguments(turn.text) or {})
     except ValidationError as exc:
         problem = exc.errors()[0]
         return _failed(memory, "Die Antwort des Modells passte nicht in die Form des Aktenwissens "
                                f"({'.'.join(map(str, problem['loc'])) or 'Objekt'}: {problem['type']}).")
-    except Exception as exc:  # the model server: the memory waits for the next change
-        return _failed(memory, f"Das Modell war nicht erreichbar: {exc}", logged=True)
+    except Exception as exc:  # our own reading of the answer: nobody has logged that yet
+        log.exception("memory of Akte %s: reading the model's answer failed", memory.akte_id)
+        return _failed(memory, f"Die Antwort des Modells ließ sich nicht lesen: {type(exc).__name__}.")
     call = LLMCall.objects.filter(operation="gedaechtnis", created_at__gte=started).order_by("-pk").first()
     with transaction.atomic():
         AktenGedaechtnis.objects.filter(pk=memory.pk).update(

@@ -29,14 +29,14 @@ def activity(request: HttpRequest, akte: Akte) -> Panel | None:
     return Panel(slug="aktivitaet", title="Aktivität", parts=[html])
 
 
-AUFTRAG_ENTWURF = "helena_auftrag_entwurf"  # the session keeps a refused task's text for the form
+AUFTRAG_ENTWURF = "helena_auftrag_entwurf"  # the session keeps a refused task's text per Akte
 
 
 def auftrag_form(request: HttpRequest, akte: Akte) -> Panel | None:
     """A task for Helena, for those who may give her one (helena.services.may_give_task)."""
     if not may_give_task(request.user):
         return None
-    entwurf = request.session.pop(AUFTRAG_ENTWURF, "")
+    entwurf = request.session.pop(f"{AUFTRAG_ENTWURF}:{akte.pk}", "")  # this Akte's, not another's
     html = render_to_string("helena/_auftrag_form.html", {"akte": akte, "entwurf": entwurf}, request=request)
     return Panel(slug="auftrag", title="Auftrag an Helena", parts=[html])
 

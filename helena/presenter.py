@@ -156,6 +156,7 @@ class _Reading:
     plans: dict[str, PlanCard]
     homes: dict[str, Any]
     steps: dict[str, Step] = field(default_factory=dict)  # by call_id
+    viewer: Any = None  # who reads: records are cited only as far as they may see them
 
 
 def _on_reasoning(reading: _Reading, event: dict[str, Any]) -> None:
@@ -186,7 +187,7 @@ def _on_tool_result(reading: _Reading, event: dict[str, Any]) -> None:
     step.done, step.ok = True, bool(event.get("ok"))
     step.summary, step.error = str(event.get("summary") or ""), str(event.get("error") or "")
     sources = event.get("source") or []
-    step.sources = quellen_texte(sources if isinstance(sources, list) else [sources])
+    step.sources = quellen_texte(sources if isinstance(sources, list) else [sources], user=reading.viewer)
 
 
 def _on_done(reading: _Reading, event: dict[str, Any]) -> None:
@@ -232,7 +233,7 @@ _ON_EVENT: dict[str, Callable[[_Reading, dict[str, Any]], None]] = {
 
 def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeString],
             labels: dict[str, str], has_child: bool, plans: dict[str, PlanCard] | None = None,
-            homes: dict[str, Any] | None = None, waiting: bool = False) -> Answer:
+            homes: dict[str, Any] | None = None, waiting: bool = False, viewer: Any = None) -> Answer:
     """`plans` are the conversation's plan cards by id, `homes` the run each card is shown in."""
     plans, homes = plans or {}, homes or {}
     answer = Answer(run=run, badge=MODE_BADGES.get(run.mode, run.mode),
@@ -244,7 +245,8 @@ def _answer(*, run: AgentRun, events: list[dict[str, Any]], cards: list[SafeStri
         return answer
     answer.plans = [card for plan_id, card in plans.items() if homes.get(plan_id) == run.pk]
     answer.waiting = waiting and run.finish_reason == "waiting_on_user"
-    reading = _Reading(answer=answer, labels=labels, has_child=has_child, plans=plans, homes=homes)
+    reading = _Reading(answer=answer, labels=labels, has_child=has_child, plans=plans, homes=homes,
+                       viewer=viewer)
     for event in events:
         handler = _ON_EVENT.get(event["type"])
         if handler is not None:
@@ -276,7 +278,7 @@ def history(*, request: HttpRequest, conversation: Conversation,
     for run in runs:
         answer = _answer(run=run, events=events[run.pk], cards=cards[run.pk], labels=labels,
                          has_child=run.pk in parents, plans=plans, homes=homes,
-                         waiting=question is not None and question.run_id == run.pk)
+                         waiting=question is not None and question.run_id == run.pk, viewer=request.user)
         items.append((run.created_at, 1, {"kind": "answer", "answer": answer}))
     for message in conversation.messages.all():
         if message.role == Message.Role.USER:

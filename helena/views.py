@@ -216,7 +216,7 @@ def akte_auftrag(request: HttpRequest, akte_id: int) -> HttpResponse:
                             quelle=HelenaTask.Quelle.AKTE)
     except services.RunRefused as exc:
         messages.error(request, exc.message)
-        request.session[AUFTRAG_ENTWURF] = auftrag[:services.MAX_MESSAGE_CHARS]  # in the form again
+        request.session[f"{AUFTRAG_ENTWURF}:{akte_id}"] = auftrag[:services.MAX_MESSAGE_CHARS]  # form again
     else:
         messages.success(request, "Helena arbeitet im Hintergrund an deinem Auftrag. Wenn sie fertig ist, "
                                   "bekommst du einen Hinweis; ihre Vorschläge warten unter „Entwürfe“.")

@@ -34,7 +34,7 @@ def export(*, user: User, conversation: Conversation, format: str) -> Export:
     kopf = [f"Exportiert am {zeitpunkt(timezone.now())} von {user.get_full_name() or user.get_username()}"]
     if conversation.akte_id:
         kopf.append(akte_titel(conversation.akte))
-    text = als_markdown(titel=titel, kopf=kopf, runden=runden(conversation=conversation))
+    text = als_markdown(titel=titel, kopf=kopf, runden=runden(conversation=conversation, user=user))
     stem = f"Gespräch {titel} {timezone.localdate():%Y-%m-%d}"
     if format == "md":
         return Export(text.encode(), download_name(stem, endung="md"), "text/markdown; charset=utf-8")

@@ -12,6 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from helena.models import AgentRun, Conversation, Message, RunEvent
+from helena.privacy import akten_of
 from helena.tools.anzeige import main_argument, quellen_texte
 from helena.tools.registry import all_tools
 
@@ -42,9 +43,15 @@ class Runde:
     quellen: list[str] = field(default_factory=list)  # as a lawyer cites them (tools.anzeige)
 
 
-def runden(*, conversation: Conversation, run_id: str | None = None) -> list[Runde]:
+FREMDE_AKTE = "(nennt weitere Akten – nicht übernommen)"
+
+
+def runden(*, conversation: Conversation, user: Any, run_id: str | None = None,
+           nur_akte: int | None = None) -> list[Runde]:
     """The conversation's finished answers in order, each with the question it answers; only the
-    one run's when `run_id` is given (empty if it is not this conversation's)."""
+    one run's when `run_id` is given (empty if it is not this conversation's). Sources are cited as
+    far as `user` may see them. With `nur_akte` (a Vermerk kept in that Akte, read by all who see it)
+    a tool result that names records of other Akten keeps neither its result nor those sources."""
     runs = list(AgentRun.objects.filter(conversation=conversation).exclude(
         status__in=[AgentRun.Status.QUEUED, AgentRun.Status.RUNNING]).order_by("created_at"))
     questions = list(conversation.messages.filter(role=Message.Role.USER).order_by("created_at", "id"))
@@ -59,14 +66,16 @@ def runden(*, conversation: Conversation, run_id: str | None = None) -> list[Run
         frage = asked[-1].text if asked and run.parent_id is None else ""
         runde = Runde(frage=frage, antwort=run.text, zeit=run.ended_at or run.created_at, run_id=str(run.pk),
                       modell=run.model, status=run.finish_reason)
-        runde.quellen = quellen_texte(_read_steps(runde, events[run.pk], labels))
+        quellen = _read_steps(runde, events[run.pk], labels, nur_akte=nur_akte)
+        runde.quellen = quellen_texte(quellen, user=user)
         result.append(runde)
     if run_id is not None:
         result = [r for r in result if r.run_id == str(run_id)]
     return result
 
 
-def _read_steps(runde: Runde, events: list[RunEvent], labels: dict[str, str]) -> list[Any]:
+def _read_steps(runde: Runde, events: list[RunEvent], labels: dict[str, str], *,
+                nur_akte: int | None) -> list[Any]:
     """The Runde's steps from its events; returns the sources its tool results named."""
     by_call: dict[str, Schritt] = {}
     quellen: list[Any] = []
@@ -82,7 +91,11 @@ def _read_steps(runde: Runde, events: list[RunEvent], labels: dict[str, str]) ->
             schritt.ok = bool(payload.get("ok"))
             schritt.ergebnis = str(payload.get("summary") or payload.get("error") or "")
             sources = payload.get("source") or []
-            quellen.extend(sources if isinstance(sources, list) else [sources])
+            sources = sources if isinstance(sources, list) else [sources]
+            if nur_akte is not None and akten_of(sources) - {nur_akte}:
+                schritt.ergebnis = FREMDE_AKTE
+                continue
+            quellen.extend(sources)
     return quellen
 
 

@@ -85,7 +85,8 @@ def aktenvermerk(*, user: User, conversation: Conversation, run_id: Any = None) 
                           code="invalid_message")
     if run_id is not None and not isinstance(run_id, str):
         raise DomainError("„run_id“ muss die ID einer Antwort sein.", code="invalid_message")
-    gelesen = runden(conversation=conversation, run_id=run_id)
+    # Read by everyone who sees the Akte: nothing of other Akten goes in (tool results naming them).
+    gelesen = runden(conversation=conversation, user=user, run_id=run_id, nur_akte=conversation.akte_id)
     if not gelesen:
         if run_id is not None:
             raise DomainError("Diese Antwort gehört nicht zu diesem Gespräch oder ist noch nicht fertig.",

@@ -18,8 +18,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.db.models import Q
 
 from akten.models import Akte, Dokument, Frist, Zeiterfassung
+from akten.selectors import akten_for
 from drafts.models import Draft
 
 _ARGUMENT_CHARS = 80
@@ -103,9 +105,10 @@ def source_text(source: Any) -> str:
     return f"{_NICHT_MEHR_DA[model]} (nicht mehr vorhanden)" if model else ""
 
 
-def quellen_texte(sources: Iterable[Any]) -> list[str]:
+def quellen_texte(sources: Iterable[Any], *, user: Any) -> list[str]:
     """The sources as lines, each once, in order; a record source stored without its title is cited
-    from the database (one query per table)."""
+    from the database (one query per table), only if `user` may see it now — else „nicht einsehbar“:
+    an Aktenzeichen or a title must not reach someone whose access was taken away."""
     sources = list(sources)
     fehlend: dict[str, set[Any]] = defaultdict(set)
     for source in filter(_ohne_titel, sources):
@@ -113,12 +116,18 @@ def quellen_texte(sources: Iterable[Any]) -> list[str]:
         if model is not None and (pk := _pk(model, source.get("id"))) is not None:
             fehlend[model._meta.db_table].add(pk)
     gefunden: dict[tuple[str, str], str] = {}
+    sichtbar = akten_for(user=user)
     for table, pks in fehlend.items():
         model = _MODELLE[table]
-        records = model.objects.filter(pk__in=pks)
-        if model is not Akte:
-            records = records.select_related("akte")
+        if model is Akte:
+            records = sichtbar.filter(pk__in=pks)
+        else:
+            mine = Q(akte__in=sichtbar) | (Q(akte__isnull=True, requested_by=user) if model is Draft else Q())
+            records = model.objects.filter(mine, pk__in=pks).select_related("akte")
         gefunden.update(((table, str(r.pk)), zitat(r)) for r in records)
+        verborgen = model.objects.filter(pk__in=[pk for pk in pks if (table, str(pk)) not in gefunden])
+        gefunden.update(((table, str(pk)), f"{_NICHT_MEHR_DA[model]} (nicht einsehbar)")
+                        for pk in verborgen.values_list("pk", flat=True))
     zeilen: list[str] = []
     for source in sources:
         zeile = (gefunden.get((str(source.get("table")), str(source.get("id")))) if _ohne_titel(source)

@@ -125,6 +125,10 @@ def test_without_a_reachable_model_a_task_is_refused_at_once_and_says_why(kanzle
     assert "Helena arbeitet im Hintergrund an deinem Auftrag" not in html
     assert ">Entwirf die Klageerwiderung</textarea>" in html  # the text waits in the form, not retyped
     assert ">Entwirf die Klageerwiderung</textarea>" not in page.get(response["Location"]).content.decode()
+    page.post(f"/akten/{akte.pk}/auftrag/", {"auftrag": "Nur für Akte A"})
+    other = page.get(f"/akten/{kanzlei.akten['B'].pk}/").content.decode()
+    assert "Nur für Akte A" not in other  # the refused text waits in its own Akte's form only
+    assert ">Nur für Akte A</textarea>" in page.get(response["Location"]).content.decode()
 
     Notiz.objects.create(akte=akte, verfasst_von=anwalt, inhalt="@Helena prüfe die Fristen")
     hinweis = Alert.objects.get(empfaenger=anwalt, art="aufgabe")

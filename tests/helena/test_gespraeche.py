@@ -317,6 +317,45 @@ def test_sources_read_as_a_lawyer_cites_them_in_export_and_aktenvermerk(settings
         assert f"- {quelle}\n" in markdown
 
 
+def test_an_aktenvermerk_carries_nothing_of_other_akten(kanzlei: Kanzlei) -> None:
+    """A Vermerk is read by everyone who sees its Akte: a tool result that named other Akten (a search
+    over the Akten) keeps neither its result nor those sources in it; the export for its owner does."""
+    conv, run = _answered(kanzlei)  # about Akte A
+    a, c = kanzlei.akten["A"], kanzlei.akten["C"]
+    RunEvent.objects.create(run=run, seq=3, type="tool_call", payload={
+        "call_id": "c2", "tool": "search_akten", "arguments": {"query": "Nachlass"}})
+    RunEvent.objects.create(run=run, seq=4, type="tool_result", payload={
+        "call_id": "c2", "ok": True, "summary": "Treffer: 3/26 Vertraulich ./. Geheim", "source": [
+            {"table": "akten_akte", "id": str(c.pk), "title": "Akte 3/26 Vertraulich ./. Geheim"}]})
+    RunEvent.objects.create(run=run, seq=5, type="tool_call", payload={
+        "call_id": "c3", "tool": "read_akte_detail", "arguments": {"akte_id": str(a.pk)}})
+    RunEvent.objects.create(run=run, seq=6, type="tool_result", payload={
+        "call_id": "c3", "ok": True, "summary": "Akte 1/26 gelesen", "source": [
+            {"table": "akten_akte", "id": str(a.pk), "title": "Akte 1/26 Meier ./. Stahlbau GmbH"}]})
+    status, draft = call(kanzlei.client("anwalt"), "post", f"{API}/{conv.pk}/aktenvermerk")
+    assert status == 201
+    inhalt = draft["fields"]["inhalt"]
+    assert "3/26" not in inhalt and "Vertraulich" not in inhalt  # sachbearbeiter sees A, not C
+    assert "(nennt weitere Akten – nicht übernommen)" in inhalt
+    assert "Akte 1/26 Meier ./. Stahlbau GmbH" in inhalt and "§ 517 ZPO" in inhalt
+    export = b"".join(kanzlei.client("anwalt").get(f"{API}/{conv.pk}/export", {"format": "md"})
+                      .streaming_content).decode()
+    assert "Akte 3/26 Vertraulich ./. Geheim" in export  # the owner's own copy keeps what he saw
+
+
+def test_a_source_without_title_is_not_cited_to_who_may_no_longer_see_it(kanzlei: Kanzlei) -> None:
+    conv, run = _answered(kanzlei, user="sachbearbeiter")  # sees A and B, not C
+    RunEvent.objects.create(run=run, seq=3, type="tool_call", payload={
+        "call_id": "c2", "tool": "read_akte_detail", "arguments": {}})
+    RunEvent.objects.create(run=run, seq=4, type="tool_result", payload={
+        "call_id": "c2", "ok": True, "summary": "gelesen", "source": [
+            {"table": "akten_akte", "id": str(kanzlei.akten["C"].pk)}]})
+    export = b"".join(kanzlei.client("sachbearbeiter").get(f"{API}/{conv.pk}/export", {"format": "md"})
+                      .streaming_content).decode()
+    assert "3/26" not in export and "Vertraulich" not in export
+    assert "- Akte (nicht einsehbar)" in export
+
+
 def test_sources_stored_without_a_title_are_cited_from_the_records(kanzlei: Kanzlei) -> None:
     """A conversation recorded before sources had titles: its ids are looked up, never printed."""
     conv, run = _answered(kanzlei)
