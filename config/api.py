@@ -40,15 +40,13 @@ class HelenaAPI(NinjaAPI):
                 if method not in ("get", "post", "put", "patch", "delete"):
                     continue
                 statuses = [*self.COMMON, *(self.WITH_BODY if method != "get" else ())]
-                responses = operation.setdefault("responses", {})
+                # The operation's own answers first, as strings; the common ones only where it has none.
+                responses = operation["responses"] = self._status_keys_as_text(operation.get("responses", {}))
                 for status in statuses:
                     responses.setdefault(str(status), {
                         "description": HTTPStatus(status).phrase,
                         "content": {"application/json": {"schema": {"$ref": error_ref}}},
                     })
-            for operation in item.values():
-                if isinstance(operation, dict) and "responses" in operation:
-                    operation["responses"] = self._status_keys_as_text(operation["responses"])
         return schema
 
     @staticmethod

@@ -26,7 +26,11 @@ def database_url(*, host: str, dbname: str, user: str = "postgres", password: st
                  port: str | int = "") -> str:
     """The URL of a database; a `host` that is a path is the directory of the server's unix socket."""
     credentials = quote(user, safe="") + (":" + quote(password, safe="") if password else "")
-    address = quote(host, safe="") if host.startswith("/") else host + (f":{port}" if port else "")
+    if host.startswith("/"):
+        address = quote(host, safe="")
+    else:  # an IPv6 address in brackets, so its colons are no port
+        address = (f"[{host}]" if ":" in host and not host.startswith("[") else host) + (
+            f":{port}" if port else "")
     return f"postgresql://{credentials}@{address}/{quote(dbname, safe='')}"
 
 

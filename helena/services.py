@@ -306,7 +306,7 @@ def start_task(*, user: User, auftrag: Any, akte_id: Any = None,
     if not text:
         raise RunRefused(code="invalid_message", message="Bitte beschreibe den Auftrag an Helena.")
     if akte_id not in (None, ""):
-        get_akte(user=user, akte_id=akte_id)  # a foreign Akte is a 404 whatever else is wrong
+        get_akte(user=user, akte_id=akte_id)  # a foreign Akte is a 404 before the model is asked
     try:  # known now (the health check's answer), said now: not a Hinweis of failure a minute later
         async_to_sync(check_reachable)(cloud_allowed=is_cloud_allowed())
     except ModelUnavailable as exc:

@@ -16,7 +16,7 @@ from django.test import Client
 from django.utils import timezone
 
 from akten.dokumente.services import requeue_stale_extractions
-from akten.models import Dokument
+from akten.models import Beteiligter, Dokument
 from tests import dateien
 from tests.conftest import MEDIA_ROOT, Kanzlei
 
@@ -226,6 +226,8 @@ def test_a_forgotten_upload_is_read_again_and_a_deleted_one_takes_its_file(
 
 
 def test_an_upload_as_pdf_is_a_text_version_without_our_signature(kanzlei: Kanzlei) -> None:
+    Beteiligter.objects.create(akte=kanzlei.akten["A"], rolle="gericht", name="Arbeitsgericht Köln",
+                               anschrift="Pohligstraße 9\n50969 Köln", aktenzeichen_extern="3 Ca 1234/26")
     body = _upload(kanzlei, "anwalt", "A", "Schreiben Gegenseite.txt",
                    "Wir weisen Ihre Forderung zurück.".encode()).json()
     response = _client(kanzlei, "anwalt").get(f"/api/v1/dokumente/{body['id']}/datei", {"format": "pdf"})
@@ -235,3 +237,4 @@ def test_an_upload_as_pdf_is_a_text_version_without_our_signature(kanzlei: Kanzl
     assert "Textfassung von „Schreiben Gegenseite.txt“" in text
     assert "Wir weisen Ihre Forderung zurück." in text and "1/26" in text
     assert "Rechtsanwältin" not in text and "anwalt" not in text.replace("Rechtsanw", "")
+    assert "Arbeitsgericht" not in text and "Pohligstraße" not in text  # a letter to us is not to the court

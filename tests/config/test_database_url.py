@@ -23,6 +23,12 @@ def test_django_environs_socket_dialect_still_names_the_socket_not_a_database() 
     assert (config["HOST"], config["NAME"]) == ("/var/run/pg", "helena")
 
 
+def test_an_ipv6_host_keeps_its_colons_apart_from_the_port() -> None:
+    url = database_url(host="::1", port=5433, user="helena", password="p:w@#/", dbname="helena")
+    assert connection_params(url) == {"user": "helena", "password": "p:w@#/", "host": "::1", "port": "5433",
+                                      "dbname": "helena"}
+
+
 def test_tcp_url_with_libpq_options() -> None:
     config = django_database("postgres://helena:g%40heim@db.kanzlei.local:5433/helena?sslmode=require")
     assert config["ENGINE"] == "django.db.backends.postgresql"

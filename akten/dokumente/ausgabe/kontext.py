@@ -122,9 +122,9 @@ def _berufsbezeichnung(unterzeichner: User | None, briefkopf: Briefkopf) -> str:
 
 def empfaenger(dokument: Dokument, beteiligte: list[Beteiligter]) -> list[Beteiligter]:
     """The Beteiligte the Dokument is addressed to, in the order entered. Not stated: the court (what
-    a Schriftsatz needs), an Aktenvermerk nobody."""
+    a Schriftsatz needs); an Aktenvermerk and an upload (a letter to us, not from us) nobody."""
     rolle = dokument.empfaenger
-    if rolle == NIEMAND or (not rolle and dokument.ist_vermerk):
+    if rolle == NIEMAND or (not rolle and (dokument.ist_vermerk or dokument.hochgeladen)):
         return []
     rolle = rolle or Beteiligter.Rolle.GERICHT
     return [b for b in beteiligte if b.rolle == rolle]
