@@ -91,6 +91,25 @@ def test_the_drafts_count_follows_and_a_refresh_reads_at_once(kanzlei: Kanzlei, 
     assert [f["count"] for f in asyncio.run(run())] == [0, 1, 2, 1]
 
 
+def test_the_drafts_count_holds_only_drafts_one_may_see_and_decide(kanzlei: Kanzlei,
+                                                                   asgi_server: str) -> None:
+    """Drafts in Akte A: the Sekretariat (sees B only) counts none, the Sachbearbeitung (sees A) both."""
+    for titel in ("Rückruf Meier", "Vergleich prüfen"):
+        create_draft(user=kanzlei.users["anwalt"], kind=Draft.Kind.NOTIZ, akte_id=kanzlei.akten["A"].pk,
+                     fields={"titel": titel, "inhalt": "…"})
+
+    async def first_count(username: str) -> int:
+        headers = {"Authorization": f"Bearer {kanzlei.tokens[username]}"}
+        async with connect(f"ws://{asgi_server}/ws/benachrichtigungen/", additional_headers=headers) as ws:
+            while True:
+                frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if frame["type"] == "drafts_pending":
+                    return frame["count"]
+
+    assert asyncio.run(first_count("sekretariat")) == 0
+    assert asyncio.run(first_count("sachbearbeiter")) == 2
+
+
 def test_an_anonymous_socket_is_closed(asgi_server: str) -> None:
     async def code() -> int | None:
         async with connect(f"ws://{asgi_server}/ws/benachrichtigungen/") as ws:

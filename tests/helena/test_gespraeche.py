@@ -286,6 +286,22 @@ def test_an_empty_conversation_is_opened_again_and_never_listed(kanzlei: Kanzlei
     assert len(listed(client)) == 4  # the API lists what a client made, empty or not
 
 
+def test_an_empty_conversation_is_reopened_only_for_its_owner_and_akte(kanzlei: Kanzlei) -> None:
+    """Another user's empty conversation about the same Akte is never opened for me; an Akte I may not
+    see is a 404 however many empty conversations others hold about it."""
+    anwalt, sachbearbeiter = Client(), Client()
+    anwalt.force_login(kanzlei.users["anwalt"])
+    sachbearbeiter.force_login(kanzlei.users["sachbearbeiter"])  # sees A and B, not C
+    akte = kanzlei.akten["A"]
+    his = anwalt.post(f"/akten/{akte.pk}/gespraech/")["Location"]
+    mine = sachbearbeiter.post(f"/akten/{akte.pk}/gespraech/")["Location"]
+    assert mine != his and sachbearbeiter.get(his).status_code == 404
+    anwalt.post(f"/akten/{kanzlei.akten['C'].pk}/gespraech/")
+    assert sachbearbeiter.post(f"/akten/{kanzlei.akten['C'].pk}/gespraech/").status_code == 404
+    assert not Conversation.objects.filter(user=kanzlei.users["sachbearbeiter"],
+                                           akte=kanzlei.akten["C"]).exists()
+
+
 def _pdf_text(inhalt: bytes) -> str:
     return " ".join(" ".join(page.extract_text() for page in PdfReader(io.BytesIO(inhalt)).pages).split())
 
