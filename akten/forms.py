@@ -5,13 +5,13 @@ from __future__ import annotations
 from django import forms
 
 from akten.models import Frist, User
-from akten.services import FRIST_FIELDS
 
 
 class FristForm(forms.ModelForm):
     class Meta:
         model = Frist
-        fields = FRIST_FIELDS
+        fields = ("bezeichnung", "typ", "datum", "uhrzeit", "vorfrist", "ist_notfrist", "verantwortlich",
+                  "notiz")
         widgets = {
             "datum": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
             "vorfrist": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from akten.erfassung.fristen import editable_frist, frist_aendern, frist_erledigen, frist_wieder_oeffnen
 from akten.forms import FristForm
 from akten.models import Frist
 from akten.panels import panels_for
@@ -31,7 +32,7 @@ from akten.selectors import (
     notizen_for,
     zeiterfassung_for,
 )
-from akten.services import editable_frist, mark_alert_read, set_frist_erledigt, update_frist
+from akten.services import mark_alert_read
 from akten.users import may_edit_fristen, may_file_dokumente
 from config.errors import DomainError
 
@@ -83,7 +84,12 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
 def frist_erledigt(request: HttpRequest, akte_id: int, frist_id: int) -> HttpResponse:
     """Mark a Frist erledigt or open it again (the button on the Akte page)."""
     erledigt = request.POST.get("erledigt") != "0"
-    frist = set_frist_erledigt(user=request.user, akte_id=akte_id, frist_id=frist_id, erledigt=erledigt)
+    if erledigt:
+        frist = frist_erledigen(user=request.user, akte_id=akte_id, frist_id=frist_id,
+                                vermerk=request.POST.get("vermerk", ""))
+    else:
+        frist = frist_wieder_oeffnen(user=request.user, akte_id=akte_id, frist_id=frist_id,
+                                     grund=request.POST.get("grund", ""))
     messages.success(request, f"„{frist.bezeichnung}“ ist {'erledigt' if erledigt else 'wieder offen'}.")
     return redirect(f"{reverse('akten:detail', args=[akte_id])}#frist-{frist.pk}")
 
@@ -95,7 +101,8 @@ def frist_bearbeiten(request: HttpRequest, akte_id: int, frist_id: int) -> HttpR
     form = FristForm(request.POST or None, instance=Frist.objects.get(pk=frist.pk))
     if request.method == "POST" and form.is_valid():
         try:
-            update_frist(user=request.user, akte_id=akte_id, frist_id=frist_id, changes=form.cleaned_data)
+            frist_aendern(user=request.user, akte_id=akte_id, frist_id=frist_id,
+                          aenderungen=form.cleaned_data)
         except DomainError as exc:
             form.add_error(None, exc.message)
         else:

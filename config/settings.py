@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "channels",
     "ninja",  # its Swagger UI assets, served from here: the API docs need no CDN
+    "simple_history",  # the history (who, when, old → new) of the firm's records
     "akten",
     "drafts",
     "helena",
@@ -73,6 +74,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "config.middleware.DomainErrorMiddleware",
+    # who made a change the history records: the page's user (services also pass it explicitly)
+    "simple_history.middleware.HistoryRequestMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 

@@ -16,8 +16,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from akten.dokumente.platzhalter import offene_platzhalter
+from akten.erfassung.akten import akte_aendern
+from akten.erfassung.fristen import frist_anlegen
+from akten.erfassung.notizen import notiz_anlegen
+from akten.erfassung.zeiten import zeit_erfassen
 from akten.fristen import FristError, berechne, berechne_vorfrist, format_datum, kein_werktag
-from akten.models import Akte, Alert, Beteiligter, Dokument, Frist, Notiz, User, Zeiterfassung
+from akten.models import Akte, Alert, Beteiligter, Dokument, User
 from akten.selectors import get_akte
 from config.errors import DomainError
 from drafts.fields import KINDS_WITH_AKTE, LABELS, TOOL_FOR_KIND, FieldsInvalid, validate_fields
@@ -219,50 +223,42 @@ def _changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, An
 
 
 def _create_record(*, draft: Draft, fields: dict[str, Any], user: User) -> tuple[str, str]:
-    """The real record for an approved draft; returns (record_type, record_id)."""
-    now = timezone.now()
+    """The real record for an approved draft, written by the same service as the pages' forms
+    (akten/erfassung): one rule per record. Returns (record_type, record_id)."""
     kind = draft.kind
+    akte_id = draft.akte_id
     if kind == Draft.Kind.DOKUMENT:
         record = Dokument.objects.create(
             akte=draft.akte, titel=fields["titel"], inhalt=fields["inhalt"], status=Dokument.Status.ENTWURF,
             empfaenger=fields.get("empfaenger", ""),
             erstellt_durch=Dokument.ErstelltDurch.HELENA, erstellt_von=draft.requested_by,
-            freigegeben_von=user, freigegeben_am=now,
+            freigegeben_von=user, freigegeben_am=timezone.now(),
         )
     elif kind == Draft.Kind.FRIST:
-        berechnung = (draft.context or {}).get("berechnung") or {}
+        berechnung = (draft.context or {}).get("berechnung") or None
         notiz = f"Von Helena vorgeschlagen, freigegeben von {user.get_full_name() or user.username}."
-        if berechnung.get("begruendung"):
+        if berechnung and berechnung.get("begruendung"):
             notiz += "\n" + berechnung["begruendung"]
-        record = Frist.objects.create(
-            akte=draft.akte, typ=fields["typ"], bezeichnung=fields["bezeichnung"], datum=fields["datum"],
-            uhrzeit=fields.get("uhrzeit"), vorfrist=fields.get("vorfrist"),
-            ist_notfrist=fields["ist_notfrist"],
-            verantwortlich=draft.requested_by, notiz=notiz,
-        )
+        record = frist_anlegen(user=user, akte_id=akte_id, grund="Entwurf von Helena freigegeben", daten={
+            "typ": fields["typ"], "bezeichnung": fields["bezeichnung"], "datum": fields["datum"],
+            "uhrzeit": fields.get("uhrzeit"), "vorfrist": fields.get("vorfrist"),
+            "ist_notfrist": fields["ist_notfrist"], "verantwortlich": draft.requested_by, "notiz": notiz,
+            "berechnung": berechnung})
     elif kind == Draft.Kind.NOTIZ:
-        record = Notiz.objects.create(akte=draft.akte, titel=fields["titel"], inhalt=fields["inhalt"],
-                                      verfasst_von=draft.requested_by)
+        record = notiz_anlegen(user=user, akte_id=akte_id, titel=fields["titel"], inhalt=fields["inhalt"],
+                               verfasser=draft.requested_by)
     elif kind == Draft.Kind.ALERT:
         record = Alert.objects.create(akte=draft.akte, message=fields["message"], severity=fields["severity"],
                                       empfaenger=None if draft.akte_id else draft.requested_by)
     elif kind == Draft.Kind.AKTE_UPDATE:
-        record = Akte.objects.select_for_update().get(pk=draft.akte_id)
-        changed: list[str] = []
-        for name in ("summary", "status", "tags", "rechtsgebiet"):
-            if fields.get(name) is not None:
-                setattr(record, name, fields[name])
-                changed.append(name)
-        if "summary" in changed:
-            record.summary_aktualisiert_am = now
-            changed.append("summary_aktualisiert_am")
-        record.save(update_fields=[*changed, "aktualisiert_am"])
+        aenderungen = {name: fields[name] for name in ("summary", "status", "tags", "rechtsgebiet")
+                       if fields.get(name) is not None}
+        record = akte_aendern(user=user, akte_id=akte_id, aenderungen=aenderungen,
+                              grund="Entwurf von Helena freigegeben")
     elif kind == Draft.Kind.ZEITERFASSUNG:
-        record = Zeiterfassung.objects.create(
-            akte=draft.akte, user=draft.requested_by, datum=fields["datum"],
-            dauer_minuten=fields["dauer_minuten"], taetigkeit=fields["taetigkeit"],
-            abrechenbar=fields["abrechenbar"],
-        )
+        record = zeit_erfassen(user=user, akte_id=akte_id, fuer=draft.requested_by, daten={
+            "datum": fields["datum"], "dauer_minuten": fields["dauer_minuten"],
+            "taetigkeit": fields["taetigkeit"], "abrechenbar": fields["abrechenbar"]})
     else:  # pragma: no cover - kinds are a closed set
         raise FieldsInvalid(f"Unbekannte Entwurfsart „{kind}“.")
     return type(record).__name__.lower(), str(record.pk)

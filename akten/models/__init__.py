@@ -1,6 +1,7 @@
 """The firm's records: users with roles (accounts.py), Akten with per-user access and their
 Beteiligte (akte.py), what hangs off an Akte (records.py), its
-Dokumente and the letterhead (dokument.py).
+Dokumente and the letterhead (dokument.py); how the firm keeps them (kanzlei.py), its
+Kollisionsprüfungen (kollision.py) and imports from the old software (importe.py).
 
 Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 """
@@ -8,6 +9,9 @@ Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 from akten.models.accounts import ApiToken, Role, User
 from akten.models.akte import Akte, AktenZugriff, Beteiligter, Bundesland, aktenzeichen_validator
 from akten.models.dokument import Briefkopf, Dokument
+from akten.models.importe import ImportLauf
+from akten.models.kanzlei import Kanzleieinstellung
+from akten.models.kollision import Kollisionspruefung
 from akten.models.records import Alert, Frist, HinweisEinstellung, Notiz, Zeiterfassung
 
 __all__ = [
@@ -21,6 +25,9 @@ __all__ = [
     "Dokument",
     "Frist",
     "HinweisEinstellung",
+    "ImportLauf",
+    "Kanzleieinstellung",
+    "Kollisionspruefung",
     "Notiz",
     "Role",
     "User",

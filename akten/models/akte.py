@@ -8,6 +8,9 @@ from django.contrib.postgres.indexes import GinIndex
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 
+from akten.models.verlauf import verlauf
+from akten.namen import name_schluessel
+
 
 class Bundesland(models.TextChoices):
     """ISO 3166-2:DE codes; they are also the subdivisions of the `holidays` package."""
@@ -40,8 +43,10 @@ class Akte(models.Model):
     class Status(models.TextChoices):
         OFFEN = "offen", "offen"
         RUHEND = "ruhend", "ruhend"
-        ARCHIVIERT = "archiviert", "archiviert"
-        GESCHLOSSEN = "geschlossen", "geschlossen"
+        # "abgeschlossen" and "abgelegt" are what a Kanzlei calls them; the values stay as the API and
+        # update_akte_rag have always named them (akten/erfassung/akten.py reads both words)
+        ARCHIVIERT = "archiviert", "abgelegt"
+        GESCHLOSSEN = "geschlossen", "abgeschlossen"
 
     class Rechtsgebiet(models.TextChoices):
         ARBEITSRECHT = "arbeitsrecht", "Arbeitsrecht"
@@ -120,6 +125,7 @@ class Akte(models.Model):
     )
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
     aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
+    history = verlauf("Verlauf der Akte", excluded_fields=["aktualisiert_am", "summary_aktualisiert_am"])
 
     class Meta:
         verbose_name = "Akte"
@@ -148,6 +154,7 @@ class AktenZugriff(models.Model):
         verbose_name="gewährt von",
     )
     gewaehrt_am = models.DateTimeField("gewährt am", auto_now_add=True)
+    history = verlauf("Verlauf der Aktenzugriffe")
 
     class Meta:
         verbose_name = "Aktenzugriff"
@@ -194,13 +201,26 @@ class Beteiligter(models.Model):
         "Aktenzeichen/Zeichen der Gegenseite oder des Gerichts", max_length=100, blank=True
     )
     notiz = models.TextField("Notiz", blank=True)
+    # The name as the Kollisionsprüfung compares it (akten/namen.py): lower case, ä → ae, ß → ss,
+    # legal forms and titles dropped, words sorted — "Müller, Hans" and "Hans Mueller" are one key.
+    name_schluessel = models.CharField("Suchschlüssel", max_length=200, editable=False, default="")
+    angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True, null=True)
+    history = verlauf("Verlauf der Beteiligten", excluded_fields=["name_schluessel"])
 
     class Meta:
         verbose_name = "Beteiligter"
         verbose_name_plural = "Beteiligte"
         ordering = ["akte", "rolle", "name"]
+        indexes = [GinIndex(fields=["name_schluessel"], opclasses=["gin_trgm_ops"],
+                            name="beteiligter_schluessel_trgm")]
 
     def __str__(self) -> str:
         return f"{self.get_rolle_display()}: {self.name}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.name_schluessel = name_schluessel(self.name)
+        if kwargs.get("update_fields") is not None and "name" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "name_schluessel"}
+        super().save(*args, **kwargs)
 
 

@@ -13,6 +13,7 @@ from django.db import models
 from django.utils import timezone
 
 from akten.models.akte import Akte, Bundesland
+from akten.models.verlauf import verlauf
 
 
 class Frist(models.Model):
@@ -30,6 +31,23 @@ class Frist(models.Model):
     ist_notfrist = models.BooleanField("Notfrist", default=False)
     erledigt = models.BooleanField("erledigt", default=False)
     erledigt_am = models.DateTimeField("erledigt am", null=True, blank=True)
+    # What was done to meet it („Berufung per beA eingelegt am …“): required to mark a Frist erledigt.
+    erledigt_vermerk = models.TextField("Erledigungsvermerk", blank=True)
+    erledigt_von = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="erledigt von", on_delete=models.SET_NULL, null=True,
+        blank=True, related_name="+")
+    # Vier-Augen-Prinzip for a Notfrist (Kanzleieinstellung.vier_augen_notfrist): the first person's
+    # Erledigt waits here until a second person with the right to decide Fristen confirms it.
+    erledigung_beantragt_von = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="Erledigung eingetragen von", on_delete=models.SET_NULL,
+        null=True, blank=True, related_name="+")
+    erledigung_beantragt_am = models.DateTimeField("Erledigung eingetragen am", null=True, blank=True)
+    bestaetigt_von = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name="Erledigung bestätigt von", on_delete=models.SET_NULL,
+        null=True, blank=True, related_name="+")
+    # The Fristenrechner's result the Frist was entered with (start, Dauer or preset, the shifts):
+    # shown on the Frist, so whoever checks it sees how the date came about.
+    berechnung = models.JSONField("Berechnung", null=True, blank=True)
     verantwortlich = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name="verantwortlich",
@@ -44,6 +62,7 @@ class Frist(models.Model):
     )
     notiz = models.TextField("Notiz", blank=True)
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    history = verlauf("Verlauf der Fristen")
 
     class Meta:
         verbose_name = "Frist"
@@ -67,6 +86,11 @@ class Frist(models.Model):
         if not self.erledigt:
             self.erledigt_am = None
         super().save(*args, **kwargs)
+
+    @property
+    def wartet_auf_bestaetigung(self) -> bool:
+        """Erledigt by one person, not yet confirmed by the second (Vier-Augen-Prinzip)."""
+        return not self.erledigt and self.erledigung_beantragt_von_id is not None
 
     def clean(self) -> None:
         if self.typ != self.Typ.FRIST and self.ist_notfrist:
@@ -93,6 +117,7 @@ class Zeiterfassung(models.Model):
     taetigkeit = models.CharField("Tätigkeit", max_length=500)
     abrechenbar = models.BooleanField("abrechenbar", default=True)
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    history = verlauf("Verlauf der Zeiterfassung")
 
     class Meta:
         verbose_name = "Zeiterfassung"
@@ -126,6 +151,7 @@ class Notiz(models.Model):
         null=True, blank=True, related_name="notizen",
     )
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    history = verlauf("Verlauf der Notizen")
 
     class Meta:
         verbose_name = "Notiz"

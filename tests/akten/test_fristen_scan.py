@@ -11,9 +11,9 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
+from akten.erfassung.fristen import frist_erledigen
 from akten.hinweise import scan_fristen, werktage_voraus
 from akten.models import Akte, AktenZugriff, Alert, Frist, User
-from akten.services import set_frist_erledigt
 from tests.conftest import Kanzlei
 
 pytestmark = pytest.mark.django_db
@@ -70,7 +70,8 @@ def test_the_scan_tells_exactly_the_responsible_people_once(kanzlei: Kanzlei,
     assert scan_fristen().neue_hinweise == 0 and Alert.objects.count() == total  # a second scan: nothing
 
     frist = lage["heute"]
-    set_frist_erledigt(user=kanzlei.users["anwalt"], akte_id=frist.akte_id, frist_id=frist.pk, erledigt=True)
+    frist_erledigen(user=kanzlei.users["anwalt"], akte_id=frist.akte_id, frist_id=frist.pk,
+                    vermerk="Schriftsatz per beA eingereicht")
     assert not Alert.objects.filter(frist=frist, gelesen=False).exists()
     corrected = lage["vorfrist"]
     corrected.datum += timedelta(days=1)

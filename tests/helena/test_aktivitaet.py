@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from akten.erfassung.fristen import frist_erledigen
 from akten.models import Dokument, Frist, Notiz
-from akten.services import set_frist_erledigt
 from tests.conftest import Kanzlei
 from tests.drafts.test_drafts import _approve, _propose
 
@@ -26,7 +26,7 @@ def test_the_feed_shows_what_happened_newest_first(kanzlei: Kanzlei) -> None:
     Notiz.objects.create(akte=akte, titel="Anruf Mandant", inhalt="Ruft morgen zurück.", verfasst_von=anwalt)
     data = _propose(kanzlei, "anwalt", "create_notiz", {"akte_id": str(akte.pk), "inhalt": "Termin verlegt"})
     assert _approve(kanzlei, "anwalt", data["draft_id"]).status_code == 200
-    set_frist_erledigt(user=anwalt, akte_id=akte.pk, frist_id=frist.pk, erledigt=True)
+    frist_erledigen(user=anwalt, akte_id=akte.pk, frist_id=frist.pk, vermerk="Schriftsatz eingereicht")
 
     rows = kanzlei.client("anwalt").get(f"/api/v1/akten/{akte.pk}/aktivitaet").json()
     arts = [r["art"] for r in rows]

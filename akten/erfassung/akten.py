@@ -1,0 +1,149 @@
+"""Akte anlegen and bearbeiten, and who may see it (AktenZugriff)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from akten import aktenzeichen as schema
+from akten.erfassung.rechte import darf, pruefe
+from akten.erfassung.speichern import EingabeFehler, speichere
+from akten.models import Akte, AktenZugriff, Kanzleieinstellung, User
+from akten.selectors import get_akte
+from akten.users import role_of
+
+STAMMDATEN = ("aktenzeichen", "kurzrubrum", "wegen", "rechtsgebiet", "gegenstandswert", "auftragsdatum",
+              "bundesland", "anwalt", "sachbearbeiter", "tags")
+# what update_akte_rag (Helena's draft) changes besides: her summary and the status
+STATUS_FELDER = ("status", "summary")
+# the words a Kanzlei uses for the stored values (Akte.Status)
+STATUS_WORTE = {"abgeschlossen": Akte.Status.GESCHLOSSEN, "abgelegt": Akte.Status.ARCHIVIERT}
+
+
+def status_wert(wert: str) -> str:
+    """A status as stored, also from „abgeschlossen“/„abgelegt“."""
+    wert = (wert or "").strip().casefold()
+    return STATUS_WORTE.get(wert, wert)
+
+
+def naechstes_aktenzeichen(*, anwalt: User | None = None, jahr: int | None = None) -> str:
+    """The next Aktenzeichen of the firm's scheme (Kanzleieinstellung) for this year."""
+    muster = Kanzleieinstellung.aktuell().aktenzeichen_muster
+    jahr = jahr or timezone.localdate().year
+    kuerzel = schema.kuerzel_von(anwalt.get_full_name() or anwalt.username) if anwalt else ""
+    return schema.naechstes(muster, jahr=jahr, kuerzel=kuerzel,
+                            vorhandene=Akte.objects.values_list("aktenzeichen", flat=True).iterator())
+
+
+def _pruefe_personen(daten: dict[str, Any]) -> None:
+    fehler: dict[str, str] = {}
+    if daten.get("anwalt") is not None and role_of(daten["anwalt"]) not in {"ANWALT", "ADMIN"}:
+        fehler["anwalt"] = "Verantwortlich kann nur eine Anwältin oder ein Anwalt sein."
+    for name in ("anwalt", "sachbearbeiter"):
+        person = daten.get(name)
+        if person is not None and not person.is_active:
+            fehler[name] = "Diese Person ist nicht mehr aktiv."
+    if fehler:
+        raise EingabeFehler(" ".join(fehler.values()), fehler)
+
+
+def _zugriff_fuer_beteiligte(akte: Akte, *personen: User | None, von: User) -> None:
+    """Whoever opens the Akte, its Anwalt and its Sachbearbeitung see it (ADMIN sees all anyway)."""
+    for person in personen:
+        if person is not None and not person.sees_all_akten:
+            AktenZugriff.objects.get_or_create(akte=akte, user=person, defaults={"gewaehrt_von": von})
+
+
+@transaction.atomic
+def akte_anlegen(*, user: User, daten: dict[str, Any], grund: str = "") -> Akte:
+    """A new Akte with the firm's next Aktenzeichen (unless one is given); the creator, its Anwalt
+    and its Sachbearbeitung get access. Parties come separately (beteiligte.py, with the
+    Kollisionsprüfung)."""
+    pruefe(user, "akte")
+    daten = {k: v for k, v in daten.items() if k in (*STAMMDATEN, "status")}
+    if daten.get("status") and status_wert(daten["status"]) != Akte.Status.OFFEN:
+        pruefe(user, "akte_status")
+    _pruefe_personen(daten)
+    # One number at a time: two people opening Akten at once must not get the same Aktenzeichen.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtext('akten.aktenzeichen'))")
+    if not (daten.get("aktenzeichen") or "").strip():
+        daten["aktenzeichen"] = naechstes_aktenzeichen(anwalt=daten.get("anwalt"))
+    daten["aktenzeichen"] = daten["aktenzeichen"].strip()
+    if Akte.objects.filter(aktenzeichen__iexact=daten["aktenzeichen"]).exists():
+        raise EingabeFehler(f"Das Aktenzeichen {daten['aktenzeichen']} ist schon vergeben.",
+                            {"aktenzeichen": "Schon vergeben."})
+    if "status" in daten:
+        daten["status"] = status_wert(daten["status"])
+    akte = Akte(**daten)
+    speichere(akte, user=user, grund=grund)
+    _zugriff_fuer_beteiligte(akte, user, akte.anwalt, akte.sachbearbeiter, von=user)
+    return akte
+
+
+@transaction.atomic
+def akte_aendern(*, user: User, akte_id: int | str, aenderungen: dict[str, Any], grund: str = "") -> Akte:
+    """Change an Akte's Stammdaten (and, for ANWALT/ADMIN, its status); unknown fields are refused."""
+    sichtbar = get_akte(user=user, akte_id=akte_id)  # NotFound for a foreign Akte
+    pruefe(user, "akte")
+    unbekannt = set(aenderungen) - {*STAMMDATEN, *STATUS_FELDER}
+    if unbekannt:
+        raise EingabeFehler("Diese Angaben gibt es an einer Akte nicht: "
+                            + ", ".join(sorted(unbekannt)) + ".")
+    akte = Akte.objects.select_for_update().get(pk=sichtbar.pk)
+    if "status" in aenderungen:
+        aenderungen = {**aenderungen, "status": status_wert(aenderungen["status"])}
+    if any(name in aenderungen and aenderungen[name] != getattr(akte, name) for name in STATUS_FELDER):
+        pruefe(user, "akte_status")
+    _pruefe_personen(aenderungen)
+    if "aktenzeichen" in aenderungen:
+        neu = (aenderungen["aktenzeichen"] or "").strip()
+        if Akte.objects.filter(aktenzeichen__iexact=neu).exclude(pk=akte.pk).exists():
+            raise EingabeFehler(f"Das Aktenzeichen {neu} ist schon vergeben.",
+                                {"aktenzeichen": "Schon vergeben."})
+        aenderungen = {**aenderungen, "aktenzeichen": neu}
+    for name, wert in aenderungen.items():
+        if name == "gegenstandswert" and wert is not None and not isinstance(wert, Decimal):
+            wert = Decimal(str(wert))
+        setattr(akte, name, wert)
+    if "summary" in aenderungen:
+        akte.summary_aktualisiert_am = timezone.now()
+    speichere(akte, user=user, grund=grund)
+    _zugriff_fuer_beteiligte(akte, akte.anwalt, akte.sachbearbeiter, von=user)
+    return akte
+
+
+@transaction.atomic
+def zugriff_geben(*, user: User, akte_id: int | str, person: User) -> AktenZugriff:
+    """Let `person` see the Akte (idempotent); ANWALT and ADMIN decide."""
+    akte = get_akte(user=user, akte_id=akte_id)
+    pruefe(user, "zugriff")
+    if not person.is_active:
+        raise EingabeFehler("Diese Person ist nicht mehr aktiv.")
+    zugriff = AktenZugriff.objects.filter(akte=akte, user=person).first()
+    if zugriff is None:
+        zugriff = AktenZugriff(akte=akte, user=person, gewaehrt_von=user)
+        zugriff._history_user = user  # type: ignore[attr-defined]
+        zugriff.save()
+    return zugriff
+
+
+@transaction.atomic
+def zugriff_entziehen(*, user: User, akte_id: int | str, person: User) -> None:
+    """Take the Akte away from `person`; the Akte's own Anwalt keeps it (change the Anwalt first)."""
+    akte = get_akte(user=user, akte_id=akte_id)
+    pruefe(user, "zugriff")
+    if person.pk == akte.anwalt_id:
+        raise EingabeFehler("Die verantwortliche Anwältin oder der verantwortliche Anwalt behält den "
+                            "Zugriff. "
+                            "Ändere zuerst, wer die Akte verantwortet.")
+    for zugriff in AktenZugriff.objects.filter(akte=akte, user=person):
+        zugriff._history_user = user  # type: ignore[attr-defined]
+        zugriff.delete()
+
+
+def darf_status_aendern(user: User) -> bool:
+    return darf(user, "akte_status")

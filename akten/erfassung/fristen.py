@@ -1,0 +1,144 @@
+"""Fristen, Termine and Wiedervorlagen entered and kept by hand: anlegen (with the Fristenrechner's
+result), correct, erledigt with a Vermerk, a Notfrist confirmed by a second person (Vier-Augen-
+Prinzip, Kanzleieinstellung), an Erledigt taken back with a reason — all of it in the history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from akten.erfassung.rechte import pruefe
+from akten.erfassung.speichern import EingabeFehler, speichere
+from akten.models import Alert, Frist, Kanzleieinstellung, User
+from akten.selectors import get_akte, get_frist
+from config.errors import DomainError, Forbidden
+
+FELDER = ("bezeichnung", "typ", "datum", "uhrzeit", "vorfrist", "ist_notfrist", "verantwortlich", "notiz",
+          "bundesland", "berechnung")
+VERMERK_MAX = 2000
+
+
+class BereitsErledigt(DomainError):
+    status, code = 409, "already_decided"
+
+
+def editable_frist(*, user: User, akte_id: int | str, frist_id: int | str) -> Frist:
+    """The Frist if the user may change it: NotFound for a foreign Akte, Forbidden for the role."""
+    frist = get_frist(user=user, akte_id=akte_id, frist_id=frist_id)  # NotFound for a foreign Akte
+    pruefe(user, "frist")
+    return frist
+
+
+def _locked(frist: Frist) -> Frist:
+    return Frist.objects.select_for_update(of=("self",)).select_related("akte").get(pk=frist.pk)
+
+
+def _pruefe_verantwortlich(frist: Frist) -> None:
+    person = frist.verantwortlich
+    if person is not None and not person.is_active:
+        raise EingabeFehler("Diese Person ist nicht mehr aktiv.", {"verantwortlich": "nicht mehr aktiv"})
+
+
+@transaction.atomic
+def frist_anlegen(*, user: User, akte_id: int | str, daten: dict[str, Any], grund: str = "") -> Frist:
+    """A new Frist, Termin or Wiedervorlage in a visible Akte; `berechnung` keeps how the date came
+    about (akten.fristen.berechne's result), shown on the Frist."""
+    akte = get_akte(user=user, akte_id=akte_id)
+    pruefe(user, "frist")
+    unbekannt = set(daten) - set(FELDER)
+    if unbekannt:
+        raise EingabeFehler("Diese Angaben gibt es bei Fristen nicht: "
+                            + ", ".join(sorted(unbekannt)) + ".")
+    frist = Frist(akte=akte, **daten)
+    _pruefe_verantwortlich(frist)
+    return speichere(frist, user=user, grund=grund)
+
+
+@transaction.atomic
+def frist_aendern(*, user: User, akte_id: int | str, frist_id: int | str, aenderungen: dict[str, Any],
+                  grund: str = "") -> Frist:
+    """Correct a Frist's fields; a change the record refuses (Vorfrist after the end …) changes nothing."""
+    frist = _locked(editable_frist(user=user, akte_id=akte_id, frist_id=frist_id))
+    for name in FELDER:
+        if name in aenderungen:
+            setattr(frist, name, aenderungen[name])
+    _pruefe_verantwortlich(frist)
+    return speichere(frist, user=user, grund=grund)
+
+
+def _vermerk(text: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise EingabeFehler("Bitte vermerke kurz, was getan wurde (z. B. „Berufung per beA eingelegt am "
+                            "12.03.2026“).", {"vermerk": "fehlt"})
+    if len(text) > VERMERK_MAX:
+        raise EingabeFehler(f"Der Vermerk darf höchstens {VERMERK_MAX} Zeichen lang sein.",
+                            {"vermerk": "zu lang"})
+    return text
+
+
+def vier_augen(frist: Frist) -> bool:
+    """Does this Frist's Erledigt need a second person (a Notfrist, where the firm switched it on)?"""
+    return frist.ist_notfrist and Kanzleieinstellung.aktuell().vier_augen_notfrist
+
+
+def _hinweise_gelesen(frist: Frist) -> None:
+    # its Hinweise are answered: the scan gives no more, the open ones count as read
+    Alert.objects.filter(frist=frist, gelesen=False).update(gelesen=True)
+
+
+@transaction.atomic
+def frist_erledigen(*, user: User, akte_id: int | str, frist_id: int | str, vermerk: str) -> Frist:
+    """Mark a Frist erledigt with what was done. A Notfrist under the Vier-Augen-Prinzip then waits for
+    a second person's confirmation (frist_bestaetigen) and still counts as open until then."""
+    frist = _locked(editable_frist(user=user, akte_id=akte_id, frist_id=frist_id))
+    text = _vermerk(vermerk)
+    if frist.erledigt:
+        raise BereitsErledigt("Diese Frist ist bereits erledigt.")
+    if frist.wartet_auf_bestaetigung:
+        raise BereitsErledigt("Die Erledigung dieser Notfrist wartet schon auf die Bestätigung einer zweiten "
+                              "Person.")
+    frist.erledigt_vermerk = text
+    if vier_augen(frist):
+        frist.erledigung_beantragt_von = user
+        frist.erledigung_beantragt_am = timezone.now()
+        return speichere(frist, user=user, grund="erledigt, wartet auf Bestätigung (Vier-Augen-Prinzip)")
+    frist.erledigt, frist.erledigt_von = True, user
+    speichere(frist, user=user, grund="erledigt")
+    _hinweise_gelesen(frist)
+    return frist
+
+
+@transaction.atomic
+def frist_bestaetigen(*, user: User, akte_id: int | str, frist_id: int | str) -> Frist:
+    """The second person confirms a Notfrist's Erledigt: only now it counts."""
+    frist = _locked(editable_frist(user=user, akte_id=akte_id, frist_id=frist_id))
+    if frist.erledigt:
+        raise BereitsErledigt("Diese Frist ist bereits erledigt.")
+    if not frist.wartet_auf_bestaetigung:
+        raise EingabeFehler("Für diese Frist ist keine Erledigung zu bestätigen.")
+    if frist.erledigung_beantragt_von_id == user.pk:
+        raise Forbidden("Die Erledigung einer Notfrist bestätigt eine zweite Person, nicht wer sie "
+                        "eingetragen hat (Vier-Augen-Prinzip).")
+    frist.erledigt, frist.erledigt_von, frist.bestaetigt_von = True, frist.erledigung_beantragt_von, user
+    speichere(frist, user=user, grund="Erledigung bestätigt (Vier-Augen-Prinzip)")
+    _hinweise_gelesen(frist)
+    return frist
+
+
+@transaction.atomic
+def frist_wieder_oeffnen(*, user: User, akte_id: int | str, frist_id: int | str, grund: str) -> Frist:
+    """Take an Erledigt back (or a waiting one) with the reason; the Vermerk stays in the history."""
+    frist = _locked(editable_frist(user=user, akte_id=akte_id, frist_id=frist_id))
+    grund = (grund or "").strip()
+    if not grund:
+        raise EingabeFehler("Bitte gib an, warum die Frist wieder offen ist.", {"grund": "fehlt"})
+    if not frist.erledigt and not frist.wartet_auf_bestaetigung:
+        raise EingabeFehler("Diese Frist ist nicht erledigt.")
+    frist.erledigt = False
+    frist.erledigt_von = frist.bestaetigt_von = frist.erledigung_beantragt_von = None
+    frist.erledigung_beantragt_am = None
+    frist.erledigt_vermerk = ""
+    return speichere(frist, user=user, grund=f"wieder offen: {grund}")
