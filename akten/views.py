@@ -7,8 +7,6 @@ apps add sections to the Akte page through akten/panels.py (the drafts waiting f
 
 from __future__ import annotations
 
-from datetime import time
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,24 +14,23 @@ from django.db.models import Q, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from akten.erfassung.fristen import editable_frist, frist_aendern, frist_erledigen, frist_wieder_oeffnen
 from akten.forms import FristForm
+from akten.fristenbuch.akte import fristen_kontext
 from akten.models import Frist
 from akten.panels import panels_for
 from akten.selectors import (
     akten_overview,
     alerts_for,
     dokumente_for,
-    fristen_for,
     get_akte,
     notizen_for,
     zeiterfassung_for,
 )
 from akten.services import mark_alert_read
-from akten.users import may_edit_fristen, may_file_dokumente
+from akten.users import may_file_dokumente
 from config.errors import DomainError
 
 
@@ -52,18 +49,13 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
     """One Akte at a glance; 404 for an Akte the user may not see (indistinguishable from none)."""
     akte = get_akte(user=request.user, akte_id=akte_id)  # NotFound: the 404 page (config.middleware)
     user = request.user
-    heute = timezone.localdate()
-    fristen = sorted(fristen_for(user=user, akte_id=akte.pk, status="all"),
-                     key=lambda f: (f.erledigt, f.datum, f.uhrzeit or time.min))
     zeiten = zeiterfassung_for(user=user, akte_id=akte.pk)
     summen = zeiten.aggregate(gesamt=Sum("dauer_minuten"),
                               abrechenbar=Sum("dauer_minuten", filter=Q(abrechenbar=True)))
     dokumente = list(dokumente_for(user=user, akte_id=akte.pk).select_related("erstellt_von", "quelle")[:300])
     context = {
         "akte": akte,
-        "heute": heute,
         "beteiligte": akte.beteiligte.all(),
-        "fristen": fristen,
         "dokumente": dokumente,
         "liest_noch": any(d.text_wird_gelesen for d in dokumente),
         "notizen": notizen_for(user=user, akte_id=akte.pk).select_related("verfasst_von"),
@@ -72,10 +64,10 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
         "summe_minuten": summen["gesamt"] or 0,
         "summe_abrechenbar": summen["abrechenbar"] or 0,
         "panels": panels_for(request, akte),
-        "darf_fristen": may_edit_fristen(user),
         "darf_hochladen": may_file_dokumente(user),
         "upload_max_mb": settings.HELENA_UPLOAD_MAX_MB,
     }
+    context.update(fristen_kontext(request, akte))
     return render(request, "akten/detail.html", context)
 
 
