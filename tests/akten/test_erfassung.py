@@ -171,4 +171,5 @@ def test_an_approved_draft_is_written_by_the_same_service_and_in_the_history(kan
     approved = approve_draft(user=anwalt, draft=draft.pk)
     frist = Frist.objects.get(pk=approved.record_id)
     eintrag = frist.history.get()
-    assert eintrag.history_user == anwalt and eintrag.history_change_reason == "Entwurf von Helena freigegeben"
+    assert eintrag.history_user == anwalt
+    assert eintrag.history_change_reason == "Entwurf von Helena freigegeben"
