@@ -17,10 +17,10 @@ from django.utils import timezone
 
 from akten.dokumente.platzhalter import offene_platzhalter
 from akten.erfassung.akten import akte_aendern
-from akten.erfassung.fristen import frist_anlegen
+from akten.erfassung.fristen import frist_anlegen, frist_warnungen
 from akten.erfassung.notizen import notiz_anlegen
 from akten.erfassung.zeiten import zeit_erfassen
-from akten.fristen import FristError, berechne, berechne_vorfrist, format_datum, kein_werktag
+from akten.fristen import FristError, berechne, berechne_vorfrist
 from akten.models import Akte, Alert, Beteiligter, Dokument, User
 from akten.selectors import get_akte
 from config.errors import DomainError
@@ -97,31 +97,9 @@ def frist_aus_berechnung(
 
 
 def _frist_warnings(*, fields: dict[str, Any], akte: Akte, context: dict[str, Any]) -> list[str]:
-    """What a careful colleague would point out about a proposed Frist before it is entered."""
-    warnings: list[str] = []
-    datum = date.fromisoformat(fields["datum"])
-    berechnung = context.get("berechnung")
-    if berechnung:
-        try:
-            ende = berechne(start=berechnung["start"], dauer=berechnung.get("dauer"),
-                            preset=berechnung.get("preset"), bundesland=akte.bundesland).ende
-        except (FristError, KeyError):
-            ende = None
-        if ende is not None and ende != datum:
-            warnings.append(
-                f"Das Datum {format_datum(datum)} weicht von der Fristberechnung ab: "
-                f"berechnet ist {format_datum(ende)}."
-            )
-    if fields.get("typ", "frist") == "frist":
-        grund = kein_werktag(datum, akte.bundesland)
-        if grund:
-            warnings.append(
-                f"{format_datum(datum)} ist kein Werktag ({grund}); eine Frist endet dann erst am "
-                f"nächsten Werktag (§ 193 BGB, § 222 Abs. 2 ZPO). Bitte das Datum prüfen."
-            )
-    if datum < timezone.localdate():
-        warnings.append(f"Das Datum {format_datum(datum)} liegt in der Vergangenheit.")
-    return warnings
+    """What a careful colleague would point out about a proposed Frist (the same check as the form's)."""
+    return frist_warnungen(datum=date.fromisoformat(fields["datum"]), typ=fields.get("typ", "frist"),
+                           bundesland=akte.bundesland, berechnung=context.get("berechnung"))
 
 
 def _warnings_for(

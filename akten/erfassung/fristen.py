@@ -4,6 +4,8 @@ Prinzip, Kanzleieinstellung), an Erledigt taken back with a reason — all of it
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import date
 from typing import Any
 
 from django.db import transaction
@@ -11,6 +13,7 @@ from django.utils import timezone
 
 from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler, speichere
+from akten.fristen import FristErgebnis, FristError, berechne, format_datum, kein_werktag
 from akten.models import Alert, Frist, Kanzleieinstellung, User
 from akten.selectors import get_akte, get_frist
 from config.errors import DomainError, Forbidden
@@ -22,6 +25,12 @@ VERMERK_MAX = 2000
 
 class BereitsErledigt(DomainError):
     status, code = 409, "already_decided"
+
+
+class NichtZuBestaetigen(DomainError):
+    """The Frist is not in the state the action needs (nothing waits, nothing to reopen): HTTP 409."""
+
+    status, code = 409, "conflict"
 
 
 def editable_frist(*, user: User, akte_id: int | str, frist_id: int | str) -> Frist:
@@ -118,7 +127,7 @@ def frist_bestaetigen(*, user: User, akte_id: int | str, frist_id: int | str) ->
     if frist.erledigt:
         raise BereitsErledigt("Diese Frist ist bereits erledigt.")
     if not frist.wartet_auf_bestaetigung:
-        raise EingabeFehler("Für diese Frist ist keine Erledigung zu bestätigen.")
+        raise NichtZuBestaetigen("Für diese Frist ist keine Erledigung zu bestätigen.")
     if frist.erledigung_beantragt_von_id == user.pk:
         raise Forbidden("Die Erledigung einer Notfrist bestätigt eine zweite Person, nicht wer sie "
                         "eingetragen hat (Vier-Augen-Prinzip).")
@@ -135,10 +144,66 @@ def frist_wieder_oeffnen(*, user: User, akte_id: int | str, frist_id: int | str,
     grund = (grund or "").strip()
     if not grund:
         raise EingabeFehler("Bitte gib an, warum die Frist wieder offen ist.", {"grund": "fehlt"})
+    if len(grund) > VERMERK_MAX:
+        raise EingabeFehler(f"Der Grund darf höchstens {VERMERK_MAX} Zeichen lang sein.",
+                            {"grund": "zu lang"})
     if not frist.erledigt and not frist.wartet_auf_bestaetigung:
-        raise EingabeFehler("Diese Frist ist nicht erledigt.")
+        raise NichtZuBestaetigen("Diese Frist ist nicht erledigt.")
     frist.erledigt = False
     frist.erledigt_von = frist.bestaetigt_von = frist.erledigung_beantragt_von = None
     frist.erledigung_beantragt_am = None
     frist.erledigt_vermerk = ""
     return speichere(frist, user=user, grund=f"wieder offen: {grund}")
+
+
+# --- the Fristenrechner's result on a Frist, and what a careful colleague points out ----------------
+
+
+def berechnung_speichern(ergebnis: FristErgebnis, *, dauer: Mapping[str, int] | None, preset: str | None,
+                         vorfrist_tage: int | None) -> dict[str, Any]:
+    """What Frist.berechnung keeps: the input (to compute it again) and the result as the Frist shows it.
+    The keys of a Helena draft's Berechnung (start, dauer, preset, bundesland, ende, begruendung,
+    hinweise) keep their meaning, so both are read alike."""
+    daten = ergebnis.as_dict()
+    vorlage = ergebnis.preset
+    return {
+        "start": daten["start"], "dauer": dict(dauer) if dauer else None, "preset": preset,
+        "bundesland": ergebnis.bundesland or "", "fristbeginn": ergebnis.fristbeginn,
+        "vorfrist_tage": vorfrist_tage, "ende": daten["ende"],
+        "unverschobenes_ende": daten["unverschobenes_ende"], "verschoben": daten["verschoben"],
+        "vorfrist": daten["vorfrist"], "notfrist": ergebnis.notfrist, "dauer_text": ergebnis.dauer.text,
+        "bezeichnung": vorlage.bezeichnung if vorlage else "", "norm": vorlage.norm if vorlage else "",
+        "begruendung": ergebnis.begruendung, "hinweise": list(ergebnis.hinweise),
+    }
+
+
+def berechnetes_ende(berechnung: Mapping[str, Any] | None, bundesland: str | None) -> date | None:
+    """The Fristende the stored Berechnung gives today (None without one, or if it cannot be read)."""
+    if not berechnung:
+        return None
+    try:
+        return berechne(start=berechnung["start"], dauer=berechnung.get("dauer"),
+                        preset=berechnung.get("preset"), bundesland=bundesland or None,
+                        fristbeginn=berechnung.get("fristbeginn") or "ereignis").ende
+    except (FristError, KeyError, TypeError):
+        return None
+
+
+def frist_warnungen(*, datum: date, typ: str, bundesland: str | None, berechnung: Mapping[str, Any] | None,
+                    heute: date | None = None, vergangenheit: bool = True) -> list[str]:
+    """What a careful colleague would point out about a Frist's date before it is entered (the form, a
+    Helena draft) and on the Frist: a date other than the computed one, an end on a day that is no
+    Werktag (§ 193 BGB, § 222 Abs. 2 ZPO), a date in the past."""
+    warnungen: list[str] = []
+    ende = berechnetes_ende(berechnung, bundesland)
+    if ende is not None and ende != datum:
+        warnungen.append(f"Das Datum {format_datum(datum)} weicht von der Fristberechnung ab: "
+                         f"berechnet ist {format_datum(ende)}.")
+    if (typ or Frist.Typ.FRIST) == Frist.Typ.FRIST:
+        grund = kein_werktag(datum, bundesland or None)
+        if grund:
+            warnungen.append(f"{format_datum(datum)} ist kein Werktag ({grund}); eine Frist endet dann erst "
+                             f"am nächsten Werktag (§ 193 BGB, § 222 Abs. 2 ZPO). Bitte das Datum prüfen.")
+    if vergangenheit and datum < (heute or timezone.localdate()):
+        warnungen.append(f"Das Datum {format_datum(datum)} liegt in der Vergangenheit.")
+    return warnungen
