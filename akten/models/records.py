@@ -34,7 +34,7 @@ class Frist(models.Model):
     # What was done to meet it („Berufung per beA eingelegt am …“): required to mark a Frist erledigt.
     erledigt_vermerk = models.TextField("Erledigungsvermerk", blank=True)
     erledigt_von = models.ForeignKey(
-        settings.AUTH_USER_MODEL, verbose_name="erledigt von", on_delete=models.SET_NULL, null=True,
+        settings.AUTH_USER_MODEL, verbose_name="Erledigung durch", on_delete=models.SET_NULL, null=True,
         blank=True, related_name="+")
     # Vier-Augen-Prinzip for a Notfrist (Kanzleieinstellung.vier_augen_notfrist): the first person's
     # Erledigt waits here until a second person with the right to decide Fristen confirms it.
