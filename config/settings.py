@@ -219,6 +219,9 @@ HELENA_UPLOAD_MAX_MB: int = env.int("HELENA_UPLOAD_MAX_MB", default=25)
 HELENA_DOKUMENT_EXTRAKTION: str = env.str("HELENA_DOKUMENT_EXTRAKTION", default="task")
 HELENA_TESSERACT: str = env.str("HELENA_TESSERACT", default="tesseract")
 HELENA_OCR_SPRACHE: str = env.str("HELENA_OCR_SPRACHE", default="deu")
+# The import of the old Kanzlei software's export (akten/importe): "task" (Celery, with progress)
+# or "inline" (at once, in the process that starts it; tests, a shell).
+HELENA_IMPORT: str = env.str("HELENA_IMPORT", default="task")
 # Threads per process for the database work of agent runs (helena/db.py); each borrows a pooled
 # connection only while it runs a query.
 HELENA_DB_THREADS: int = env.int("HELENA_DB_THREADS", default=8)
