@@ -28,6 +28,7 @@ from akten.models import (
     Dokument,
     Frist,
     HinweisEinstellung,
+    Kollisionspruefung,
     Notiz,
     User,
     Zeiterfassung,
@@ -307,3 +308,54 @@ class HinweisEinstellungAdmin(admin.ModelAdmin):
     def ausgeblendete_arten(self, obj: HinweisEinstellung) -> str:
         labels = dict(Alert.Art.choices)
         return ", ".join(str(labels.get(art, art)) for art in obj.ausgeblendet) or "—"
+
+
+ROLLEN = dict(Beteiligter.Rolle.choices)
+
+
+@admin.register(Kollisionspruefung)
+class KollisionspruefungAdmin(admin.ModelAdmin):
+    """Each Kollisionsprüfung as it was made: the firm's proof that it checked (§ 43a Abs. 4 BRAO) —
+    read only; nobody may change or delete what was found and decided."""
+
+    list_display = ("angelegt_am", "user", "anlass", "namen_text", "anzahl_treffer", "entscheidung",
+                    "begruendung_kurz", "akte")
+    list_filter = ("entscheidung", "anlass")
+    search_fields = ("namen", "begruendung", "user__username", "akte__aktenzeichen")
+    date_hierarchy = "angelegt_am"
+    list_select_related = ("user", "akte")
+    fields = ("angelegt_am", "user", "anlass", "akte", "namen_text", "entscheidung", "begruendung",
+              "treffer_liste")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="Namen")
+    def namen_text(self, obj: Kollisionspruefung) -> str:
+        return ", ".join(str(n) for n in obj.namen) or "—"
+
+    @admin.display(description="Treffer")
+    def anzahl_treffer(self, obj: Kollisionspruefung) -> int:
+        return len(obj.treffer)
+
+    @admin.display(description="Begründung")
+    def begruendung_kurz(self, obj: Kollisionspruefung) -> str:
+        text = obj.begruendung or "—"
+        return text if len(text) <= 80 else text[:79] + "…"
+
+    @admin.display(description="Treffer (alle, auch in Akten, die der Prüfende nicht sehen durfte)")
+    def treffer_liste(self, obj: Kollisionspruefung) -> str:
+        if not obj.treffer:
+            return "keine"
+        return format_html("<ul>{}</ul>", format_html_join(
+            "", "<li>{} → {} ({}, Akte {}){}</li>",
+            ((t.get("name", ""), t.get("gefunden_als", ""),
+              ROLLEN.get(t.get("rolle", ""), t.get("rolle", "")), t.get("aktenzeichen", ""),
+              " – Kollision" if t.get("konflikt") else "") for t in obj.treffer)))

@@ -14,6 +14,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from akten.api import router as akten_router
 from akten.auth import api_auth
 from akten.dokumente.api import router as dokumente_router
+from akten.kollision.api import router as kollision_router
 from akten.konto.api import router as konto_router
 from config.errors import DomainError, ErrorOut, describe_validation_errors, error_text
 from drafts.api import router as drafts_router
@@ -143,3 +144,4 @@ api.add_router("/", knowledge_router)
 api.add_router("/", helena_router)
 api.add_router("/", drafts_router)
 api.add_router("/", suche_router)
+api.add_router("/", kollision_router)

@@ -1,25 +1,38 @@
-"""Finding the firm's parties that a new name may be: the search and what a hit means."""
+"""Finding the firm's parties that a new name may be: the search and what a hit means.
+
+Two steps per name. The database offers candidates: keys similar by trigrams (`%` on the GIN index
+beteiligter_schluessel_trgm, from SCHWELLE on) with a fitting number of words, the most similar
+first. Then `akten.namen.gleicher_name` decides word by word; trigrams alone would take „Hans Meier“
+for „Hans Müller“ (0.41) and miss „Meier“ for „Maier“ (0.33).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.contrib.postgres.search import TrigramSimilarity
-from django.db.models import Q
+from django.db import connection, transaction
+from django.db.models import F, IntegerField, QuerySet, Value
+from django.db.models.functions import Length, Replace
 
-from akten.models import Beteiligter, User
-from akten.namen import name_schluessel
+from akten.models import Akte, Beteiligter, User
+from akten.namen import gleicher_name, name_schluessel, wortzahl_bereich
 from akten.selectors import akten_for
 
 # The roles between which a conflict of interest arises; courts, authorities, witnesses and the
 # other side's lawyers appear in many Akten and are no conflict by themselves.
 PARTEIROLLEN = (Beteiligter.Rolle.MANDANT, Beteiligter.Rolle.GEGNER)
-# Trigram similarity of two keys from which they count as one name (a typo in a name of two words
-# keeps about 0.6; two different surnames with the same first name stay below 0.45).
-SCHWELLE = 0.55
-HOECHSTENS_JE_NAME = 50
+# Trigram similarity of two keys from which the index offers a candidate (pg_trgm's
+# similarity_threshold, set for the query). Low on purpose: one typo in a name of one word keeps 0.33
+# („meier“/„maier“); `gleicher_name` sorts out the rest.
+SCHWELLE = 0.3
+# Candidates read per name, the most similar first: enough for every real match of a common name.
+KANDIDATEN = 500
+# Hits shown per name (conflicts first): more helps no one decide; the rest is counted (`weitere`).
+HOECHSTENS_JE_NAME = 20
 
 
 @dataclass(frozen=True)
@@ -38,18 +51,31 @@ class Treffer:
     hinweis: str          # German, for the user
 
     def fuer(self) -> dict[str, Any]:
-        """What the checking user may be told (POST /kollisionspruefung's row)."""
+        """What the checking user may be told (POST /kollisionspruefung's row; ids as strings)."""
         row: dict[str, Any] = {"name": self.name, "gefunden_als": self.gefunden_als, "rolle": self.rolle,
                                "hinweis": self.hinweis, "konflikt": self.konflikt}
         if self.sichtbar:
-            row.update(akte_id=self.akte_id, aktenzeichen=self.aktenzeichen)
+            row.update(akte_id=str(self.akte_id), aktenzeichen=self.aktenzeichen)
         return row
 
     def als_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _ansprechpartner(akte: Any) -> str:
+@dataclass(frozen=True)
+class Ergebnis:
+    """All hits of one check, and how many more were found than are shown."""
+
+    treffer: list[Treffer]
+    weitere: int  # hits beyond HOECHSTENS_JE_NAME (at least; candidates are read up to KANDIDATEN)
+
+
+def ist_konflikt(rolle: str, neue_rolle: str | None) -> bool:
+    """The new Gegner is or was a Mandant, the new Mandant is or was a Gegner."""
+    return neue_rolle is not None and neue_rolle != rolle and {rolle, neue_rolle} <= set(PARTEIROLLEN)
+
+
+def _ansprechpartner(akte: Akte) -> str:
     person = akte.anwalt or akte.sachbearbeiter
     if person is None:
         return "die Administration der Kanzlei"
@@ -57,57 +83,132 @@ def _ansprechpartner(akte: Any) -> str:
 
 
 def _hinweis(*, rolle: str, neue_rolle: str | None, sichtbar: bool, aktenzeichen: str, gefunden_als: str,
-             ansprechpartner: str) -> tuple[bool, str]:
+             ansprechpartner: str, dieselbe_akte: bool = False) -> tuple[bool, str]:
     rolle_text = Beteiligter.Rolle(rolle).label
-    konflikt = neue_rolle is not None and neue_rolle != rolle and {rolle, neue_rolle} <= set(PARTEIROLLEN)
+    konflikt = ist_konflikt(rolle, neue_rolle)
+    neu = Beteiligter.Rolle(neue_rolle).label if neue_rolle else ""
+    if dieselbe_akte:
+        if konflikt:
+            return True, (f"Interessenkollision in dieser Akte: „{gefunden_als}“ ist hier schon {rolle_text} "
+                          f"und soll nun auch {neu} sein.")
+        return False, f"„{gefunden_als}“ ist in dieser Akte schon {rolle_text}."
+    ort = f"in der Akte {aktenzeichen}" if sichtbar else "in einer Akte, die du nicht sehen darfst"
     if sichtbar:
-        ort = f"in der Akte {aktenzeichen}"
         frage = ""
-    else:
-        ort = "in einer Akte, die du nicht sehen darfst"
+    elif konflikt:
         frage = f" Bitte frag {ansprechpartner}, bevor du weitermachst."
+    else:
+        frage = f" Mehr weiß {ansprechpartner}."
     if konflikt:
-        neu = Beteiligter.Rolle(neue_rolle).label
         return True, (f"Mögliche Interessenkollision: „{gefunden_als}“ ist oder war {rolle_text} {ort}, "
                       f"soll hier aber {neu} sein.{frage}")
     return False, f"„{gefunden_als}“ ist oder war {rolle_text} {ort}.{frage}"
 
 
-def pruefe(*, namen: Iterable[str], user: User, neue_rolle: str | None = None,
-           ausser_akte: int | None = None, ausser_beteiligter: int | None = None) -> list[Treffer]:
-    """Every party of the firm (Mandant or Gegner, any Akte) that one of `namen` may be.
+@contextmanager
+def _schwelle(wert: float) -> Iterator[None]:
+    """pg_trgm's `%` (the one the GIN index answers) at our threshold, for these queries only: set
+    transaction-locally and put back, so an enclosing transaction keeps its own."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('pg_trgm.similarity_threshold', true)")
+        vorher = cursor.fetchone()[0] or "0.3"
+        cursor.execute("SELECT set_config('pg_trgm.similarity_threshold', %s, true)", [str(wert)])
+        yield  # an error rolls the savepoint back, and the setting with it
+        cursor.execute("SELECT set_config('pg_trgm.similarity_threshold', %s, true)", [vorher])
+
+
+def kandidaten(schluessel: str, *, ausser_akte: int | None = None,
+               ausser_beteiligter: int | None = None) -> QuerySet[Beteiligter]:
+    """The parties whose key the index offers for `schluessel`, most similar first (call inside
+    `_schwelle`; bench/kollision.py shows its plan)."""
+    wenigstens, hoechstens = wortzahl_bereich(schluessel)
+    worte = (Length("name_schluessel") - Length(Replace("name_schluessel", Value(" "), Value("")))
+             + Value(1, output_field=IntegerField()))
+    qs = (Beteiligter.objects.filter(rolle__in=PARTEIROLLEN, name_schluessel__trigram_similar=schluessel)
+          .annotate(worte=worte, aehnlichkeit=TrigramSimilarity("name_schluessel", schluessel))
+          .filter(worte__gte=wenigstens, worte__lte=hoechstens))
+    if ausser_akte is not None:
+        qs = qs.exclude(akte_id=ausser_akte)
+    if ausser_beteiligter is not None:
+        qs = qs.exclude(pk=ausser_beteiligter)
+    return qs.order_by(F("aehnlichkeit").desc(), "-pk")
+
+
+def _treffer_fuer(name: str, *, neue_rolle: str | None, ausser_akte: int | None,
+                  ausser_beteiligter: int | None, hoechstens: int) -> tuple[list[tuple[int, float]], int]:
+    """(party id, similarity) of the parties `name` may be, conflicts and the most similar first,
+    at most `hoechstens`; and how many more there are."""
+    schluessel = name_schluessel(name)
+    if not schluessel:
+        return [], 0
+    zeilen = kandidaten(schluessel, ausser_akte=ausser_akte, ausser_beteiligter=ausser_beteiligter)
+    passend = [(pk, rolle, 1.0 if key == schluessel else float(aehnlichkeit))
+               for pk, rolle, key, aehnlichkeit in
+               zeilen.values_list("pk", "rolle", "name_schluessel", "aehnlichkeit")[:KANDIDATEN]
+               if gleicher_name(schluessel, key)]
+    passend.sort(key=lambda z: (not ist_konflikt(z[1], neue_rolle), -z[2], -z[0]))
+    gezeigt = [(pk, aehnlichkeit) for pk, _, aehnlichkeit in passend[:hoechstens]]
+    return gezeigt, max(0, len(passend) - hoechstens)
+
+
+def _je_schluessel_einmal(namen: Iterable[str]) -> list[str]:
+    """The names to check: „Hans Müller“ and „Müller, Hans“ are one name, checked once (the first)."""
+    erste: dict[str, str] = {}
+    for name in namen:
+        name = (name or "").strip()
+        if name:
+            erste.setdefault(name_schluessel(name) or name, name)
+    return list(erste.values())
+
+
+def pruefung(*, namen: Iterable[str], user: User | None, neue_rolle: str | None = None,
+             ausser_akte: int | None = None, ausser_beteiligter: int | None = None,
+             fuer_akte: int | None = None, hoechstens: int = HOECHSTENS_JE_NAME) -> Ergebnis:
+    """Every party of the firm (Mandant or Gegner, any Akte) that one of `namen` may be, with the
+    count of those left out. See `pruefe`."""
+    gefunden: list[tuple[str, int, float]] = []
+    weitere = 0
+    with _schwelle(SCHWELLE):
+        for name in _je_schluessel_einmal(namen):
+            zeilen, mehr = _treffer_fuer(name, neue_rolle=neue_rolle, ausser_akte=ausser_akte,
+                                         ausser_beteiligter=ausser_beteiligter, hoechstens=hoechstens)
+            gefunden += [(name, pk, aehnlichkeit) for pk, aehnlichkeit in zeilen]
+            weitere += mehr
+    if not gefunden:
+        return Ergebnis(treffer=[], weitere=weitere)
+    parteien = Beteiligter.objects.select_related("akte__anwalt", "akte__sachbearbeiter").in_bulk(
+        [pk for _, pk, _ in gefunden])
+    akten_ids = {b.akte_id for b in parteien.values()}
+    sichtbar = (set(akten_for(user=user).filter(pk__in=akten_ids).values_list("pk", flat=True))
+                if user is not None else set())
+    treffer: list[Treffer] = []
+    for name, pk, aehnlichkeit in gefunden:
+        b = parteien[pk]
+        darf_sehen = b.akte_id in sichtbar
+        wen = _ansprechpartner(b.akte)
+        konflikt, hinweis = _hinweis(rolle=b.rolle, neue_rolle=neue_rolle, sichtbar=darf_sehen,
+                                     aktenzeichen=b.akte.aktenzeichen, gefunden_als=b.name,
+                                     ansprechpartner=wen, dieselbe_akte=b.akte_id == fuer_akte)
+        treffer.append(Treffer(name=name, gefunden_als=b.name, rolle=b.rolle, akte_id=b.akte_id,
+                               aktenzeichen=b.akte.aktenzeichen, sichtbar=darf_sehen,
+                               ansprechpartner=wen, aehnlichkeit=round(aehnlichkeit, 3),
+                               konflikt=konflikt, hinweis=hinweis))
+    treffer.sort(key=lambda t: (not t.konflikt, -t.aehnlichkeit))
+    return Ergebnis(treffer=treffer, weitere=weitere)
+
+
+def pruefe(*, namen: Iterable[str], user: User | None, neue_rolle: str | None = None,
+           ausser_akte: int | None = None, ausser_beteiligter: int | None = None,
+           fuer_akte: int | None = None, hoechstens: int = HOECHSTENS_JE_NAME) -> list[Treffer]:
+    """Every party of the firm (Mandant or Gegner, any Akte — also those the user may not see) that
+    one of `namen` may be, conflicts first, at most `hoechstens` per name.
 
     `neue_rolle`: the role the name is to have; a hit in the opposite role is a conflict.
     `ausser_akte`: an Akte whose parties are not compared; `ausser_beteiligter`: the party being edited.
+    `fuer_akte`: the Akte the name is for; a hit there says so (the same person on both sides).
     """
-    sichtbar = set(akten_for(user=user).values_list("pk", flat=True))
-    treffer: list[Treffer] = []
-    for name in dict.fromkeys(n.strip() for n in namen if n and n.strip()):
-        key = name_schluessel(name)
-        if not key:
-            continue
-        qs = (Beteiligter.objects.filter(rolle__in=PARTEIROLLEN)
-              .filter(Q(name_schluessel=key) | Q(name_schluessel__trigram_similar=key))
-              .annotate(aehnlichkeit=TrigramSimilarity("name_schluessel", key))
-              .filter(Q(name_schluessel=key) | Q(aehnlichkeit__gte=SCHWELLE))
-              .select_related("akte__anwalt", "akte__sachbearbeiter")
-              .order_by("-aehnlichkeit", "akte__aktenzeichen"))
-        if ausser_akte is not None:
-            qs = qs.exclude(akte_id=ausser_akte)
-        if ausser_beteiligter is not None:
-            qs = qs.exclude(pk=ausser_beteiligter)
-        for b in qs[:HOECHSTENS_JE_NAME]:
-            darf_sehen = b.akte_id in sichtbar
-            wen = _ansprechpartner(b.akte)
-            konflikt, hinweis = _hinweis(rolle=b.rolle, neue_rolle=neue_rolle, sichtbar=darf_sehen,
-                                         aktenzeichen=b.akte.aktenzeichen, gefunden_als=b.name,
-                                         ansprechpartner=wen)
-            treffer.append(Treffer(name=name, gefunden_als=b.name, rolle=b.rolle, akte_id=b.akte_id,
-                                   aktenzeichen=b.akte.aktenzeichen, sichtbar=darf_sehen,
-                                   ansprechpartner=wen, aehnlichkeit=round(float(b.aehnlichkeit), 3),
-                                   konflikt=konflikt, hinweis=hinweis))
-    treffer.sort(key=lambda t: (not t.konflikt, -t.aehnlichkeit))
-    return treffer
+    return pruefung(namen=namen, user=user, neue_rolle=neue_rolle, ausser_akte=ausser_akte,
+                    ausser_beteiligter=ausser_beteiligter, fuer_akte=fuer_akte, hoechstens=hoechstens).treffer
 
 
 def treffer_text(treffer: list[Treffer]) -> str:
