@@ -359,3 +359,6 @@ class KollisionspruefungAdmin(admin.ModelAdmin):
             ((t.get("name", ""), t.get("gefunden_als", ""),
               ROLLEN.get(t.get("rolle", ""), t.get("rolle", "")), t.get("aktenzeichen", ""),
               " – Kollision" if t.get("konflikt") else "") for t in obj.treffer)))
+
+
+from akten.importe import admin as importe_admin  # noqa: E402, F401  (registers „Importe“)

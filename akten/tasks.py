@@ -1,4 +1,4 @@
-"""Celery tasks of the firm's records (thin): the Fristen scan, reading an uploaded Dokument."""
+"""Celery tasks of the firm's records (thin): the Fristen scan, reading an uploaded Dokument, an import."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from celery import shared_task
 
 from akten.dokumente.services import EXTRACT_TASK, requeue_stale_extractions, run_extraction
 from akten.hinweise import scan_fristen
+from akten.importe.laeufe import IMPORT_TASK, lauf_ausfuehren
 
 SCAN_TASK = "akten.scan_fristen"
 
@@ -25,3 +26,9 @@ def extract_dokument_task(dokument_id: int) -> None:
 @shared_task(name="akten.requeue_extractions", ignore_result=True)
 def requeue_extractions_task() -> int:
     return requeue_stale_extractions()
+
+
+@shared_task(name=IMPORT_TASK, ignore_result=True)
+def import_task(lauf_id: int) -> None:
+    """A Probelauf or an import of the old software's export; progress and report on the ImportLauf."""
+    lauf_ausfuehren(lauf_id=lauf_id)

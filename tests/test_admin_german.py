@@ -30,7 +30,16 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 from django.utils.text import camel_case_to_spaces
 
-from akten.models import Alert, Beteiligter, Briefkopf, Dokument, HinweisEinstellung, Notiz, Zeiterfassung
+from akten.models import (
+    Alert,
+    Beteiligter,
+    Briefkopf,
+    Dokument,
+    HinweisEinstellung,
+    ImportLauf,
+    Notiz,
+    Zeiterfassung,
+)
 from drafts.models import Draft, DraftEvent
 from helena.knowledge.models import Gesetz, Muster, Norm, Urteil
 from helena.models import (
@@ -58,6 +67,7 @@ ALLOWED_AUTO_NAMES = {
     "wegen", "angelegt am", "aktualisiert am", "erledigt", "erledigt am", "verantwortlich",
     "erstellt durch", "freigegeben von", "freigegeben am", "abrechenbar", "verfasst von", "gelesen",
     "zuletzt benutzt", "widerrufen", "importiert am",
+    "angelegt von", "fertig am",  # ImportLauf
 }
 
 # German choice labels that equal their stored value (up to case and "_"): a TextChoices member
@@ -82,6 +92,8 @@ ALLOWED_CHOICE_LABELS = {
     "Info",
     # ModelTier.Provider, LLMProvider: the product's name
     "Ollama",
+    # ImportLauf.Status
+    "wartet", "fertig",
 }
 
 # English words that must not reach the admin (whole words, any case). Not listed because they are
@@ -237,6 +249,8 @@ def records(kanzlei: Kanzlei) -> dict[type[models.Model], models.Model]:
         Notiz: Notiz.objects.create(akte=akte, inhalt="Mandant ruft zurück", verfasst_von=anwalt),
         Alert: Alert.objects.create(akte=akte, message="Frist läuft bald ab", severity="warning"),
         HinweisEinstellung: HinweisEinstellung.objects.create(user=anwalt, ausgeblendet=["vorfrist"]),
+        ImportLauf: ImportLauf.objects.create(dateiname="akten.csv", datei="importe/akten.csv",
+                                              angelegt_von=kanzlei.users["admin"]),
         Draft: draft,
         DraftEvent: DraftEvent.objects.create(draft=draft, action="created", user=anwalt),
         ToolCallLog: tool_call,
