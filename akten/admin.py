@@ -18,6 +18,7 @@ from django.utils.text import format_lazy
 from akten.dokumente.ausgabe import vorlage as word_vorlage
 from akten.dokumente.ausgabe.docx import MIME as DOCX_MIME
 from akten.dokumente.ausgabe.kontext import PLATZHALTER
+from akten.erfassung.akten import naechstes_aktenzeichen
 from akten.models import (
     Akte,
     AktenZugriff,
@@ -28,6 +29,7 @@ from akten.models import (
     Dokument,
     Frist,
     HinweisEinstellung,
+    Kanzleieinstellung,
     Kollisionspruefung,
     Notiz,
     User,
@@ -359,6 +361,26 @@ class KollisionspruefungAdmin(admin.ModelAdmin):
             ((t.get("name", ""), t.get("gefunden_als", ""),
               ROLLEN.get(t.get("rolle", ""), t.get("rolle", "")), t.get("aktenzeichen", ""),
               " – Kollision" if t.get("konflikt") else "") for t in obj.treffer)))
+
+
+@admin.register(Kanzleieinstellung)
+class KanzleieinstellungAdmin(admin.ModelAdmin):
+    """The firm's one row of settings (how a new Aktenzeichen is formed, the Vier-Augen-Prinzip for
+    Notfristen): it can be changed, not added twice or deleted."""
+
+    list_display = ("__str__", "aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "geaendert_am")
+    fields = ("aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "geaendert_am")
+    readonly_fields = ("naechstes", "geaendert_am")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return not Kanzleieinstellung.objects.exists()
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="nächstes Aktenzeichen (nach dem gespeicherten Schema)")
+    def naechstes(self, obj: Kanzleieinstellung | None) -> str:
+        return naechstes_aktenzeichen() if obj is not None and obj.pk else "—"
 
 
 from akten.importe import admin as importe_admin  # noqa: E402, F401  (registers „Importe“)
