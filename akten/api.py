@@ -9,13 +9,14 @@ from typing import Any, Literal
 
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
-from django.utils import timezone
 from ninja import Field, Query, Router, Schema
 from pydantic import ConfigDict
 
 from akten import fristen, kosten, selectors, services
-from akten.models import Akte, Frist, User
-from akten.schemas import AkteDetailOut, AkteOut, AlertOut, FristOut, MeOut, alert_out, person_out
+from akten.erfassung import fristen as frist_dienst
+from akten.fristenbuch.selectors import fristen_im_buch
+from akten.models import Akte, User
+from akten.schemas import AkteDetailOut, AkteOut, AlertOut, FristOut, MeOut, alert_out, frist_out, person_out
 from config.errors import BETRAG_PATTERN, DATUM_PATTERN, errors, invalid
 
 router = Router(tags=["Kanzlei"])
@@ -37,26 +38,6 @@ def _akte_out(akte: Akte) -> dict:
         "tags": akte.tags,
         "angelegt_am": akte.angelegt_am,
         "aktualisiert_am": akte.aktualisiert_am,
-    }
-
-
-def _frist_out(frist: Frist) -> dict:
-    return {
-        "id": str(frist.pk),
-        "akte_id": str(frist.akte_id),
-        "aktenzeichen": frist.akte.aktenzeichen,
-        "typ": frist.typ,
-        "bezeichnung": frist.bezeichnung,
-        "datum": frist.datum,
-        "uhrzeit": frist.uhrzeit,
-        "vorfrist": frist.vorfrist,
-        "ist_notfrist": frist.ist_notfrist,
-        "erledigt": frist.erledigt,
-        "erledigt_am": frist.erledigt_am,
-        "verantwortlich": person_out(frist.verantwortlich),
-        "bundesland": frist.effektives_bundesland,
-        "notiz": frist.notiz,
-        "ueberfaellig": not frist.erledigt and frist.datum < timezone.localdate(),
     }
 
 
@@ -96,7 +77,7 @@ def akte_detail(request: HttpRequest, akte_id: str) -> dict:
              "telefon": b.telefon, "email": b.email, "aktenzeichen_extern": b.aktenzeichen_extern}
             for b in akte.beteiligte.all()
         ],
-        "fristen": [_frist_out(f) for f in fristen],
+        "fristen": [frist_out(f) for f in fristen],
         "dokumente": [
             {"id": str(d.pk), "titel": d.titel, "status": d.status, "erstellt_durch": d.erstellt_durch,
              "angelegt_am": d.angelegt_am}
@@ -107,14 +88,53 @@ def akte_detail(request: HttpRequest, akte_id: str) -> dict:
 
 
 class FristenFilter(Schema):
-    status: Literal["active", "past", "all"] = "active"
+    status: Literal["active", "past", "all"] | None = Field(
+        None, description="active: offen (Vorgabe ohne `erledigt`), past: erledigt oder vorbei, all: alle")
     akte_id: str | None = None
+    von: date | None = Field(None, description="ab diesem Tag (JJJJ-MM-TT)")
+    bis: date | None = Field(None, description="bis einschließlich diesem Tag (JJJJ-MM-TT)")
+    verantwortlich: str | None = Field(None, max_length=150,
+                                       description="Benutzername, Benutzer-ID oder „me“/„ich“ (du selbst)")
+    typ: Literal["frist", "termin", "wiedervorlage"] | None = None
+    erledigt: bool | None = Field(None, description="nur erledigte (true) oder offene (false)")
 
 
-@router.get("/fristen", response={200: list[FristOut], **errors(404)}, summary="Fristen meiner Akten")
+@router.get("/fristen", response={200: list[FristOut], **errors(404)},
+            summary="Fristen, Termine und Wiedervorlagen meiner Akten (Fristenbuch)")
 def fristen_list(request: HttpRequest, filters: Query[FristenFilter]) -> list[dict]:
-    qs = selectors.fristen_for(user=request.auth, akte_id=filters.akte_id, status=filters.status)
-    return [_frist_out(f) for f in qs]
+    qs = fristen_im_buch(user=request.auth, **filters.model_dump())
+    return [frist_out(f) for f in qs[:2000]]
+
+
+class VermerkIn(Schema):
+    vermerk: str = Field(..., description="was getan wurde, z. B. „Berufung per beA eingelegt am 12.03.2026“")
+
+
+class GrundIn(Schema):
+    grund: str = Field(..., description="warum die Frist wieder offen ist")
+
+
+FRIST_AKTION = {200: FristOut, **errors(403, 404, 409, 422)}
+
+
+@router.post("/akten/{akte_id}/fristen/{frist_id}/erledigt", response=FRIST_AKTION,
+             summary="Frist mit Vermerk erledigen (Notfrist: wartet ggf. auf eine zweite Person)")
+def frist_erledigt(request: HttpRequest, akte_id: str, frist_id: str, payload: VermerkIn) -> dict:
+    return frist_out(frist_dienst.frist_erledigen(user=request.auth, akte_id=akte_id, frist_id=frist_id,
+                                                  vermerk=payload.vermerk))
+
+
+@router.post("/akten/{akte_id}/fristen/{frist_id}/bestaetigen", response=FRIST_AKTION,
+             summary="Erledigung einer Notfrist bestätigen (Vier-Augen-Prinzip, zweite Person)")
+def frist_bestaetigen(request: HttpRequest, akte_id: str, frist_id: str) -> dict:
+    return frist_out(frist_dienst.frist_bestaetigen(user=request.auth, akte_id=akte_id, frist_id=frist_id))
+
+
+@router.post("/akten/{akte_id}/fristen/{frist_id}/wieder-oeffnen", response=FRIST_AKTION,
+             summary="Erledigte Frist mit Grund wieder öffnen")
+def frist_wieder_oeffnen(request: HttpRequest, akte_id: str, frist_id: str, payload: GrundIn) -> dict:
+    return frist_out(frist_dienst.frist_wieder_oeffnen(user=request.auth, akte_id=akte_id, frist_id=frist_id,
+                                                       grund=payload.grund))
 
 
 # --- Hinweise ----------------------------------------------------------------------------

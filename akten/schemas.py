@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import date, datetime, time
 from typing import Any
 
+from django.utils import timezone
 from ninja import Schema
 
-from akten.models import Alert
+from akten.models import Alert, Frist
 
 
 class MeOut(Schema):
@@ -55,6 +56,30 @@ class FristOut(Schema):
     bundesland: str
     notiz: str
     ueberfaellig: bool
+    erledigt_vermerk: str = ""
+    erledigt_von: PersonOut | None = None
+    wartet_auf_bestaetigung: bool = False
+    erledigung_beantragt_von: PersonOut | None = None
+    erledigung_beantragt_am: datetime | None = None
+    bestaetigt_von: PersonOut | None = None
+    berechnung: dict[str, Any] | None = None
+
+
+def frist_out(frist: Frist) -> dict[str, Any]:
+    """A Frist as the API shows it: with its Vermerk, who did and confirmed it, and its Berechnung."""
+    return {
+        "id": str(frist.pk), "akte_id": str(frist.akte_id), "aktenzeichen": frist.akte.aktenzeichen,
+        "typ": frist.typ, "bezeichnung": frist.bezeichnung, "datum": frist.datum, "uhrzeit": frist.uhrzeit,
+        "vorfrist": frist.vorfrist, "ist_notfrist": frist.ist_notfrist, "erledigt": frist.erledigt,
+        "erledigt_am": frist.erledigt_am, "verantwortlich": person_out(frist.verantwortlich),
+        "bundesland": frist.effektives_bundesland, "notiz": frist.notiz,
+        "ueberfaellig": not frist.erledigt and frist.datum < timezone.localdate(),
+        "erledigt_vermerk": frist.erledigt_vermerk, "erledigt_von": person_out(frist.erledigt_von),
+        "wartet_auf_bestaetigung": frist.wartet_auf_bestaetigung,
+        "erledigung_beantragt_von": person_out(frist.erledigung_beantragt_von),
+        "erledigung_beantragt_am": frist.erledigung_beantragt_am,
+        "bestaetigt_von": person_out(frist.bestaetigt_von), "berechnung": frist.berechnung,
+    }
 
 
 class DokumentKurzOut(Schema):

@@ -1,5 +1,5 @@
-"""HTML pages of the Akten: the user's list, a compact view of one Akte, the Fristen staff keep by
-hand (erledigt, corrected), and the user's Notizen and Hinweise.
+"""HTML pages of the Akten: the user's list, a compact view of one Akte, and the user's Notizen and
+Hinweise (the Fristen kept by hand: akten/fristenbuch).
 
 Reads are scoped through akten.selectors, writes go through akten.services (role-checked); other
 apps add sections to the Akte page through akten/panels.py (the drafts waiting for a decision).
@@ -13,13 +13,9 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Q, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
-from akten.erfassung.fristen import editable_frist, frist_aendern, frist_erledigen, frist_wieder_oeffnen
-from akten.forms import FristForm
 from akten.fristenbuch.akte import fristen_kontext
-from akten.models import Frist
 from akten.panels import panels_for
 from akten.selectors import (
     akten_overview,
@@ -31,7 +27,6 @@ from akten.selectors import (
 )
 from akten.services import mark_alert_read
 from akten.users import may_file_dokumente
-from config.errors import DomainError
 
 
 @login_required
@@ -69,38 +64,6 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
     }
     context.update(fristen_kontext(request, akte))
     return render(request, "akten/detail.html", context)
-
-
-@login_required
-@require_POST
-def frist_erledigt(request: HttpRequest, akte_id: int, frist_id: int) -> HttpResponse:
-    """Mark a Frist erledigt or open it again (the button on the Akte page)."""
-    erledigt = request.POST.get("erledigt") != "0"
-    if erledigt:
-        frist = frist_erledigen(user=request.user, akte_id=akte_id, frist_id=frist_id,
-                                vermerk=request.POST.get("vermerk", ""))
-    else:
-        frist = frist_wieder_oeffnen(user=request.user, akte_id=akte_id, frist_id=frist_id,
-                                     grund=request.POST.get("grund", ""))
-    messages.success(request, f"„{frist.bezeichnung}“ ist {'erledigt' if erledigt else 'wieder offen'}.")
-    return redirect(f"{reverse('akten:detail', args=[akte_id])}#frist-{frist.pk}")
-
-
-@login_required
-def frist_bearbeiten(request: HttpRequest, akte_id: int, frist_id: int) -> HttpResponse:
-    """Correct a Frist by hand; roles and scoping as for marking it erledigt."""
-    frist = editable_frist(user=request.user, akte_id=akte_id, frist_id=frist_id)
-    form = FristForm(request.POST or None, instance=Frist.objects.get(pk=frist.pk))
-    if request.method == "POST" and form.is_valid():
-        try:
-            frist_aendern(user=request.user, akte_id=akte_id, frist_id=frist_id,
-                          aenderungen=form.cleaned_data)
-        except DomainError as exc:
-            form.add_error(None, exc.message)
-        else:
-            messages.success(request, f"„{form.cleaned_data['bezeichnung']}“ ist gespeichert.")
-            return redirect(f"{reverse('akten:detail', args=[akte_id])}#frist-{frist.pk}")
-    return render(request, "akten/frist_form.html", {"akte": frist.akte, "frist": frist, "form": form})
 
 
 @login_required

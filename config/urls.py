@@ -23,6 +23,7 @@ urlpatterns = [
     path("konto/abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("konto/", include("akten.konto.urls")),  # the user's own page: tokens, Hinweise, password
     path("akten/", include("akten.urls")),
+    path("fristen/", include("akten.fristenbuch.urls")),  # the Fristenbuch and the daily Fristenkontrolle
     path("entwuerfe/", include("drafts.urls")),
     path("suche/", include("helena.suche.urls")),  # the header's search box: all hits on one page
     path("wissen/", include("helena.knowledge.urls")),  # a norm's text, where citations lead
