@@ -1,32 +1,23 @@
-"""HTML pages of the Akten: the user's list, a compact view of one Akte, and the user's Notizen and
-Hinweise (the Fristen kept by hand: akten/fristenbuch).
+"""HTML pages of the Akten: the user's list, one Akte as a workspace (its tabs and the pages that enter
+records by hand are in akten/seiten), and the user's Notizen and Hinweise.
 
-Reads are scoped through akten.selectors, writes go through akten.services (role-checked); other
-apps add sections to the Akte page through akten/panels.py (the drafts waiting for a decision).
+Reads are scoped through akten.selectors, writes go through the services of akten/erfassung
+(role-checked); other apps add sections to the Akte page through akten/panels.py (the drafts waiting
+for a decision).
 """
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from akten.fristenbuch.akte import fristen_kontext
-from akten.panels import panels_for
-from akten.selectors import (
-    akten_overview,
-    alerts_for,
-    dokumente_for,
-    get_akte,
-    notizen_for,
-    zeiterfassung_for,
-)
+from akten.erfassung.rechte import darf
+from akten.seiten.arbeitsplatz import arbeitsplatz
+from akten.selectors import akten_overview, alerts_for, get_akte, notizen_for
 from akten.services import mark_alert_read
-from akten.users import may_file_dokumente
 
 
 @login_required
@@ -35,35 +26,17 @@ def akten_list(request: HttpRequest) -> HttpResponse:
     """The Akten this user may see, with a search over Aktenzeichen, Rubrum, Beteiligte, Tags."""
     q = request.GET.get("q", "").strip()
     akten = akten_overview(user=request.user, query=q or None)
-    return render(request, "akten/list.html", {"akten": akten[:200], "q": q})
+    return render(request, "akten/list.html", {"akten": akten[:200], "q": q,
+                                               "darf_anlegen": darf(request.user, "akte")})
 
 
 @login_required
 @require_GET
 def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
-    """One Akte at a glance; 404 for an Akte the user may not see (indistinguishable from none)."""
+    """The Akte as a workspace with its tabs (akten/seiten/arbeitsplatz.py); 404 for an Akte the user
+    may not see (indistinguishable from none)."""
     akte = get_akte(user=request.user, akte_id=akte_id)  # NotFound: the 404 page (config.middleware)
-    user = request.user
-    zeiten = zeiterfassung_for(user=user, akte_id=akte.pk)
-    summen = zeiten.aggregate(gesamt=Sum("dauer_minuten"),
-                              abrechenbar=Sum("dauer_minuten", filter=Q(abrechenbar=True)))
-    dokumente = list(dokumente_for(user=user, akte_id=akte.pk).select_related("erstellt_von", "quelle")[:300])
-    context = {
-        "akte": akte,
-        "beteiligte": akte.beteiligte.all(),
-        "dokumente": dokumente,
-        "liest_noch": any(d.text_wird_gelesen for d in dokumente),
-        "notizen": notizen_for(user=user, akte_id=akte.pk).select_related("verfasst_von"),
-        "hinweise": alerts_for(user=user).filter(akte=akte),
-        "zeiten": zeiten,
-        "summe_minuten": summen["gesamt"] or 0,
-        "summe_abrechenbar": summen["abrechenbar"] or 0,
-        "panels": panels_for(request, akte),
-        "darf_hochladen": may_file_dokumente(user),
-        "upload_max_mb": settings.HELENA_UPLOAD_MAX_MB,
-    }
-    context.update(fristen_kontext(request, akte))
-    return render(request, "akten/detail.html", context)
+    return render(request, "akten/detail.html", arbeitsplatz(request, akte))
 
 
 @login_required

@@ -50,7 +50,7 @@ def treffer_fuer(exc: KollisionGefunden) -> list[dict[str, Any]]:
 
 
 def _stammdaten(daten: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in daten.items() if k in (*STAMMDATEN, "status")}
+    return {k: v for k, v in daten.items() if k in STAMMDATEN or (k == "status" and v)}
 
 
 def _partei(daten: dict[str, Any], rolle: str) -> dict[str, Any]:
@@ -156,6 +156,8 @@ def akte_bearbeiten(request: HttpRequest, akte_id: int) -> HttpResponse:
                          grund=form.cleaned_data["grund"])
         except EingabeFehler as exc:
             fehler_zeigen(form, exc)
+            if exc.felder.get("aktenzeichen") == "Schon vergeben.":
+                form.errors["aktenzeichen"] = form.error_class([exc.message])
         else:
             messages.success(request, f"Die Akte {aenderungen.get('aktenzeichen', akte.aktenzeichen)} ist "
                                       "gespeichert.")

@@ -119,7 +119,9 @@ class AkteForm(forms.Form):
                           queryset=User.objects.none(), required=False, empty_label="— niemand —")
     sachbearbeiter = PersonenFeld(label="Sachbearbeitung", queryset=User.objects.none(), required=False,
                                   empty_label="— niemand —")
-    status = forms.ChoiceField(label="Status", choices=Akte.Status.choices, initial=Akte.Status.OFFEN)
+    status = forms.ChoiceField(label="Status", choices=Akte.Status.choices, initial=Akte.Status.OFFEN,
+                               required=False, help_text="Abschließen und ablegen dürfen Anwältinnen und "
+                                                         "Anwälte und die Administration.")
     tags = forms.CharField(label="Schlagworte", max_length=500, required=False,
                            help_text="Durch Komma getrennt, z. B. „Eilsache, Rechtsschutz“")
 
@@ -158,6 +160,12 @@ class AkteForm(forms.Form):
 class AkteAendernForm(AkteForm):
     grund = forms.CharField(label="Anlass der Änderung (für den Verlauf, freiwillig)", max_length=500,
                             required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        feld = self.fields["aktenzeichen"]
+        feld.required, feld.help_text = True, ""
+        feld.error_messages["required"] = "Bitte gib das Aktenzeichen an."
 
 
 class ParteiForm(forms.Form):
