@@ -205,7 +205,19 @@ class VerschiebungOut(Schema):
     grund: str
 
 
+class FristartOut(Schema):
+    key: str
+    bezeichnung: str
+    dauer_text: str
+    norm: str
+    notfrist: bool
+    hinweis: str
+
+
 class FristBerechnenOut(Schema):
+    start: date
+    dauer_text: str
+    preset: FristartOut | None = None
     ende: date
     begruendung: str
     verschoben: list[VerschiebungOut]

@@ -36,7 +36,7 @@ def zurueck(request: HttpRequest, frist: Frist) -> str:
     if ziel and url_has_allowed_host_and_scheme(ziel, allowed_hosts={request.get_host()},
                                                 require_https=request.is_secure()):
         return ziel
-    return f"{reverse('akten:detail', args=[frist.akte_id])}#frist-{frist.pk}"
+    return f"{reverse('akten:detail', args=[frist.akte_id])}?tab=fristen#frist-{frist.pk}"
 
 
 def _vorlagen() -> dict[str, dict[str, Any]]:
