@@ -14,10 +14,11 @@ from pydantic import ConfigDict
 
 from akten import fristen, kosten, selectors, services
 from akten.erfassung import fristen as frist_dienst
-from akten.fristenbuch.selectors import fristen_im_buch
+from akten.erfassung.fristen import VERMERK_MAX
+from akten.fristenbuch.selectors import fristen_im_buch, tag_aus
 from akten.models import Akte, User
 from akten.schemas import AkteDetailOut, AkteOut, AlertOut, FristOut, MeOut, alert_out, frist_out, person_out
-from config.errors import BETRAG_PATTERN, DATUM_PATTERN, errors, invalid
+from config.errors import BETRAG_PATTERN, DATUM_PATTERN, NOT_BLANK, errors, invalid
 
 router = Router(tags=["Kanzlei"])
 
@@ -91,8 +92,8 @@ class FristenFilter(Schema):
     status: Literal["active", "past", "all"] | None = Field(
         None, description="active: offen (Vorgabe ohne `erledigt`), past: erledigt oder vorbei, all: alle")
     akte_id: str | None = None
-    von: date | None = Field(None, description="ab diesem Tag (JJJJ-MM-TT)")
-    bis: date | None = Field(None, description="bis einschließlich diesem Tag (JJJJ-MM-TT)")
+    von: str | None = Field(None, pattern=DATUM_PATTERN, description="ab diesem Tag (JJJJ-MM-TT)")
+    bis: str | None = Field(None, pattern=DATUM_PATTERN, description="bis einschließlich diesem Tag")
     verantwortlich: str | None = Field(None, max_length=150,
                                        description="Benutzername, Benutzer-ID oder „me“/„ich“ (du selbst)")
     typ: Literal["frist", "termin", "wiedervorlage"] | None = None
@@ -102,16 +103,20 @@ class FristenFilter(Schema):
 @router.get("/fristen", response={200: list[FristOut], **errors(404)},
             summary="Fristen, Termine und Wiedervorlagen meiner Akten (Fristenbuch)")
 def fristen_list(request: HttpRequest, filters: Query[FristenFilter]) -> list[dict]:
-    qs = fristen_im_buch(user=request.auth, **filters.model_dump())
+    auswahl = filters.model_dump()
+    auswahl.update(von=tag_aus(filters.von, "von"), bis=tag_aus(filters.bis, "bis"))
+    qs = fristen_im_buch(user=request.auth, **auswahl)
     return [frist_out(f) for f in qs[:2000]]
 
 
-class VermerkIn(Schema):
-    vermerk: str = Field(..., description="was getan wurde, z. B. „Berufung per beA eingelegt am 12.03.2026“")
+class FristVermerkIn(Schema):
+    vermerk: str = Field(..., min_length=1, max_length=VERMERK_MAX, pattern=NOT_BLANK,
+                         description="was getan wurde, z. B. „Berufung per beA eingelegt am 12.03.2026“")
 
 
-class GrundIn(Schema):
-    grund: str = Field(..., description="warum die Frist wieder offen ist")
+class FristGrundIn(Schema):
+    grund: str = Field(..., min_length=1, max_length=VERMERK_MAX, pattern=NOT_BLANK,
+                       description="warum die Frist wieder offen ist")
 
 
 FRIST_AKTION = {200: FristOut, **errors(403, 404, 409, 422)}
@@ -119,7 +124,7 @@ FRIST_AKTION = {200: FristOut, **errors(403, 404, 409, 422)}
 
 @router.post("/akten/{akte_id}/fristen/{frist_id}/erledigt", response=FRIST_AKTION,
              summary="Frist mit Vermerk erledigen (Notfrist: wartet ggf. auf eine zweite Person)")
-def frist_erledigt(request: HttpRequest, akte_id: str, frist_id: str, payload: VermerkIn) -> dict:
+def frist_erledigt(request: HttpRequest, akte_id: str, frist_id: str, payload: FristVermerkIn) -> dict:
     return frist_out(frist_dienst.frist_erledigen(user=request.auth, akte_id=akte_id, frist_id=frist_id,
                                                   vermerk=payload.vermerk))
 
@@ -132,7 +137,7 @@ def frist_bestaetigen(request: HttpRequest, akte_id: str, frist_id: str) -> dict
 
 @router.post("/akten/{akte_id}/fristen/{frist_id}/wieder-oeffnen", response=FRIST_AKTION,
              summary="Erledigte Frist mit Grund wieder öffnen")
-def frist_wieder_oeffnen(request: HttpRequest, akte_id: str, frist_id: str, payload: GrundIn) -> dict:
+def frist_wieder_oeffnen(request: HttpRequest, akte_id: str, frist_id: str, payload: FristGrundIn) -> dict:
     return frist_out(frist_dienst.frist_wieder_oeffnen(user=request.auth, akte_id=akte_id, frist_id=frist_id,
                                                        grund=payload.grund))
 

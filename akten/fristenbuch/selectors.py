@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from akten.fristen import format_datum
+from akten.fristen import FristError, format_datum, parse_datum
 from akten.models import Frist, User
 from akten.selectors import fristen_for
 from config.errors import DomainError
@@ -23,6 +23,16 @@ class FilterFehler(DomainError):
     """A filter value the Fristenbuch cannot read (HTTP 422, German)."""
 
     status, code = 422, "invalid_input"
+
+
+def tag_aus(wert: str | None, feld: str) -> date | None:
+    """A day given as JJJJ-MM-TT or TT.MM.JJJJ (the API's `von`/`bis`); else a German 422."""
+    if wert is None:
+        return None
+    try:
+        return parse_datum(wert)
+    except FristError as exc:
+        raise FilterFehler(f"„{feld}“: {exc}", field=feld) from None
 
 
 def person(*, user: User, wert: str | int | None) -> User | None:

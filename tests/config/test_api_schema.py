@@ -29,6 +29,8 @@ pytestmark = pytest.mark.django_db
 #   (422 `dateityp`), and a Dokument without text has no DOCX or PDF (422 `kein_text`);
 # - a new API token's last day must be a real day and not in the past (POST /me/tokens: a German 422);
 # - the conversation list's `von`/`bis` must be real days, `von` not after `bis` (a German 422).
+# - the Fristenbuch's filters (GET /fristen): `von`/`bis` real days, `von` not after `bis`, the person of
+#   `verantwortlich` one who exists (a German 422).
 CONFIG = SchemathesisConfig.from_str("""
 [generation]
 allow-x00 = false
@@ -39,7 +41,7 @@ include-path-regex = "/api/v1/(fristen/berechnen|kosten/(rvg|gkg)|akten/[^/]+/do
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
 
 [[operations]]
-include-path-regex = "/api/v1/(me/tokens|helena/conversations)$"
+include-path-regex = "/api/v1/(me/tokens|helena/conversations|fristen)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
 """)
 schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application(), config=CONFIG)
