@@ -178,3 +178,9 @@ def test_the_fristenbuch_on_a_phone(kanzlei: Kanzlei, new_context) -> None:
     expect(page.get_by_role("heading", name=re.compile("Fristenkontrolle"))).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     shot(page, "handy-kontrolle")
+    page.goto(f"/akten/{kanzlei.akten['A'].pk}/fristen/neu/")
+    page.get_by_label("Zustellung bzw. Ereignis am").fill((heute + timedelta(days=3)).isoformat())
+    page.get_by_label("Fristart").select_option("kuendigungsschutzklage")
+    expect(page.locator("[data-ergebnis] .berechnung")).to_contain_text("(§ 4 S. 1 KSchG)")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    shot(page, "handy-formular")
