@@ -5,17 +5,18 @@
 asked about. The key is lower case, with umlauts and ß written out, accents, titles and legal forms
 dropped and the words sorted. The database finds candidates by trigram similarity of the keys
 (pg_trgm, fast on a GIN index); `gleicher_name` then decides word by word whether a candidate is the
-same name: every word of the shorter name must be a word of the other, spelled alike, with one typo
-(from four letters on) or as its initial („H. Müller“), and the longer name may have one word more (a
-second first name, „Hans Müller Bau e. K.“). A single word stands only for itself: „Müller“ is no
-person, so it finds „Müller“, „Mueller GmbH“ and „Müler“, not every „Hans Müller“ or the „Müller Bau
-GmbH“.
+same name: every word of the shorter name must be a word of the other, spelled alike or as its
+initial („H. Müller“), with one deviation at most — one typo (from four letters on) or one word more
+on one side (a second first name, „Hans Müller Bau e. K.“). A single word stands only for itself:
+„Müller“ is no person, so it finds „Müller“, „Mueller GmbH“ and „Müler“, not every „Hans Müller“ or
+the „Müller Bau GmbH“.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from functools import cache
 
 # Legal forms and their parts, as they are written out after punctuation is removed
@@ -86,32 +87,41 @@ def _ein_tippfehler(a: str, b: str) -> bool:
     return kurz[i:] == lang[i + 1:]
 
 
-def gleiches_wort(a: str, b: str) -> bool:
-    """Two words of a name that may be the same: equal, one typo apart, or one the other's initial."""
+def wort_abstand(a: str, b: str) -> int | None:
+    """0: the same word, or one the other's initial („h“, „hans“); 1: one typo apart (both from
+    TIPPFEHLER_AB letters on); None: different words."""
     if a == b:
-        return True
+        return 0
     if len(a) == 1 or len(b) == 1:
-        return a[0] == b[0]
-    return min(len(a), len(b)) >= TIPPFEHLER_AB and _ein_tippfehler(a, b)
+        return 0 if a[0] == b[0] else None
+    return 1 if min(len(a), len(b)) >= TIPPFEHLER_AB and _ein_tippfehler(a, b) else None
 
 
-def _alle_zugeordnet(kurz: tuple[str, ...], lang: tuple[str, ...]) -> bool:
-    """Can every word of `kurz` be matched to a different word of `lang`? (Few words: try them all.)"""
+def _geringste_abweichung(kurz: tuple[str, ...], lang: tuple[str, ...]) -> int:
+    """The fewest typos with which every word of `kurz` finds a word of its own in `lang`, at least
+    one of them spelled alike (a name of initials and typos only says too little); 99: none."""
     @cache
-    def ab(i: int, frei: int) -> bool:
+    def ab(i: int, frei: int, gleich: bool) -> int:
         if i == len(kurz):
-            return True
-        return any(frei >> j & 1 and gleiches_wort(kurz[i], lang[j]) and ab(i + 1, frei & ~(1 << j))
-                   for j in range(len(lang)))
-    return ab(0, (1 << len(lang)) - 1)
+            return 0 if gleich else 99
+        beste = 99
+        for j in range(len(lang)):
+            abstand = wort_abstand(kurz[i], lang[j]) if frei >> j & 1 else None
+            if abstand is not None:
+                genau = gleich or (kurz[i] == lang[j] and len(kurz[i]) > 1)
+                beste = min(beste, abstand + ab(i + 1, frei & ~(1 << j), genau))
+        return beste
+    return ab(0, (1 << len(lang)) - 1, False)
 
 
 def gleicher_name(schluessel_a: str, schluessel_b: str) -> bool:
     """May two keys (name_schluessel) name the same person or company?
 
-    Same number of words: each word matched. One word more on one side (a second first name, a
-    business name after the owner's): only if the shorter name has at least two words. One word alone
-    matches one word alone.
+    One deviation at most: one typo in one word, or one word more on one side (a second first name,
+    the business after the owner's name) — not both. A word may stand for its initial („H. Müller“).
+    At least one word must be spelled alike; a name of one word matches only a name of one word
+    (one typo allowed: „Schmidt“/„Schmitt“), so „Müller“ finds neither „Hans Müller“ nor the
+    „Müller Bau GmbH“.
     """
     if schluessel_a == schluessel_b:
         return True
@@ -119,15 +129,16 @@ def gleicher_name(schluessel_a: str, schluessel_b: str) -> bool:
     kurz, lang = (a, b) if len(a) <= len(b) else (b, a)
     if not kurz or len(lang) - len(kurz) > 1 or (len(kurz) == 1 and len(lang) > 1):
         return False
-    if len(lang) > 12:  # a long company name: word by word in order, no search over all pairings
-        rest = list(lang)
-        for wort in kurz:
-            passend = next((w for w in rest if gleiches_wort(wort, w)), None)
-            if passend is None:
-                return False
-            rest.remove(passend)
-        return True
-    return _alle_zugeordnet(tuple(kurz), tuple(lang))
+    if len(kurz) == 1:
+        return len(kurz[0]) > 1 and len(lang[0]) > 1 and wort_abstand(kurz[0], lang[0]) is not None
+    erlaubt = 1 - (len(lang) - len(kurz))  # a word more uses up the one deviation
+    if len(lang) > 12:  # a long company name: no search over all pairings, the words compared as sets
+        nur_kurz, nur_lang = Counter(kurz) - Counter(lang), Counter(lang) - Counter(kurz)
+        if erlaubt == 0:
+            return not nur_kurz
+        return not nur_kurz or (len(nur_kurz) == len(nur_lang) == 1
+                                and wort_abstand(next(iter(nur_kurz)), next(iter(nur_lang))) == 1)
+    return _geringste_abweichung(tuple(kurz), tuple(lang)) <= erlaubt
 
 
 def wortzahl_bereich(schluessel: str) -> tuple[int, int]:

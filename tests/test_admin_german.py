@@ -37,6 +37,7 @@ from akten.models import (
     Dokument,
     HinweisEinstellung,
     ImportLauf,
+    Kollisionspruefung,
     Notiz,
     Zeiterfassung,
 )
@@ -94,6 +95,8 @@ ALLOWED_CHOICE_LABELS = {
     "Ollama",
     # ImportLauf.Status
     "wartet", "fertig",
+    # Kollisionspruefung.Anlass, .Entscheidung
+    "Import", "API", "Abfrage", "abgebrochen", "keine Treffer",
 }
 
 # English words that must not reach the admin (whole words, any case). Not listed because they are
@@ -251,6 +254,10 @@ def records(kanzlei: Kanzlei) -> dict[type[models.Model], models.Model]:
         HinweisEinstellung: HinweisEinstellung.objects.create(user=anwalt, ausgeblendet=["vorfrist"]),
         ImportLauf: ImportLauf.objects.create(dateiname="akten.csv", datei="importe/akten.csv",
                                               angelegt_von=kanzlei.users["admin"]),
+        Kollisionspruefung: Kollisionspruefung.objects.create(
+            akte=akte, user=anwalt, anlass="hand", namen=["Meier"], entscheidung="fortgesetzt",
+            begruendung="Andere Person.",
+            treffer=[{"name": "Meier", "gefunden_als": "Meier", "rolle": "mandant", "aktenzeichen": "1/26"}]),
         Draft: draft,
         DraftEvent: DraftEvent.objects.create(draft=draft, action="created", user=anwalt),
         ToolCallLog: tool_call,

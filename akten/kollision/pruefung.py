@@ -1,14 +1,14 @@
 """Finding the firm's parties that a new name may be: the search and what a hit means.
 
 Two steps per name. The database offers candidates: keys similar by trigrams (`%` on the GIN index
-beteiligter_schluessel_trgm, from SCHWELLE on) with a fitting number of words, the most similar
-first. Then `akten.namen.gleicher_name` decides word by word; trigrams alone would take „Hans Meier“
-for „Hans Müller“ (0.41) and miss „Meier“ for „Maier“ (0.33).
+beteiligter_schluessel_trgm, from the key's threshold on: `schwelle_fuer`) with a fitting number of
+words, the most similar first. Then `akten.namen.gleicher_name` decides word by word; trigrams alone
+would take „Hans Meier“ for „Hans Müller“ (0.41) and miss „Meier“ for „Maier“ (0.33).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -26,9 +26,14 @@ from akten.selectors import akten_for
 # other side's lawyers appear in many Akten and are no conflict by themselves.
 PARTEIROLLEN = (Beteiligter.Rolle.MANDANT, Beteiligter.Rolle.GEGNER)
 # Trigram similarity of two keys from which the index offers a candidate (pg_trgm's
-# similarity_threshold, set for the query). Low on purpose: one typo in a name of one word keeps 0.33
-# („meier“/„maier“); `gleicher_name` sorts out the rest.
+# similarity_threshold, set for each name): the lowest that a name `gleicher_name` accepts may have.
+# A name of one word with a typo keeps 0.33 („meier“/„maier“): SCHWELLE. A name of more words keeps
+# more; the higher the threshold, the fewer candidates the database reads and rechecks (on 100,000
+# parties 0.4 reads a third of what 0.3 reads): `schwelle_fuer`, at most SCHWELLE_HOECHSTENS.
 SCHWELLE = 0.3
+SCHWELLE_HOECHSTENS = 0.4
+# The longest word that may come on top of a name and still be found („Jan Kohl Haustechnik e. K.“).
+ZUSATZWORT_BUCHSTABEN = 15
 # Candidates read per name, the most similar first: enough for every real match of a common name.
 KANDIDATEN = 500
 # Hits shown per name (conflicts first): more helps no one decide; the rest is counted (`weitere`).
@@ -105,22 +110,39 @@ def _hinweis(*, rolle: str, neue_rolle: str | None, sichtbar: bool, aktenzeichen
     return False, f"„{gefunden_als}“ ist oder war {rolle_text} {ort}.{frage}"
 
 
+def schwelle_fuer(schluessel: str) -> float:
+    """The threshold for one key: as high as the word rule allows. pg_trgm gives a word of n letters
+    n + 1 trigrams; a word more on the other side (up to ZUSATZWORT_BUCHSTABEN letters) or, for a name
+    of three words or more, its longest word missing there lowers the similarity most."""
+    worte = schluessel.split()
+    if len(worte) < 2:
+        return SCHWELLE
+    trigramme = sum(len(w) + 1 for w in worte)
+    grenzen = [SCHWELLE_HOECHSTENS, trigramme / (trigramme + ZUSATZWORT_BUCHSTABEN + 1)]
+    if len(worte) >= 3:
+        grenzen.append((trigramme - max(len(w) + 1 for w in worte)) / trigramme)
+    return round(max(SCHWELLE, min(grenzen) - 0.02), 2)
+
+
 @contextmanager
-def _schwelle(wert: float) -> Iterator[None]:
-    """pg_trgm's `%` (the one the GIN index answers) at our threshold, for these queries only: set
-    transaction-locally and put back, so an enclosing transaction keeps its own."""
+def trigramm_schwelle() -> Iterator[Callable[[float], None]]:
+    """pg_trgm's `%` (the one the GIN index answers) at our threshold (call the setter yielded), for
+    these queries only: set transaction-locally and put back, so an enclosing transaction keeps its own."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('pg_trgm.similarity_threshold', true)")
         vorher = cursor.fetchone()[0] or "0.3"
-        cursor.execute("SELECT set_config('pg_trgm.similarity_threshold', %s, true)", [str(wert)])
-        yield  # an error rolls the savepoint back, and the setting with it
-        cursor.execute("SELECT set_config('pg_trgm.similarity_threshold', %s, true)", [vorher])
+
+        def setzen(wert: float) -> None:
+            cursor.execute("SELECT set_config('pg_trgm.similarity_threshold', %s, true)", [str(wert)])
+
+        yield setzen
+        setzen(float(vorher))  # an error rolls the savepoint back, and the setting with it
 
 
 def kandidaten(schluessel: str, *, ausser_akte: int | None = None,
                ausser_beteiligter: int | None = None) -> QuerySet[Beteiligter]:
     """The parties whose key the index offers for `schluessel`, most similar first (call inside
-    `_schwelle`; bench/kollision.py shows its plan)."""
+    `trigramm_schwelle`; bench/kollision.py shows its plan)."""
     wenigstens, hoechstens = wortzahl_bereich(schluessel)
     worte = (Length("name_schluessel") - Length(Replace("name_schluessel", Value(" "), Value("")))
              + Value(1, output_field=IntegerField()))
@@ -168,8 +190,9 @@ def pruefung(*, namen: Iterable[str], user: User | None, neue_rolle: str | None 
     count of those left out. See `pruefe`."""
     gefunden: list[tuple[str, int, float]] = []
     weitere = 0
-    with _schwelle(SCHWELLE):
+    with trigramm_schwelle() as schwelle:
         for name in _je_schluessel_einmal(namen):
+            schwelle(schwelle_fuer(name_schluessel(name)))
             zeilen, mehr = _treffer_fuer(name, neue_rolle=neue_rolle, ausser_akte=ausser_akte,
                                          ausser_beteiligter=ausser_beteiligter, hoechstens=hoechstens)
             gefunden += [(name, pk, aehnlichkeit) for pk, aehnlichkeit in zeilen]

@@ -11,7 +11,13 @@ from django.db import connection, transaction
 from django.test import Client
 
 from akten.kollision import pruefe
-from akten.kollision.pruefung import HOECHSTENS_JE_NAME, SCHWELLE, _schwelle, kandidaten, pruefung
+from akten.kollision.pruefung import (
+    HOECHSTENS_JE_NAME,
+    kandidaten,
+    pruefung,
+    schwelle_fuer,
+    trigramm_schwelle,
+)
 from akten.models import Akte, Beteiligter, Kollisionspruefung, User
 from akten.namen import gleicher_name, name_schluessel
 from tests.conftest import Kanzlei
@@ -37,6 +43,9 @@ GLEICH = [
     ("Hans Müller", "H. Müller"),             # an initial
     ("Hans Müller", "Hans Peter Müller"),     # a second first name
     ("Hans Müller", "Hans Müller Bau e. K."),  # the sole trader's business
+    ("Jan Kohl", "Jan Kohl Gebäudetechnik e. K."),  # … with a long word on top of a short name
+    ("Ute Bock Sanitärtechnik", "Ute Bock"),
+    ("Karl Schmidt", "Carl Schmidt"),
     ("Müller", "Müller GmbH"),                # a legal form tells nobody apart
     ("Sportverein Eintracht e. V.", "Eintracht Sportverein eV"),
     ("Grün & Partner UG (haftungsbeschränkt)", "Gruen Partner"),
@@ -52,6 +61,11 @@ VERSCHIEDEN = [
     ("Bauer Logistik GmbH", "Bauer Spedition GmbH"),
     ("Hans Müller", "Hans Peter Müller-Lüdenscheidt"),  # two words more
     ("E. Müller", "H. Müller"),
+    ("Hans Müller", "Hans Peter Müler"),      # one deviation at most: a word more or a typo
+    ("Hans Müller", "Hanz Müler"),
+    ("Lukas Schulz", "Frank Lukasz Scholz"),
+    ("Hans Müller", "H. M."),                 # initials alone say too little
+    ("Hans", "H"),
 ]
 
 
@@ -171,15 +185,23 @@ def test_a_common_name_is_limited_conflicts_first(kanzlei_klein) -> None:
     assert not any(t.konflikt for t in ergebnis.treffer[1:])
 
 
+def test_the_threshold_follows_the_name() -> None:
+    assert schwelle_fuer("mueller") == 0.3                       # one word with a typo: 0.33
+    assert schwelle_fuer("hans mueller") == 0.38                  # at most 0.4, less a margin
+    assert schwelle_fuer("jan kohl") == 0.34                      # a long word more keeps 9 of 25
+    assert schwelle_fuer("bock sanitaertechnik ute") == 0.34      # its longest word missing: 9 of 25
+
+
 @pytest.mark.django_db
 def test_the_threshold_is_set_for_the_search_only() -> None:
     """Inside a transaction of the caller (a service saving a party) the session's own pg_trgm
     threshold comes back after the check, and the check uses its own."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL pg_trgm.similarity_threshold = 0.7")
-        with _schwelle(SCHWELLE):
+        with trigramm_schwelle() as schwelle:
+            schwelle(0.35)
             cursor.execute("SHOW pg_trgm.similarity_threshold")
-            assert float(cursor.fetchone()[0]) == SCHWELLE
+            assert float(cursor.fetchone()[0]) == 0.35
         cursor.execute("SHOW pg_trgm.similarity_threshold")
         assert float(cursor.fetchone()[0]) == 0.7
 
@@ -188,7 +210,8 @@ def test_the_threshold_is_set_for_the_search_only() -> None:
 def test_the_search_can_use_the_trigram_index() -> None:
     """The query's shape is one the GIN index answers (bench/kollision.py shows the plan on 100,000
     parties; a few rows here would be read without it, so the table scan is switched off)."""
-    with _schwelle(SCHWELLE), connection.cursor() as cursor:
+    with trigramm_schwelle() as schwelle, connection.cursor() as cursor:
+        schwelle(schwelle_fuer("hans mueller"))
         cursor.execute("SET LOCAL enable_seqscan = off")
         sql, params = kandidaten("hans mueller").values_list("pk").query.sql_with_params()
         cursor.execute("EXPLAIN " + sql, params)
