@@ -150,6 +150,14 @@ def test_the_same_role_elsewhere_is_only_a_hint(kanzlei_klein) -> None:
     assert mandant.hinweis == "„Hans Müller“ ist oder war Mandant/in in der Akte 10/25."
 
 
+def test_other_new_roles_are_no_conflict(kanzlei_klein) -> None:
+    admin, alt, _ = kanzlei_klein
+    _partei(alt, "Hans Müller", MANDANT)
+    for rolle in (Beteiligter.Rolle.ZEUGE, Beteiligter.Rolle.GERICHT, "", "gibt-es-nicht"):
+        [t] = pruefe(namen=["Hans Müller"], user=admin, neue_rolle=rolle)
+        assert not t.konflikt
+
+
 def test_the_same_person_on_both_sides_of_one_akte(kanzlei_klein) -> None:
     admin, _, neu = kanzlei_klein
     _partei(neu, "Hans Müller", MANDANT)
