@@ -17,6 +17,7 @@ from tests.test_browser import _orm_beside_playwright, browser, login, new_conte
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 __all__ = ["_orm_beside_playwright", "browser", "new_context"]  # the fixtures this module uses
+BLAU = "rgb(31, 78, 140)"  # --c-primary: the tab of the section shown is marked with it
 
 
 def _breite(page: Page) -> int:
@@ -71,6 +72,7 @@ def test_a_new_akte_with_its_mandant_and_its_tabs(kanzlei: Kanzlei, new_context:
     expect(page.locator(".messages")).to_contain_text("Die Notiz ist gespeichert.")
     expect(page.locator(".notiz").first).to_contain_text("Mandantin ruft Donnerstag zurück.")
     expect(page.locator("#beteiligte")).to_be_hidden()
+    expect(page.locator('.akte-tabs a[data-tab="notizen"]')).to_have_css("border-bottom-color", BLAU)
 
     _tab(page, "Aktivität")
     verlauf = page.locator("#aktivitaet .akte-verlauf")
@@ -92,8 +94,7 @@ def test_an_anchor_shows_its_own_tab(kanzlei: Kanzlei, new_context: Any) -> None
     expect(page.locator(f"#frist-{frist.pk}")).to_be_visible()
     expect(page.locator("#dokumente")).to_be_hidden()
     expect(page.locator("#uebersicht")).to_be_hidden()
-    blau = "rgb(31, 78, 140)"  # --c-primary: the tab of the shown section is marked
-    expect(page.locator('.akte-tabs [data-tab="fristen"]')).to_have_css("border-bottom-color", blau)
+    expect(page.locator('.akte-tabs [data-tab="fristen"]')).to_have_css("border-bottom-color", BLAU)
     screenshot(page, "akte-anker-frist")
 
 
