@@ -53,8 +53,12 @@ def _pruefe_personen(daten: dict[str, Any]) -> None:
 def _zugriff_fuer_beteiligte(akte: Akte, *personen: User | None, von: User) -> None:
     """Whoever opens the Akte, its Anwalt and its Sachbearbeitung see it (ADMIN sees all anyway)."""
     for person in personen:
-        if person is not None and not person.sees_all_akten:
-            AktenZugriff.objects.get_or_create(akte=akte, user=person, defaults={"gewaehrt_von": von})
+        if person is None or person.sees_all_akten:
+            continue
+        if not AktenZugriff.objects.filter(akte=akte, user=person).exists():
+            zugriff = AktenZugriff(akte=akte, user=person, gewaehrt_von=von)
+            zugriff._history_user = von  # type: ignore[attr-defined]  # the Verlauf names who, also off the pages
+            zugriff.save()
 
 
 @transaction.atomic

@@ -17,7 +17,8 @@ from html import unescape
 import pytest
 from django.test import Client
 
-from akten.erfassung.akten import naechstes_aktenzeichen
+from akten.erfassung.akten import akte_aendern, akte_anlegen, naechstes_aktenzeichen
+from akten.erfassung.verlauf import verlauf_der_akte, verlauf_des_eintrags
 from akten.models import (
     Akte,
     AktenZugriff,
@@ -28,6 +29,7 @@ from akten.models import (
     User,
     Zeiterfassung,
 )
+from config.errors import NotFound
 from tests.conftest import Kanzlei
 
 pytestmark = pytest.mark.django_db
@@ -467,3 +469,38 @@ def test_the_workspace_shows_each_tab_and_keeps_its_anchors(kanzlei: Kanzlei) ->
     assert beteiligte.count("akte-bereich--aus") == 7 and "Erika Schulz" in beteiligte
     assert client.get(f"/akten/{akte.pk}/?tab=unsinn").status_code == 200
     assert _seite(kanzlei, "praktikant").get(f"/akten/{kanzlei.akten['A'].pk}/?tab=zeiten").status_code == 404
+
+
+# --- the Verlauf as a selector (akten/erfassung/verlauf.py) -------------------------------------
+
+
+def test_the_verlauf_reads_as_a_person_reads_it_and_only_for_who_sees_the_akte(kanzlei: Kanzlei) -> None:
+    anwalt, sachbearbeiter = kanzlei.users["anwalt"], kanzlei.users["sachbearbeiter"]
+    User.objects.filter(pk=sachbearbeiter.pk).update(first_name="Sabine", last_name="Koch")
+    akte = akte_anlegen(user=anwalt, daten={"aktenzeichen": "60/26", "kurzrubrum": "Neu ./. Alt",
+                                            "anwalt": anwalt})  # off the pages: no request
+    akte_aendern(user=anwalt, akte_id=akte.pk, grund="Mandat erweitert", aenderungen={
+        "gegenstandswert": Decimal("1234.5"), "rechtsgebiet": "urheberrecht",
+        "sachbearbeiter": User.objects.get(pk=sachbearbeiter.pk), "tags": ["Eilsache", "PKH"]})
+    zeilen = verlauf_der_akte(user=anwalt, akte_id=akte.pk)
+    assert [z.art for z in zeilen[:2]] == ["zugriff", "akte"]  # newest first: the Sachbearbeitung now sees it
+    geaendert = zeilen[1]
+    assert (geaendert.art, geaendert.aktion, geaendert.wer, geaendert.grund) == (
+        "akte", "geändert", "anwalt", "Mandat erweitert")
+    assert {(a.feld, a.alt, a.neu) for a in geaendert.aenderungen} == {
+        ("Gegenstandswert (EUR)", "—", "1.234,50"), ("Rechtsgebiet", "Sonstiges", "Urheber- und Medienrecht"),
+        ("Sachbearbeitung", "—", "Sabine Koch"), ("Schlagworte", "—", "Eilsache, PKH")}
+    zugriffe = [z for z in zeilen if z.art == "zugriff"]
+    assert {z.bezeichnung for z in zugriffe} == {"anwalt", "Sabine Koch"}
+    assert all(z.wer == "anwalt" for z in zugriffe)  # who let them see it, also without a request
+
+    with pytest.raises(NotFound):
+        verlauf_der_akte(user=kanzlei.users["sekretariat"], akte_id=akte.pk)
+    with pytest.raises(NotFound):
+        verlauf_des_eintrags(user=kanzlei.users["sekretariat"], eintrag=akte)
+    eigener_verlauf = verlauf_des_eintrags(user=sachbearbeiter, eintrag=akte)
+    assert [z.aktion for z in eigener_verlauf] == ["geändert", "angelegt"]
+    eigene = Notiz.objects.create(inhalt="Nur für mich", verfasst_von=anwalt)  # a Notiz without an Akte
+    assert verlauf_des_eintrags(user=anwalt, eintrag=eigene)[0].aktion == "angelegt"
+    with pytest.raises(NotFound):
+        verlauf_des_eintrags(user=sachbearbeiter, eintrag=eigene)
