@@ -37,6 +37,7 @@ from akten.models import (
     Dokument,
     HinweisEinstellung,
     ImportLauf,
+    Kanzleieinstellung,
     Kollisionspruefung,
     Notiz,
     Zeiterfassung,
@@ -254,6 +255,7 @@ def records(kanzlei: Kanzlei) -> dict[type[models.Model], models.Model]:
         HinweisEinstellung: HinweisEinstellung.objects.create(user=anwalt, ausgeblendet=["vorfrist"]),
         ImportLauf: ImportLauf.objects.create(dateiname="akten.csv", datei="importe/akten.csv",
                                               angelegt_von=kanzlei.users["admin"]),
+        Kanzleieinstellung: Kanzleieinstellung.aktuell(),
         Kollisionspruefung: Kollisionspruefung.objects.create(
             akte=akte, user=anwalt, anlass="hand", namen=["Meier"], entscheidung="fortgesetzt",
             begruendung="Andere Person.",
