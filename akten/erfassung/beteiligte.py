@@ -20,10 +20,11 @@ FELDER = ("rolle", "anrede", "name", "anschrift", "telefon", "email", "aktenzeic
 def _kollisionspruefung(*, user: User, akte: Any, name: str, rolle: str, anlass: str,
                         bestaetigt: bool, begruendung: str, ausser: int | None = None) -> None:
     """Check the name (also within this Akte: the same person on both sides); refuse with the hits
-    unless the user confirmed; record the check and the decision either way."""
-    treffer = kollisionen(namen=[name], user=user, neue_rolle=rolle, ausser_beteiligter=ausser)
+    unless the user confirmed. The check is recorded with the save — no hits, or gone on despite
+    them with the reason; a refused save rolls back with everything else (the caller's transaction)."""
+    treffer = kollisionen(namen=[name], user=user, neue_rolle=rolle, ausser_beteiligter=ausser,
+                          fuer_akte=akte.pk)
     if treffer and not bestaetigt:
-        protokolliere(user=user, namen=[name], treffer=treffer, anlass=anlass, akte=akte)
         raise KollisionGefunden(treffer)
     protokolliere(user=user, namen=[name], treffer=treffer, anlass=anlass, akte=akte,
                   fortgesetzt=True if treffer else None, begruendung=begruendung)
@@ -34,7 +35,7 @@ def beteiligter_anlegen(*, user: User, akte_id: int | str, daten: dict[str, Any]
                         anlass: str = "hand",
                         kollision_bestaetigt: bool = False, kollision_begruendung: str = "") -> Beteiligter:
     """A party of the Akte. KollisionGefunden (409) if the name may be a party of the firm already and
-    the user has not confirmed; then nothing is saved but the check itself."""
+    the user has not confirmed; then nothing is saved."""
     akte = get_akte(user=user, akte_id=akte_id)
     pruefe(user, "beteiligter")
     unbekannt = set(daten) - set(FELDER)
