@@ -10,8 +10,10 @@ own so a bad one creates nothing of itself while the good ones go in.
   price: the Aktenzeichen lock that akte_anlegen takes stays held until the Probelauf ends, so
   nobody else opens an Akte in those seconds (they wait, nothing fails).
 - A row whose Aktenzeichen exists (any case) is „vorhanden“ and changes nothing.
-- Parties go in with kollision_bestaetigt=True: an import cannot stop to ask. Each check is recorded
-  as always (anlass „import“, with the file and row as reason) and its hits are in the report.
+- The Akte goes in through akte_anlegen, its parties through parteien.py: beteiligter_anlegen's rules
+  without its per-call overhead (why: there). A hit of the Kollisionsprüfung does not stop an import:
+  each check is recorded as always (anlass „import“, with the file and row as reason, „trotz Treffer
+  fortgesetzt“) and its hits are in the report.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from akten.erfassung.akten import akte_anlegen
-from akten.erfassung.beteiligte import beteiligter_anlegen
 from akten.erfassung.rechte import pruefe
 from akten.importe.lesen import Rohzeile, Tabelle, lies
+from akten.importe.parteien import Angelegt, parteien_anlegen
 from akten.importe.pruefen import Zeile, ZeileFehlerhaft, pruefe_zeile, zelltext
 from akten.models import Akte, Beteiligter, Kollisionspruefung, User
 from config.errors import DomainError
@@ -149,16 +151,14 @@ def _zeile(roh: Rohzeile, *, user: User, dateiname: str, anwaelte: _Anwaelte, er
 
 
 def _anlegen(zeile: Zeile, *, user: User, grund: str, probelauf: bool) -> Ergebnis:
-    """The Akte and its parties; any error rolls the row back (the caller's savepoint)."""
+    """The Akte (akte_anlegen) and its parties (parteien.py: the rules of beteiligter_anlegen); any
+    error rolls the row back (the caller's savepoint)."""
     akte = akte_anlegen(user=user, daten=zeile.stammdaten, grund=grund)
-    for partei in zeile.parteien:
-        beteiligter_anlegen(user=user, akte_id=akte.pk,
-                            daten={"rolle": partei.rolle, "name": partei.name, "anrede": partei.anrede},
-                            anlass=Kollisionspruefung.Anlass.IMPORT, kollision_bestaetigt=True,
-                            kollision_begruendung=grund)
+    angelegt = parteien_anlegen(user=user, akte=akte, parteien=zeile.parteien,
+                                anlass=Kollisionspruefung.Anlass.IMPORT, grund=grund)
     if zeile.angelegt:
         _anlagedatum(akte, zeile.angelegt)
-    kollisionen, konflikte = _treffer(akte, zeile)
+    kollisionen, konflikte = _hinweise(angelegt)
     anzahl = len(zeile.parteien)
     beteiligte = "1 Beteiligte/r" if anzahl == 1 else f"{anzahl} Beteiligte"
     meldung = " ".join([f"{'Würde' if probelauf else 'Wurde'} mit {beteiligte} angelegt.", *zeile.hinweise])
@@ -176,15 +176,14 @@ def _anlagedatum(akte: Akte, tag: date) -> None:
     akte.angelegt_am = moment
 
 
-def _treffer(akte: Akte, zeile: Zeile) -> tuple[list[str], int]:
-    """The hints of this row's Kollisionsprüfungen (one per party, in the order they were made)."""
-    pruefungen = list(Kollisionspruefung.objects.filter(akte=akte, anlass=Kollisionspruefung.Anlass.IMPORT)
-                      .order_by("pk").values_list("treffer", flat=True))
+def _hinweise(angelegt: list[Angelegt]) -> tuple[list[str], int]:
+    """The row's hits as the report lists them: „Name“ (its role here): the hint; and how many are
+    conflicts. The importing user is the Administration and sees every Akte a hint names."""
     hinweise: list[str] = []
     konflikte = 0
-    for partei, treffer in zip(zeile.parteien, pruefungen, strict=False):
-        rolle = Beteiligter.Rolle(partei.rolle).label
-        for t in treffer:
-            hinweise.append(f"„{partei.name}“ ({rolle}): {t['hinweis']}")
-            konflikte += bool(t.get("konflikt"))
+    for eintrag in angelegt:
+        rolle = Beteiligter.Rolle(eintrag.partei.rolle).label
+        for treffer in eintrag.treffer:
+            hinweise.append(f"„{eintrag.partei.name}“ ({rolle}): {treffer.hinweis}")
+            konflikte += treffer.konflikt
     return hinweise, konflikte

@@ -17,9 +17,12 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from akten.importe import ausfuehren, pruefen
+from akten.erfassung.akten import akte_anlegen
+from akten.erfassung.beteiligte import beteiligter_anlegen
+from akten.importe import parteien, pruefen
 from akten.importe.lesen import DateiUnlesbar, lies
 from akten.models import Akte, Beteiligter, ImportLauf, Kollisionspruefung
+from config.errors import DomainError
 from tests.conftest import Kanzlei
 
 DATEN = Path(__file__).resolve().parent.parent / "data" / "import"
@@ -275,14 +278,14 @@ def test_an_xlsx_export_goes_in(kanzlei: Kanzlei, tmp_path: Path) -> None:
 @pytest.mark.django_db
 def test_a_line_that_fails_half_way_leaves_nothing_of_itself(kanzlei: Kanzlei, monkeypatch) -> None:
     """The Akte is made, then its second party fails: the Akte and the first party go too."""
-    echt = ausfuehren.beteiligter_anlegen
+    echt = parteien.kollisionen
 
     def kaputt(**kwargs):
-        if kwargs["daten"]["name"] == "Krüger, Thomas":
-            raise ausfuehren.DomainError("Der Name ist gesperrt.")
+        if kwargs["namen"] == ["Krüger, Thomas"]:
+            raise DomainError("Der Name ist gesperrt.")
         return echt(**kwargs)
 
-    monkeypatch.setattr(ausfuehren, "beteiligter_anlegen", kaputt)
+    monkeypatch.setattr(parteien, "kollisionen", kaputt)
     code, out, _ = befehl(str(ALT))
     assert code == 1
     assert "Zeile 3 (102/25): nicht übernommen – Der Name ist gesperrt." in out
@@ -290,6 +293,35 @@ def test_a_line_that_fails_half_way_leaves_nothing_of_itself(kanzlei: Kanzlei, m
     assert not Beteiligter.objects.filter(name="Krüger, Heike").exists()
     assert not Kollisionspruefung.objects.filter(namen=["Krüger, Heike"]).exists()
     assert Akte.objects.filter(aktenzeichen="103/25").exists()
+
+
+@pytest.mark.django_db
+def test_an_imported_party_is_recorded_as_one_entered_by_hand(kanzlei: Kanzlei, meier: Beteiligter,
+                                                              tmp_path: Path) -> None:
+    """The import's own way for parties (akten/importe/parteien.py) keeps beteiligter_anlegen's rules:
+    the same record, key, history and Kollisionsprüfung."""
+    admin = kanzlei.users["admin"]
+    von_hand = akte_anlegen(user=admin, daten={"aktenzeichen": "50/26", "kurzrubrum": "Hand ./. Meier"})
+    beteiligter_anlegen(user=admin, akte_id=von_hand.pk, daten={"rolle": "gegner", "name": "Klaus Meier",
+                                                                 "anrede": ""},
+                        anlass="import", kollision_bestaetigt=True, kollision_begruendung="Grund")
+    datei = tmp_path / "eine.csv"
+    datei.write_text("Aktenzeichen;Kurzrubrum;Gegner\n51/26;Import ./. Meier;Klaus Meier\n", encoding="utf-8")
+    assert befehl(str(datei))[0] == 0
+    hand, importiert = (Beteiligter.objects.get(akte__aktenzeichen=az, name="Klaus Meier")
+                        for az in ("50/26", "51/26"))
+    felder = ("rolle", "anrede", "name", "anschrift", "telefon", "email", "notiz", "name_schluessel")
+    assert [getattr(importiert, f) for f in felder] == [getattr(hand, f) for f in felder]
+    assert importiert.angelegt_am is not None
+    h_hand, h_import = hand.history.get(), importiert.history.get()
+    assert (h_import.history_type, h_import.history_user) == (h_hand.history_type, h_hand.history_user)
+    assert h_import.history_change_reason == "Import aus „eine.csv“, Zeile 2"
+    p_hand, p_import = (Kollisionspruefung.objects.get(akte=b.akte) for b in (hand, importiert))
+    assert (p_import.anlass, p_import.entscheidung, p_import.namen, p_import.user) == (
+        p_hand.anlass, p_hand.entscheidung, p_hand.namen, p_hand.user)
+    # both found Meier of 1/26; the import also found the party entered by hand a moment before
+    assert {t["aktenzeichen"] for t in p_hand.treffer} == {"1/26"}
+    assert {t["aktenzeichen"] for t in p_import.treffer} == {"1/26", "50/26"}
 
 
 @pytest.mark.django_db
