@@ -18,9 +18,11 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from akten.models import Akte, Beteiligter, Bundesland, User
+from akten.models.akte import aktenzeichen_validator
 from akten.users import role_of
 
 # Several Mandanten or Gegner in one cell: separated by „;“ (the cell quoted in a CSV) or a line
@@ -205,12 +207,8 @@ def pruefe_zeile(nummer: int, werte: dict[str, Any], *, anwalt_von: Callable[[st
     if ueberzaehlig:
         fehler.append("Die Zeile hat mehr Felder als die Kopfzeile – steht ein Trennzeichen ohne "
                       "Anführungszeichen in einem Feld?")
-    roh_az = werte.get("aktenzeichen")
-    aktenzeichen = zelltext(roh_az)
-    if isinstance(roh_az, date):
-        fehler.append("Das Aktenzeichen ist in Excel als Datum gespeichert; formatiere die Spalte als Text.")
-    elif not aktenzeichen:
-        fehler.append("Das Aktenzeichen fehlt.")
+    aktenzeichen = zelltext(werte.get("aktenzeichen"))
+    fehler += _aktenzeichen_fehler(werte.get("aktenzeichen"))
     mandanten = parteien(werte.get("mandant"), Beteiligter.Rolle.MANDANT)
     gegner = parteien(werte.get("gegner"), Beteiligter.Rolle.GEGNER)
     for partei in (*mandanten, *gegner):
@@ -247,6 +245,20 @@ def pruefe_zeile(nummer: int, werte: dict[str, Any], *, anwalt_von: Callable[[st
         raise ZeileFehlerhaft(fehler)
     return Zeile(nummer=nummer, aktenzeichen=aktenzeichen, stammdaten=stammdaten,
                  parteien=[*mandanten, *gegner], angelegt=angelegt, hinweise=hinweise)
+
+
+def _aktenzeichen_fehler(wert: Any) -> list[str]:
+    text = zelltext(wert)
+    if isinstance(wert, date):
+        return ["Das Aktenzeichen ist in Excel als Datum gespeichert; formatiere die Spalte als Text."]
+    if not text:
+        return ["Das Aktenzeichen fehlt."]
+    try:
+        aktenzeichen_validator(text)
+    except ValidationError as exc:
+        regel = " ".join(exc.messages).removeprefix("Aktenzeichen: ").rstrip(".")
+        return [f"„{text}“ ist kein gültiges Aktenzeichen ({regel})."]
+    return []
 
 
 def _anwalt(name: str, anwalt_von: Callable[[str], User | None]) -> User | None:

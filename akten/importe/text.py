@@ -27,9 +27,10 @@ def zusammenfassung_text(bericht: dict[str, Any]) -> str:
     """The one line that ends every report."""
     z = bericht.get("zusammenfassung") or {}
     neu = z.get("neu", 0)
+    angelegt = ("würde neu angelegt" if neu == 1 else "würden neu angelegt") if bericht.get("probelauf") \
+        else "neu angelegt"
     teile = [_anzahl(z.get("gesamt", 0), "Zeile", "Zeilen") + ":",
-             f"{neu} {'würden neu angelegt' if bericht.get('probelauf') else 'neu angelegt'}"
-             f" ({_anzahl(z.get('beteiligte', 0), 'Beteiligte/r', 'Beteiligte')}),",
+             f"{neu} {angelegt} ({_anzahl(z.get('beteiligte', 0), 'Beteiligte/r', 'Beteiligte')}),",
              f"{z.get('vorhanden', 0)} schon vorhanden,",
              f"{z.get('fehler', 0)} mit Fehler (nicht übernommen);",
              _anzahl(z.get("kollisionen", 0), "Treffer", "Treffer") + " der Kollisionsprüfung"]

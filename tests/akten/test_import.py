@@ -139,6 +139,24 @@ def test_german_dates_amounts_and_the_old_names() -> None:
     assert pruefen.rechtsgebiet("Baurecht") == ("sonstiges", "Baurecht")
 
 
+def test_a_row_names_every_problem_it_has() -> None:
+    with pytest.raises(pruefen.ZeileFehlerhaft) as fehler:
+        pruefen.pruefe_zeile(4, {"aktenzeichen": "12#25", "gegenstandswert": "1.234,5,6",
+                                 "bundesland": "Nordrhein", "angelegt": "01.01.2999"},
+                             anwalt_von=lambda n: None)
+    assert fehler.value.meldungen == [
+        "„12#25“ ist kein gültiges Aktenzeichen (Buchstaben, Ziffern, „/“, „-“ und „.“, höchstens 31 "
+        "Zeichen (z. B. 123/26)).",
+        "Kurzrubrum und Mandant fehlen; eines von beiden braucht die Akte.",
+        "„1.234,5,6“ ist kein Betrag (erwartet z. B. 1.234,56).",
+        "„Nordrhein“ ist kein Bundesland (erwartet der Name wie „Nordrhein-Westfalen“ oder das Kürzel wie "
+        "„NW“).",
+        "Das Anlagedatum 01.01.2999 liegt in der Zukunft."]
+    with pytest.raises(pruefen.ZeileFehlerhaft, match="in Excel als Datum gespeichert"):
+        pruefen.pruefe_zeile(2, {"aktenzeichen": datetime(2026, 1, 26), "mandant": "Berg"},
+                             anwalt_von=lambda n: None)
+
+
 def test_several_parties_in_one_cell_by_semicolon_or_line_break_never_by_slash_or_comma() -> None:
     namen = [p.name for p in pruefen.parteien("Krüger, Heike; Krüger, Thomas\nKrüger, Lena", "mandant")]
     assert namen == ["Krüger, Heike", "Krüger, Thomas", "Krüger, Lena"]
