@@ -160,8 +160,8 @@ def _anlegen(zeile: Zeile, *, user: User, grund: str, probelauf: bool) -> Ergebn
         _anlagedatum(akte, zeile.angelegt)
     kollisionen, konflikte = _hinweise(angelegt)
     anzahl = len(zeile.parteien)
-    beteiligte = "1 Beteiligte/r" if anzahl == 1 else f"{anzahl} Beteiligte"
-    meldung = " ".join([f"{'Würde' if probelauf else 'Wurde'} mit {beteiligte} angelegt.", *zeile.hinweise])
+    beteiligte = f"mit {anzahl} Beteiligten" if anzahl else "ohne Beteiligte"
+    meldung = " ".join([f"{'Würde' if probelauf else 'Wurde'} {beteiligte} angelegt.", *zeile.hinweise])
     return Ergebnis(zeile=zeile.nummer, status=NEU, meldung=meldung, aktenzeichen=akte.aktenzeichen,
                     kollisionen=kollisionen, konflikte=konflikte, beteiligte=anzahl, hinweise=zeile.hinweise)
 
