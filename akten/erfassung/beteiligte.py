@@ -27,7 +27,8 @@ def _kollisionspruefung(*, user: User, akte: Any, name: str, rolle: str, anlass:
     if treffer and not bestaetigt:
         raise KollisionGefunden(treffer)
     protokolliere(user=user, namen=[name], treffer=treffer, anlass=anlass, akte=akte,
-                  fortgesetzt=True if treffer else None, begruendung=begruendung)
+                  fortgesetzt=True if treffer else None,
+                  begruendung=begruendung if treffer else "")  # the reason given for another party's hits
 
 
 @transaction.atomic

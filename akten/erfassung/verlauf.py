@@ -126,7 +126,8 @@ def _zeilen(modell: type[models.Model], filter_: dict[str, Any], limit: int) -> 
         if row.history_type == "~" and not aenderungen and not grund:
             continue  # saved without a change
         zeilen.append(VerlaufsZeile(
-            zeit=row.history_date, wer=_name(row.history_user), art=art, art_name=art_name,
+            zeit=row.history_date, wer=_name(row.history_user), art=art,
+            art_name=dict(Frist.Typ.choices).get(row.typ, art_name) if modell is Frist else art_name,
             bezeichnung=_bezeichnung(modell, row, namen), aktion=AKTIONEN.get(row.history_type, "geändert"),
             eintrag_id=row.id, aenderungen=aenderungen, grund=grund))
     return zeilen
@@ -216,9 +217,8 @@ def _bezeichnung(modell: type[models.Model], row: Any, namen: dict[int, str]) ->
     if modell is Beteiligter:
         rolle = dict(Beteiligter.Rolle.choices).get(row.rolle, "")
         return f"{row.name} ({rolle})" if rolle else row.name
-    if modell is Frist:
-        typ = dict(Frist.Typ.choices).get(row.typ, "Frist")
-        return f"{typ} „{row.bezeichnung}“ zum {row.datum:%d.%m.%Y}"
+    if modell is Frist:  # its Typ („Termin“) is the row's art_name
+        return f"„{row.bezeichnung}“ zum {row.datum:%d.%m.%Y}"
     if modell is Notiz:
         return row.titel or anzeige(Notiz._meta.get_field("inhalt"), row.inhalt[:60])
     if modell is Zeiterfassung:

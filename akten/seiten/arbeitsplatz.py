@@ -18,7 +18,7 @@ from django.utils import timezone
 from akten.erfassung.rechte import rechte_von
 from akten.erfassung.verlauf import verlauf_der_akte
 from akten.fristenbuch.akte import fristen_kontext
-from akten.models import Akte
+from akten.models import Akte, Beteiligter
 from akten.panels import Panel, panels_for
 from akten.seiten import lesen
 from akten.seiten.formulare import NotizForm, ZeitForm, ZugriffForm
@@ -62,7 +62,9 @@ def arbeitsplatz(request: HttpRequest, akte: Akte) -> dict[str, Any]:
     summen = zeiten.aggregate(gesamt=Sum("dauer_minuten"),
                               abrechenbar=Sum("dauer_minuten", filter=Q(abrechenbar=True)))
     dokumente = list(dokumente_for(user=user, akte_id=akte.pk).select_related("erstellt_von", "quelle")[:300])
-    beteiligte = list(akte.beteiligte.all())
+    # in the order of the roles (Mandant/in first, then Gegner/in, …), not alphabetically by their keys
+    rang = {rolle: i for i, rolle in enumerate(Beteiligter.Rolle.values)}
+    beteiligte = sorted(akte.beteiligte.all(), key=lambda b: (rang.get(b.rolle, 99), b.name.casefold()))
     notizen = list(notizen_for(user=user, akte_id=akte.pk).select_related("verfasst_von")[:300])
     rechte = rechte_von(user)
     context: dict[str, Any] = {

@@ -221,8 +221,11 @@ class KollisionForm(forms.Form):
 
     def entscheidung(self, namen: str) -> tuple[bool, str]:
         """(confirmed, reason): confirmed only for the names whose hits were shown, and with a reason."""
-        if not self.is_valid() or not self.cleaned_data["kollision_bestaetigt"] \
-                or self.cleaned_data["kollision_namen"] != namen:
+        if not self.is_valid() or self.cleaned_data["kollision_namen"] != namen:
+            return False, ""
+        if not self.cleaned_data["kollision_bestaetigt"]:  # "Trotzdem …" pressed without the tick
+            self.add_error("kollision_bestaetigt", "Setz den Haken, wenn du trotz möglicher Kollision "
+                                                   "fortfahren willst – sonst brich ab.")
             return False, ""
         grund = self.cleaned_data["kollision_begruendung"].strip()
         if not grund:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import socket
+from datetime import date
 from decimal import Decimal
 from html import unescape
 
@@ -24,6 +25,7 @@ from akten.models import (
     AktenZugriff,
     Alert,
     Beteiligter,
+    Frist,
     Kollisionspruefung,
     Notiz,
     User,
@@ -192,12 +194,24 @@ def test_a_gegner_who_is_mandant_elsewhere_is_asked_about_before_anything_is_sav
     assert anderer_name.status_code == 409 and "„Hans Müller“" in _text(anderer_name)
     assert not Akte.objects.filter(aktenzeichen="50/26").exists()
 
+    # "Trotzdem anlegen" without the tick says why nothing happened (it showed the same page again)
+    ohne_haken = _post(client, "/akten/neu/", {**daten, "kollision_namen": unescape(namen),
+                                               "kollision_begruendung": "geprüft"})
+    assert ohne_haken.status_code == 409
+    assert "Setz den Haken, wenn du trotz möglicher Kollision fortfahren willst – sonst brich ab." \
+        in _text(ohne_haken)
+    assert "geprüft" in ohne_haken.content.decode()  # the reason typed is kept
+    assert not Akte.objects.filter(aktenzeichen="50/26").exists()
+
     grund = "Namensgleichheit: anderer Hans Müller, Geburtsdatum weicht ab (Rücksprache mit RA Berger)."
     response = _post(client, "/akten/neu/", {**bestaetigt, "kollision_begruendung": grund})
     assert response.status_code == 302, _text(response)
     akte = Akte.objects.get(aktenzeichen="50/26")
     pruefung = Kollisionspruefung.objects.get(akte=akte, entscheidung="fortgesetzt")
     assert pruefung.begruendung == grund and pruefung.namen == ["Hans Mueller"]
+    # the reason belongs to the Gegner's hits, not to the Mandant's check without any
+    ohne_treffer = Kollisionspruefung.objects.get(akte=akte, entscheidung="keine_treffer")
+    assert ohne_treffer.namen == ["Renate Hoffmann"] and ohne_treffer.begruendung == ""
     assert pruefung.user == kanzlei.users["sachbearbeiter"] and pruefung.treffer  # the firm's record: all
     assert akte.beteiligte.get(rolle="gegner").name == "Hans Mueller"
     aktivitaet = _text(client.get(f"/akten/{akte.pk}/?tab=aktivitaet"))
@@ -504,3 +518,31 @@ def test_the_verlauf_reads_as_a_person_reads_it_and_only_for_who_sees_the_akte(k
     assert verlauf_des_eintrags(user=anwalt, eintrag=eigene)[0].aktion == "angelegt"
     with pytest.raises(NotFound):
         verlauf_des_eintrags(user=sachbearbeiter, eintrag=eigene)
+
+
+def test_beteiligte_come_in_the_order_of_their_roles_mandant_first(kanzlei: Kanzlei) -> None:
+    """Not alphabetically by the role's key (gegner < gericht < mandant put the Mandant/in last)."""
+    akte = kanzlei.akten["B"]
+    for rolle, name in (("gericht", "Landgericht Köln"), ("gegner", "Sabine Krüger"),
+                        ("mandant", "Thomas Weber"), ("gegnervertreter", "RAin Dr. Sommer")):
+        Beteiligter.objects.create(akte=akte, rolle=rolle, name=name)
+    text = _text(_seite(kanzlei, "anwalt").get(f"/akten/{akte.pk}/?tab=beteiligte"))
+    abschnitt = text[text.index("Beteiligte/n hinzufügen"):]
+    stellen = [abschnitt.index(name) for name in ("Thomas Weber", "Sabine Krüger", "RAin Dr. Sommer",
+                                                  "Landgericht Köln")]
+    assert stellen == sorted(stellen), abschnitt[:400]
+
+
+def test_the_verlauf_names_a_frist_once_and_a_termin_as_termin(kanzlei: Kanzlei) -> None:
+    """„Frist „Berufungsfrist“ zum …“, not „Frist Frist „Berufungsfrist“ …“; a Termin is no Frist."""
+    akte = kanzlei.akten["A"]
+    Frist.objects.create(akte=akte, bezeichnung="Berufungsfrist", datum=date(2027, 3, 30))
+    Frist.objects.create(akte=akte, bezeichnung="Mündliche Verhandlung", datum=date(2027, 4, 7),
+                         typ="termin")
+    zeilen = [z for z in verlauf_der_akte(user=kanzlei.users["anwalt"], akte_id=akte.pk) if z.art == "frist"]
+    assert {(z.art_name, z.bezeichnung) for z in zeilen} >= {
+        ("Frist", "„Berufungsfrist“ zum 30.03.2027"), ("Termin", "„Mündliche Verhandlung“ zum 07.04.2027")}
+    text = _text(_seite(kanzlei, "anwalt").get(f"/akten/{akte.pk}/?tab=aktivitaet"))
+    assert "Frist „Berufungsfrist“ zum 30.03.2027 angelegt" in text and "Frist Frist" not in text
+    assert "Termin „Mündliche Verhandlung“ zum 07.04.2027 angelegt" in text
+
