@@ -10,7 +10,7 @@ from django import template
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from akten.fristen import format_datum
+from akten.fristen import BUNDESLAENDER, format_datum
 from helena.markdown import render_markdown
 
 register = template.Library()
@@ -40,6 +40,12 @@ def datum_lang(value: Any) -> str:
     """'Freitag, 03.04.2026' – Fristen are read with their weekday in this firm."""
     d = _as_date(value)
     return format_datum(d) if d else ("" if value in (None, "") else str(value))
+
+
+@register.filter
+def bundesland(code: Any) -> str:
+    """'NW' → 'Nordrhein-Westfalen': a Bundesland is read by its name, not by its code."""
+    return BUNDESLAENDER.get(str(code), str(code)) if code else ""
 
 
 @register.filter

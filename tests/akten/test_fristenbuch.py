@@ -10,13 +10,14 @@ import io
 import re
 from datetime import date, timedelta
 
+import pypdfium2 as pdfium
 import pytest
 from django.test import Client
 from django.utils import timezone
 from pypdf import PdfReader
 
 from akten.erfassung.rechte import VERWEIGERT
-from akten.fristen import berechne, format_datum
+from akten.fristen import BUNDESLAENDER, berechne, format_datum
 from akten.models import Frist, Kanzleieinstellung
 from tests.conftest import Kanzlei
 
@@ -96,6 +97,10 @@ def test_a_frist_is_saved_with_its_berechnung_and_shows_it(kanzlei: Kanzlei) -> 
     html = client.get(response["Location"]).content.decode()
     assert "Begründung der Berechnung" in html and "übersprungen" in html
     assert "angelegt" in html.lower()  # the Verlauf
+    # the Bundesland by its name, not its code ("Feiertage in NW")
+    assert "(Feiertage in Nordrhein-Westfalen)" in html and "Feiertage in NW" not in html
+    land = BUNDESLAENDER[akte.bundesland] if akte.bundesland else "bundesweit"
+    assert f"<dd>{land} (Bundesland der Akte)</dd>" in html
 
 
 def test_a_date_other_than_computed_or_on_a_sunday_needs_a_confirmation(kanzlei: Kanzlei) -> None:
@@ -297,6 +302,12 @@ def test_the_daily_fristenkontrolle_to_print_and_as_pdf(kanzlei: Kanzlei) -> Non
     text = "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(response.content)).pages)
     assert "Fristenkontrolle" in text and "Berufung Schulz" in text and "Geprüft von" in text
     assert "Vertrauliche Frist" not in text and "Frist A offen" not in text  # 5 days ahead: not in 3
+    # the table stays within the page's margin (12 mm): its last column was cut off at the paper's edge
+    seite = pdfium.PdfDocument(response.content)[0]
+    fundstelle = seite.get_textpage().search("erledigt", match_case=True).get_next()
+    assert fundstelle is not None
+    rechts = seite.get_textpage().get_charbox(fundstelle[0] + fundstelle[1] - 1)[2]
+    assert rechts <= seite.get_width() - 12 * 72 / 25.4, (rechts, seite.get_width())
     assert "Keine Einträge" not in client.get("/fristen/kontrolle/?tage=abc").content.decode()
     assert "Gib eine ganze Zahl ein." in client.get("/fristen/kontrolle/?tage=abc").content.decode()
 
