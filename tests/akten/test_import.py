@@ -4,7 +4,9 @@ page „Importe“, with files as real programs write them (tests/data/import/RE
 from __future__ import annotations
 
 import io
+import os
 import subprocess
+import sys
 import time
 from datetime import date, datetime
 from decimal import Decimal
@@ -366,14 +368,32 @@ def test_a_file_that_cannot_be_read_exits_2_and_keeps_nothing(kanzlei: Kanzlei, 
     assert zaehle() == vorher
 
 
-def test_the_command_runs_as_a_user_would_run_it(tmp_path: Path) -> None:
-    """`manage.py import_akten --help` in a shell: the options and what the exit codes mean."""
-    hilfe = subprocess.run([".venv/bin/python", "manage.py", "import_akten", "--help"], capture_output=True,
-                           text=True, cwd=Path(__file__).resolve().parents[2], check=False,
-                           env={"PATH": "/usr/bin:/bin", "DEBUG": "true",
-                                "DATABASE_URL": "postgres://127.0.0.1:1/keine"})
-    assert hilfe.returncode == 0, hilfe.stderr
-    assert "Exit-Code 0" in hilfe.stdout and "--dry-run" in hilfe.stdout and "--als" in hilfe.stdout
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_the_command_as_a_user_runs_it(kanzlei: Kanzlei, tmp_path: Path) -> None:
+    """`manage.py import_akten` in a shell: German output, the exit codes, no traceback."""
+    from tests.conftest import database_url
+
+    def manage(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "manage.py", "import_akten", *args], capture_output=True,
+                              text=True, cwd=Path(__file__).resolve().parents[2], check=False, timeout=120,
+                              env={**os.environ, "DATABASE_URL": database_url(), "DEBUG": "true"})
+
+    hilfe = manage("--help")
+    assert hilfe.returncode == 0 and "Exit-Code 0" in hilfe.stdout and "--als" in hilfe.stdout
+    probe = manage(str(ALT), "--dry-run")
+    assert probe.returncode == 1 and "Zeile 7 (106/25): nicht übernommen" in probe.stdout
+    assert not Akte.objects.filter(aktenzeichen="101/25").exists()
+    echt = manage(str(UTF8), "--als", "admin")
+    assert echt.returncode == 0, echt.stderr
+    assert echt.stdout.splitlines()[-1].startswith("Ergebnis: 3 Zeilen: 3 neu angelegt")
+    assert Akte.objects.filter(aktenzeichen__in=["201/25", "202/25", "203/25"]).count() == 3
+    kaputt = tmp_path / "alt.xls"
+    kaputt.write_bytes(b"\xd0\xcf\x11\xe0" + b"\x00" * 64)
+    abgelehnt = manage(str(kaputt))
+    assert abgelehnt.returncode == 2 and abgelehnt.stdout == ""
+    assert abgelehnt.stderr.startswith("Das alte Excel-Format (.xls) kann Helena nicht lesen.")
+    assert "Traceback" not in abgelehnt.stderr and "CommandError" not in abgelehnt.stderr
 
 
 # --- the admin page -------------------------------------------------------------------------------
