@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from akten.fristen import berechne, format_datum
+from akten.fristen import BUNDESLAENDER, berechne, format_datum
 from akten.models import Frist
 from tests.conftest import Kanzlei
 from tests.test_browser import _orm_beside_playwright, browser, login, new_context, screenshot
@@ -52,6 +52,8 @@ def test_a_frist_through_the_form_with_the_fristenrechner(kanzlei: Kanzlei, new_
     for v in ergebnis.verschoben:
         expect(box).to_contain_text(f"{format_datum(v.datum)} übersprungen: {v.grund}")
     expect(box).to_contain_text("§ 193 BGB, § 222 Abs. 2 ZPO")
+    if akte.bundesland:  # by its name, as the server renders it, not its code ("Feiertage in NW")
+        expect(box).to_contain_text(f"(Feiertage in {BUNDESLAENDER[akte.bundesland]})")
     expect(page.get_by_label("Datum (Fristende bzw. Termin)")).to_have_value(ergebnis.ende.isoformat())
     expect(page.locator("#id_vorfrist")).to_have_value(ergebnis.vorfrist.datum.isoformat())
     expect(page.get_by_label("Bezeichnung")).to_have_value("Berufungsfrist")
@@ -134,6 +136,9 @@ def test_a_notfrist_is_confirmed_by_a_second_person(kanzlei: Kanzlei, new_contex
     expect(row).to_contain_text("wartet auf Bestätigung durch eine zweite Person")
     expect(row.get_by_role("button", name=re.compile("Bestätigen"))).to_have_count(0)
     expect(row).to_contain_text("bestätigen muss eine zweite Person")
+    # back at "#frist-…", the next action's form stays closed (it opened by itself: "Warum ist die Frist
+    # wieder offen?" right after the Erledigt)
+    expect(row.get_by_label("Warum ist die Frist wieder offen?")).to_be_hidden()
     shot(erste, "wartet")
 
     zweite = new_context().new_page()
@@ -184,3 +189,20 @@ def test_the_fristenbuch_on_a_phone(kanzlei: Kanzlei, new_context) -> None:
     expect(page.locator("[data-ergebnis] .berechnung")).to_contain_text("(§ 4 S. 1 KSchG)")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     shot(page, "handy-formular")
+
+
+def test_the_fristenkontrolle_headings_keep_their_words(kanzlei: Kanzlei, new_context) -> None:
+    """At 1280 px the columns „Verantwortlich“ and „erledigt“ broke letter by letter („Verantwortlic|h“)."""
+    Frist.objects.create(akte=kanzlei.akten["A"], bezeichnung="Stellungnahme zur Klageerwiderung",
+                         datum=timezone.localdate() + timedelta(days=1),
+                         verantwortlich=kanzlei.users["anwalt"])
+    page = new_context(width=1280).new_page()
+    login(page, kanzlei.users["anwalt"], "/fristen/kontrolle/")
+    expect(page.locator(".kontrolle-tabelle th").first).to_be_visible()
+    zeilen = page.evaluate("""() => [...document.querySelectorAll('.kontrolle-tabelle th')].map((th) => {
+        const range = document.createRange(); range.selectNodeContents(th);
+        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        return [th.textContent.trim(), tops.size]; })""")
+    assert zeilen and all(anzahl == 1 for _, anzahl in zeilen), zeilen
+    shot(page, "kontrolle-1280")
+

@@ -139,12 +139,16 @@ document.addEventListener("click", (event) => {
   exchange(card, url, { method: "GET" });
 });
 
-// A link to "#dokument-12" should show the document, which sits in a closed <details>.
+// A link to "#dokument-12" should show the document, which sits in a closed <details>. Not an action's
+// form (a Frist's "Erledigt …"/"Wieder öffnen"): after an action the page returns to "#frist-7", and the
+// next action's form must not open by itself.
+const NICHT_AUFKLAPPEN = ".frist-aktion";
+
 function openTarget() {
   if (!window.location.hash) return;
   const target = document.getElementById(decodeURIComponent(window.location.hash.slice(1)));
   const details = target && (target.matches("details") ? target : target.querySelector("details"));
-  if (details) details.open = true;
+  if (details && !details.matches(NICHT_AUFKLAPPEN)) details.open = true;
 }
 window.addEventListener("hashchange", openTarget);
 openTarget();

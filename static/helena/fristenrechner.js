@@ -48,7 +48,8 @@ if (form) {
     if (r.notfrist) kopf.append(" ", el("span", { class: "badge badge--notfrist" }, "Notfrist"));
     const box = el("div", { class: "berechnung", "data-berechnung": "" }, kopf);
     if (r.verschoben.length) {
-      const land = r.bundesland ? ` (Feiertage in ${r.bundesland})` : "";
+      const option = [...feld("bundesland").options].find((o) => o.value === r.bundesland);
+      const land = r.bundesland ? ` (Feiertage in ${option ? option.text : r.bundesland})` : "";
       box.append(el("div", { class: "berechnung__verschoben" },
         el("p", {}, `Rechnerisch endet die Frist am ${datumLang(r.unverschobenes_ende)}. Das ist kein Werktag: `
           + `nach § 193 BGB, § 222 Abs. 2 ZPO endet sie erst mit Ablauf des nächsten Werktags${land}.`),
