@@ -59,6 +59,14 @@ def get_akte(*, user: User, akte_id: int | str) -> Akte:
         raise NotFound from None
 
 
+def personen_der_akte(*, akte: Akte) -> QuerySet[User]:
+    """The active people who may see the Akte (ADMIN and superusers see all): whom a Frist of it may
+    be given to — a Frist for someone who cannot open the Akte would be a Frist nobody keeps."""
+    return (User.objects.filter(is_active=True)
+            .filter(Q(role="ADMIN") | Q(is_superuser=True) | Q(akten_zugriffe__akte=akte))
+            .distinct().order_by("last_name", "first_name", "username"))
+
+
 def fristen_for(
     *, user: User, akte_id: int | str | None = None, status: str = "active", heute: date | None = None
 ) -> QuerySet[Frist]:

@@ -15,7 +15,7 @@ from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler, speichere
 from akten.fristen import FristErgebnis, FristError, berechne, format_datum, kein_werktag
 from akten.models import Alert, Frist, Kanzleieinstellung, User
-from akten.selectors import get_akte, get_frist
+from akten.selectors import get_akte, get_frist, personen_der_akte
 from config.errors import DomainError, Forbidden
 
 FELDER = ("bezeichnung", "typ", "datum", "uhrzeit", "vorfrist", "ist_notfrist", "verantwortlich", "notiz",
@@ -45,9 +45,17 @@ def _locked(frist: Frist) -> Frist:
 
 
 def _pruefe_verantwortlich(frist: Frist) -> None:
+    """The person responsible must be active and able to open the Akte, else nobody keeps the Frist."""
     person = frist.verantwortlich
-    if person is not None and not person.is_active:
+    if person is None:
+        return
+    if not person.is_active:
         raise EingabeFehler("Diese Person ist nicht mehr aktiv.", {"verantwortlich": "nicht mehr aktiv"})
+    if not personen_der_akte(akte=frist.akte).filter(pk=person.pk).exists():
+        name = person.get_full_name() or person.username
+        raise EingabeFehler(f"{name} darf diese Akte nicht sehen und kann die Frist so nicht halten. Gib "
+                            "zuerst Zugriff auf die Akte oder wähle eine andere Person.",
+                            {"verantwortlich": "ohne Zugriff auf die Akte"})
 
 
 @transaction.atomic

@@ -10,7 +10,8 @@ from django import forms
 
 from akten.erfassung.fristen import VERMERK_MAX, berechnung_speichern
 from akten.fristen import PRESETS, FristErgebnis, FristError, berechne
-from akten.models import Frist, User
+from akten.models import Akte, Frist, User
+from akten.selectors import personen_der_akte
 
 EINHEITEN = (("tage", "Tage"), ("wochen", "Wochen"), ("monate", "Monate"), ("jahre", "Jahre"))
 DATUM = {"type": "date"}
@@ -51,10 +52,11 @@ class FristForm(forms.ModelForm):
             "notiz": forms.Textarea(attrs={"rows": 3}),
         }
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, akte: Akte | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         personen = self.fields["verantwortlich"]
-        personen.queryset = aktive_personen()
+        # only who may open the Akte can keep its Frist (the service refuses anyone else)
+        personen.queryset = personen_der_akte(akte=akte) if akte is not None else aktive_personen()
         personen.label_from_instance = _person_name
         personen.empty_label = "– niemand –"
         laender = Frist._meta.get_field("bundesland").choices

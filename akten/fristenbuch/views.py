@@ -70,7 +70,7 @@ def _formular(request: HttpRequest, akte: Akte, frist: Frist | None) -> HttpResp
     kontext: dict[str, Any] = {"akte": akte, "frist": frist, "ergebnis": None, "warnungen": [],
                                "berechnung": frist.berechnung if frist else None, "vorlagen": _vorlagen()}
     if request.method != "POST":
-        kontext["form"] = FristForm(instance=frist, initial={} if frist else _neu_initial(request))
+        kontext["form"] = FristForm(instance=frist, initial={} if frist else _neu_initial(request), akte=akte)
         kontext["rechner"] = RechnerForm(initial=rechner_initial)
         return render(request, "akten/frist_form.html", kontext)
     rechner = kontext["rechner"] = RechnerForm(request.POST, initial=rechner_initial)
@@ -80,12 +80,12 @@ def _formular(request: HttpRequest, akte: Akte, frist: Frist | None) -> HttpResp
     if neu_berechnet:
         land = request.POST.get("bundesland") or akte.bundesland
         kontext["ergebnis"], kontext["berechnung"] = rechner.berechnen(land) or (None, None)
-    form = kontext["form"] = FristForm(request.POST, instance=frist)
+    form = kontext["form"] = FristForm(request.POST, instance=frist, akte=akte)
     if berechnen:
         werte = _werte(form)
         if kontext["ergebnis"]:
             werte = uebernehmen(werte, kontext["ergebnis"])
-        kontext["form"] = FristForm(instance=frist, initial=werte)
+        kontext["form"] = FristForm(instance=frist, initial=werte, akte=akte)
         return render(request, "akten/frist_form.html", kontext)
     rechner_ok = not neu_berechnet or (rechner.is_valid() and not rechner.non_field_errors())
     if form.is_valid() and rechner_ok:
@@ -125,7 +125,7 @@ def frist_bearbeiten(request: HttpRequest, akte_id: int, frist_id: int) -> HttpR
 def frist_pruefen(request: HttpRequest, akte_id: int) -> JsonResponse:
     """The form's warnings while typing (its script): the same check as on saving, nothing stored."""
     akte = get_akte(user=request.user, akte_id=akte_id)
-    form = FristForm(request.POST)
+    form = FristForm(request.POST, akte=akte)
     form.is_valid()
     datum = form.cleaned_data.get("datum")
     if not datum:

@@ -173,3 +173,15 @@ def test_an_approved_draft_is_written_by_the_same_service_and_in_the_history(kan
     eintrag = frist.history.get()
     assert eintrag.history_user == anwalt
     assert eintrag.history_change_reason == "Entwurf von Helena freigegeben"
+
+
+def test_a_frist_goes_only_to_someone_who_may_open_the_akte(kanzlei: Kanzlei) -> None:
+    """A Frist for a person who cannot see the Akte would be a Frist nobody keeps."""
+    datum = timezone.localdate() + timedelta(days=10)
+    with pytest.raises(EingabeFehler, match="darf diese Akte nicht sehen"):
+        fristen_dienst.frist_anlegen(user=kanzlei.users["anwalt"], akte_id=kanzlei.akten["A"].pk, daten={
+            "bezeichnung": "Stellungnahme", "datum": datum, "verantwortlich": kanzlei.users["praktikant"]})
+    assert not Frist.objects.filter(bezeichnung="Stellungnahme").exists()
+    frist = fristen_dienst.frist_anlegen(user=kanzlei.users["anwalt"], akte_id=kanzlei.akten["B"].pk, daten={
+        "bezeichnung": "Stellungnahme", "datum": datum, "verantwortlich": kanzlei.users["praktikant"]})
+    assert frist.verantwortlich == kanzlei.users["praktikant"]
