@@ -101,7 +101,18 @@ class DomainErrorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        if response.status_code == 405 and not response.content and not request.path.startswith(API_PREFIX):
+            # an action's address opened directly (a bookmark, the login's way back after a timeout):
+            # a German page instead of the browser's bare "HTTP ERROR 405"
+            page = render(request, "fehler.html", {
+                "titel": "Das geht nur über den Knopf",
+                "meldung": "Diese Adresse führt eine Aktion aus und lässt sich nicht direkt öffnen.",
+                "hinweis": "Geh zurück zur Seite und nutze dort den Knopf. Es wurde nichts gespeichert."},
+                status=405)
+            page["Allow"] = response.get("Allow", "")
+            return page
+        return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not isinstance(exception, DomainError) or request.path.startswith(API_PREFIX):

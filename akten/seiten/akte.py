@@ -30,7 +30,7 @@ from akten.seiten.formulare import (
     ParteiForm,
     fehler_zeigen,
 )
-from akten.selectors import get_akte
+from akten.selectors import fristen_for, get_akte
 from akten.users import role_of
 
 BESTAETIGUNG_AKTE = "Ich habe die möglichen Kollisionen geprüft und lege die Akte trotzdem an"
@@ -136,6 +136,18 @@ def _aenderungen(akte: Akte, daten: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _offene_fristen_beim_abschluss(request: HttpRequest, akte: Akte) -> None:
+    """A closed or filed Akte with open Fristen: say so (they stay in the Fristenbuch and still run)."""
+    if akte.status not in (Akte.Status.GESCHLOSSEN, Akte.Status.ARCHIVIERT):
+        return
+    offen = fristen_for(user=request.user, akte_id=akte.pk, status="active").count()
+    if offen:
+        menge = "einen offenen Eintrag" if offen == 1 else f"{offen} offene Einträge"
+        messages.warning(request, f"Die Akte ist {akte.get_status_display()}, hat aber noch {menge} im "
+                                  "Fristenbuch (Frist, Termin oder Wiedervorlage). Sie laufen weiter – bitte "
+                                  "erledigen oder übertragen.")
+
+
 @login_required
 def akte_bearbeiten(request: HttpRequest, akte_id: int) -> HttpResponse:
     """Change an Akte's Stammdaten; the status only for Anwälte and the Administration."""
@@ -152,8 +164,8 @@ def akte_bearbeiten(request: HttpRequest, akte_id: int) -> HttpResponse:
             messages.info(request, "Nichts geändert.")
             return redirect("akten:detail", akte_id=akte.pk)
         try:
-            akte_aendern(user=request.user, akte_id=akte.pk, aenderungen=aenderungen,
-                         grund=form.cleaned_data["grund"])
+            geaendert = akte_aendern(user=request.user, akte_id=akte.pk, aenderungen=aenderungen,
+                                     grund=form.cleaned_data["grund"])
         except EingabeFehler as exc:
             fehler_zeigen(form, exc)
             if exc.felder.get("aktenzeichen") == "Schon vergeben.":
@@ -161,5 +173,6 @@ def akte_bearbeiten(request: HttpRequest, akte_id: int) -> HttpResponse:
         else:
             messages.success(request, f"Die Akte {aenderungen.get('aktenzeichen', akte.aktenzeichen)} ist "
                                       "gespeichert.")
+            _offene_fristen_beim_abschluss(request, geaendert)
             return redirect("akten:detail", akte_id=akte.pk)
     return render(request, "akten/akte_form.html", {"form": form, "akte": akte}, status=422)

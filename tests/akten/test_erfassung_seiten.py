@@ -546,3 +546,29 @@ def test_the_verlauf_names_a_frist_once_and_a_termin_as_termin(kanzlei: Kanzlei)
     assert "Frist „Berufungsfrist“ zum 30.03.2027 angelegt" in text and "Frist Frist" not in text
     assert "Termin „Mündliche Verhandlung“ zum 07.04.2027 angelegt" in text
 
+
+
+def test_closing_an_akte_with_open_fristen_says_so(kanzlei: Kanzlei) -> None:
+    """A closed Akte's Frist still runs: the lawyer who closes it is told, nothing is hidden."""
+    client = _seite(kanzlei, "anwalt")
+    akte = kanzlei.akten["A"]
+    url = f"/akten/{akte.pk}/bearbeiten/"
+    seite = client.get(url).content.decode()
+    werte = dict(re.findall(r'name="([a-z_]+)" value="([^"]*)"', seite))
+    antwort = _post(client, url, {**werte, "kurzrubrum": akte.kurzrubrum, "rechtsgebiet": akte.rechtsgebiet,
+                                  "bundesland": akte.bundesland, "anwalt": str(akte.anwalt_id),
+                                  "status": "geschlossen", "grund": "Mandat beendet"})
+    assert antwort.status_code == 302
+    text = _text(client.get(antwort["Location"]))
+    assert "hat aber noch einen offenen Eintrag im Fristenbuch" in text
+    assert Akte.objects.get(pk=akte.pk).status == "geschlossen"
+
+
+def test_an_action_opened_directly_answers_a_german_page(kanzlei: Kanzlei) -> None:
+    """After a session timeout the login leads back to the action's address: no bare HTTP ERROR 405."""
+    client = _seite(kanzlei, "anwalt")
+    antwort = client.get(f"/akten/{kanzlei.akten['A'].pk}/zugriff/")
+    assert antwort.status_code == 405 and "POST" in antwort["Allow"]
+    assert "Das geht nur über den Knopf" in _text(antwort)
+    api = kanzlei.client("anwalt").get(f"/api/v1/akten/{kanzlei.akten['A'].pk}/fristen/1/erledigt")
+    assert api.status_code == 405 and "Knopf" not in api.content.decode()
