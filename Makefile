@@ -26,6 +26,8 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m config.launcher exec -- $(PY) bench/knowledge_search.py
 	$(PY) -m config.launcher exec -- $(PY) bench/suche.py
+	$(PY) -m config.launcher exec -- $(PY) bench/kollision.py
+	$(PY) -m config.launcher exec -- $(PY) bench/import_akten.py
 	$(PY) -m config.launcher exec -- $(PY) bench/agent_overhead.py
 	$(PY) -m config.launcher exec -- $(PY) bench/stream_latency.py
 	$(PY) -m config.launcher exec -- $(PY) bench/capacity.py
