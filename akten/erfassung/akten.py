@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from akten import aktenzeichen as schema
 from akten.erfassung.rechte import darf, pruefe
-from akten.erfassung.speichern import EingabeFehler, speichere
+from akten.erfassung.speichern import EingabeFehler, nur_bekannte, speichere
 from akten.models import Akte, AktenZugriff, Kanzleieinstellung, User
 from akten.selectors import get_akte
 from akten.users import role_of
@@ -93,10 +93,7 @@ def akte_aendern(*, user: User, akte_id: int | str, aenderungen: dict[str, Any],
     """Change an Akte's Stammdaten (and, for ANWALT/ADMIN, its status); unknown fields are refused."""
     sichtbar = get_akte(user=user, akte_id=akte_id)  # NotFound for a foreign Akte
     pruefe(user, "akte")
-    unbekannt = set(aenderungen) - {*STAMMDATEN, *STATUS_FELDER}
-    if unbekannt:
-        raise EingabeFehler("Diese Angaben gibt es an einer Akte nicht: "
-                            + ", ".join(sorted(unbekannt)) + ".")
+    nur_bekannte(aenderungen, (*STAMMDATEN, *STATUS_FELDER), was="an einer Akte")
     akte = Akte.objects.select_for_update().get(pk=sichtbar.pk)
     if "status" in aenderungen:
         aenderungen = {**aenderungen, "status": status_wert(aenderungen["status"])}

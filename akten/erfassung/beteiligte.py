@@ -7,7 +7,7 @@ from typing import Any
 from django.db import transaction
 
 from akten.erfassung.rechte import pruefe
-from akten.erfassung.speichern import EingabeFehler, pruefe_eingabe, speichere
+from akten.erfassung.speichern import nur_bekannte, pruefe_eingabe, speichere
 from akten.kollision import KollisionGefunden, protokolliere
 from akten.kollision import pruefe as kollisionen
 from akten.models import Beteiligter, User
@@ -39,10 +39,7 @@ def beteiligter_anlegen(*, user: User, akte_id: int | str, daten: dict[str, Any]
     the user has not confirmed; then nothing is saved."""
     akte = get_akte(user=user, akte_id=akte_id)
     pruefe(user, "beteiligter")
-    unbekannt = set(daten) - set(FELDER)
-    if unbekannt:
-        raise EingabeFehler("Diese Angaben gibt es bei Beteiligten nicht: "
-                            + ", ".join(sorted(unbekannt)) + ".")
+    nur_bekannte(daten, FELDER, was="bei Beteiligten")
     beteiligter = Beteiligter(akte=akte, **daten)
     pruefe_eingabe(beteiligter)  # a bad entry is refused before anything is checked or recorded
     _kollisionspruefung(user=user, akte=akte, name=beteiligter.name, rolle=beteiligter.rolle, anlass=anlass,
@@ -61,10 +58,7 @@ def beteiligter_aendern(*, user: User, akte_id: int | str, beteiligter_id: int |
         beteiligter = Beteiligter.objects.select_for_update().get(pk=int(beteiligter_id), akte=akte)
     except (TypeError, ValueError, Beteiligter.DoesNotExist):
         raise NotFound("Beteiligte/r nicht gefunden.") from None
-    unbekannt = set(aenderungen) - set(FELDER)
-    if unbekannt:
-        raise EingabeFehler("Diese Angaben gibt es bei Beteiligten nicht: "
-                            + ", ".join(sorted(unbekannt)) + ".")
+    nur_bekannte(aenderungen, FELDER, was="bei Beteiligten")
     vorher = (beteiligter.name, beteiligter.rolle)
     for name, wert in aenderungen.items():
         setattr(beteiligter, name, wert)

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from akten.erfassung.rechte import pruefe
-from akten.erfassung.speichern import EingabeFehler, speichere
+from akten.erfassung.speichern import EingabeFehler, nur_bekannte, speichere
 from akten.fristen import FristErgebnis, FristError, berechne, format_datum, kein_werktag
 from akten.models import Alert, Frist, Kanzleieinstellung, User
 from akten.selectors import get_akte, get_frist, personen_der_akte
@@ -64,10 +64,7 @@ def frist_anlegen(*, user: User, akte_id: int | str, daten: dict[str, Any], grun
     about (akten.fristen.berechne's result), shown on the Frist."""
     akte = get_akte(user=user, akte_id=akte_id)
     pruefe(user, "frist")
-    unbekannt = set(daten) - set(FELDER)
-    if unbekannt:
-        raise EingabeFehler("Diese Angaben gibt es bei Fristen nicht: "
-                            + ", ".join(sorted(unbekannt)) + ".")
+    nur_bekannte(daten, FELDER, was="bei Fristen")
     frist = Frist(akte=akte, **daten)
     _pruefe_verantwortlich(frist)
     return speichere(frist, user=user, grund=grund)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -37,6 +38,13 @@ def eingabe_fehler(exc: ValidationError, modell: type[models.Model]) -> EingabeF
         felder[name] = text
         saetze.append(f"{label}: {text}")
     return EingabeFehler(" ".join(saetze) or "Ungültige Eingabe.", felder)
+
+
+def nur_bekannte(daten: dict[str, Any], felder: Iterable[str], *, was: str) -> None:
+    """EingabeFehler naming the fields a record of this kind does not have (`was`: „bei Fristen“)."""
+    unbekannt = set(daten) - set(felder)
+    if unbekannt:
+        raise EingabeFehler(f"Diese Angaben gibt es {was} nicht: " + ", ".join(sorted(unbekannt)) + ".")
 
 
 def pruefe_eingabe(record: models.Model, *, exclude: list[str] | None = None) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from django.db import transaction
 
 from akten.erfassung.rechte import pruefe
-from akten.erfassung.speichern import EingabeFehler, speichere
+from akten.erfassung.speichern import nur_bekannte, speichere
 from akten.models import User, Zeiterfassung
 from akten.selectors import get_akte
 
@@ -20,9 +20,6 @@ def zeit_erfassen(*, user: User, akte_id: int | str, daten: dict[str, Any],
     """Time on a visible Akte, for the user (or `fuer`: who asked Helena, for an approved draft)."""
     akte = get_akte(user=user, akte_id=akte_id)
     pruefe(user, "zeiterfassung")
-    unbekannt = set(daten) - set(FELDER)
-    if unbekannt:
-        raise EingabeFehler("Diese Angaben gibt es bei Zeiten nicht: "
-                            + ", ".join(sorted(unbekannt)) + ".")
+    nur_bekannte(daten, FELDER, was="bei Zeiten")
     daten = {k: v for k, v in daten.items() if v is not None}
     return speichere(Zeiterfassung(akte=akte, user=fuer or user, **daten), user=user)
