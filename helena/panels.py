@@ -21,12 +21,18 @@ SHOWN = 15
 GEDAECHTNIS_TITEL = "Was Helena über die Akte weiß"
 
 
+# What the Akte's own Verlauf (akten/erfassung/verlauf.py, on the same tab) already tells with who and
+# old → new; the feed adds only what it does not: Helena's drafts and the Dokumente.
+IM_VERLAUF = frozenset({"frist_angelegt", "frist_erledigt", "notiz_angelegt"})
+
+
 def activity(request: HttpRequest, akte: Akte) -> Panel | None:
-    entries = aktivitaet(user=request.user, akte_id=akte.pk, limit=SHOWN)
+    entries = [e for e in aktivitaet(user=request.user, akte_id=akte.pk, limit=SHOWN * 3)
+               if e.art not in IM_VERLAUF][:SHOWN]
     if not entries:
         return None
     html = render_to_string("helena/_aktivitaet.html", {"eintraege": entries}, request=request)
-    return Panel(slug="aktivitaet", title="Aktivität", parts=[html])
+    return Panel(slug="aktivitaet", title="Entwürfe und Dokumente", parts=[html])
 
 
 AUFTRAG_ENTWURF = "helena_auftrag_entwurf"  # the session keeps a refused task's text per Akte

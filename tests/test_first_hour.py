@@ -165,7 +165,8 @@ def test_the_first_hour_of_a_kanzlei(browser: Browser, deployed: str) -> None:
     # the bell counts the scan's Hinweise, live over /ws/benachrichtigungen/ as well
     expect(walk.page.locator("[data-glocke] .badge--count")).to_be_visible()
     walk.open(f"/akten/{mueller.pk}/", "akte")
-    for heading in ("Was Helena über die Akte weiß", "Auftrag an Helena", "Aktivität", "Hinweise"):
+    for heading in ("Was Helena über die Akte weiß", "Auftrag an Helena", "Verlauf: wer hat was geändert",
+                    "Entwürfe und Dokumente", "Hinweise"):
         expect(walk.page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
     page = walk.page  # the lawyer writes Helena's memory of the Akte by hand (no model here)
     page.locator("#gedaechtnis summary", has_text="Korrigieren").click()

@@ -42,7 +42,11 @@ def test_the_feed_shows_what_happened_newest_first(kanzlei: Kanzlei) -> None:
     page = Client()
     page.force_login(anwalt)
     html = page.get(f"/akten/{akte.pk}/").content.decode()
-    assert "Aktivität" in html and "Klageschrift" in html and "aktivitaet__eintrag--frist_erledigt" in html
+    # the Akte's Aktivität: the Verlauf tells the Frist's Erledigt (with who and the Vermerk), the feed
+    # beside it only what the Verlauf does not know — Helena's drafts and the Dokumente
+    assert "Entwürfe und Dokumente" in html and "Klageschrift" in html
+    assert "aktivitaet__eintrag--entwurf_freigegeben" in html
+    assert "aktivitaet__eintrag--frist_erledigt" not in html and "Replik" in html
 
 
 def test_a_users_feed_holds_only_the_akten_they_may_see(kanzlei: Kanzlei) -> None:
