@@ -50,15 +50,33 @@ def _pruefe_personen(daten: dict[str, Any]) -> None:
         raise EingabeFehler(" ".join(fehler.values()), fehler)
 
 
-def _zugriff_fuer_beteiligte(akte: Akte, *personen: User | None, von: User) -> None:
-    """Whoever opens the Akte, its Anwalt and its Sachbearbeitung see it (ADMIN sees all anyway)."""
-    for person in personen:
+def _zugriff_fuer_beteiligte(akte: Akte, *personen: tuple[User | None, str], von: User) -> None:
+    """Whoever opens the Akte, its Anwalt and its Sachbearbeitung see it (ADMIN sees all anyway);
+    the Verlauf names who granted it and why."""
+    for person, grund in personen:
         if person is None or person.sees_all_akten:
             continue
         if not AktenZugriff.objects.filter(akte=akte, user=person).exists():
             zugriff = AktenZugriff(akte=akte, user=person, gewaehrt_von=von)
             zugriff._history_user = von  # type: ignore[attr-defined]  # the Verlauf names who, also off the pages
+            zugriff._change_reason = grund  # type: ignore[attr-defined]
             zugriff.save()
+
+
+def _neue_personen(*, user: User, akte: Akte, aenderungen: dict[str, Any]) -> None:
+    """A new Anwalt is the lawyers' decision; a new Sachbearbeitung who cannot see the Akte yet gets
+    access only from who may grant it (ANWALT, ADMIN) — an edit must not open an Akte to someone, or
+    give back access a lawyer took away."""
+    if "anwalt" in aenderungen and aenderungen["anwalt"] != akte.anwalt:
+        pruefe(user, "zugriff")
+    person = aenderungen.get("sachbearbeiter")
+    if (person is not None and person != akte.sachbearbeiter and not person.sees_all_akten
+            and not AktenZugriff.objects.filter(akte=akte, user=person).exists()
+            and not darf(user, "zugriff")):
+        name = person.get_full_name() or person.username
+        raise EingabeFehler(f"{name} darf diese Akte nicht sehen. Zugriff gibt eine Anwältin, ein Anwalt "
+                            "oder die Administration; dann kannst du die Sachbearbeitung eintragen.",
+                            {"sachbearbeiter": "ohne Zugriff auf die Akte"})
 
 
 @transaction.atomic
@@ -84,7 +102,8 @@ def akte_anlegen(*, user: User, daten: dict[str, Any], grund: str = "") -> Akte:
         daten["status"] = status_wert(daten["status"])
     akte = Akte(**daten)
     speichere(akte, user=user, grund=grund)
-    _zugriff_fuer_beteiligte(akte, user, akte.anwalt, akte.sachbearbeiter, von=user)
+    _zugriff_fuer_beteiligte(akte, (user, "hat die Akte angelegt"), (akte.anwalt, "verantwortlich"),
+                             (akte.sachbearbeiter, "Sachbearbeitung"), von=user)
     return akte
 
 
@@ -100,7 +119,10 @@ def akte_aendern(*, user: User, akte_id: int | str, aenderungen: dict[str, Any],
     if any(name in aenderungen and aenderungen[name] != getattr(akte, name) for name in STATUS_FELDER):
         pruefe(user, "akte_status")
     _pruefe_personen(aenderungen)
-    if "aktenzeichen" in aenderungen:
+    _neue_personen(user=user, akte=akte, aenderungen=aenderungen)
+    if "aktenzeichen" in aenderungen and aenderungen["aktenzeichen"] != akte.aktenzeichen:
+        with connection.cursor() as cursor:  # the same lock as akte_anlegen: one number, one Akte
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext('akten.aktenzeichen'))")
         neu = (aenderungen["aktenzeichen"] or "").strip()
         if Akte.objects.filter(aktenzeichen__iexact=neu).exclude(pk=akte.pk).exists():
             raise EingabeFehler(f"Das Aktenzeichen {neu} ist schon vergeben.",
@@ -113,7 +135,11 @@ def akte_aendern(*, user: User, akte_id: int | str, aenderungen: dict[str, Any],
     if "summary" in aenderungen:
         akte.summary_aktualisiert_am = timezone.now()
     speichere(akte, user=user, grund=grund)
-    _zugriff_fuer_beteiligte(akte, akte.anwalt, akte.sachbearbeiter, von=user)
+    # only who became Anwalt or Sachbearbeitung by this change (and may, see _neue_personen)
+    _zugriff_fuer_beteiligte(
+        akte, (akte.anwalt if "anwalt" in aenderungen else None, "als verantwortlich eingetragen"),
+        (akte.sachbearbeiter if "sachbearbeiter" in aenderungen else None, "als Sachbearbeitung eingetragen"),
+        von=user)
     return akte
 
 

@@ -73,11 +73,27 @@ def frist_anlegen(*, user: User, akte_id: int | str, daten: dict[str, Any], grun
 @transaction.atomic
 def frist_aendern(*, user: User, akte_id: int | str, frist_id: int | str, aenderungen: dict[str, Any],
                   grund: str = "") -> Frist:
-    """Correct a Frist's fields; a change the record refuses (Vorfrist after the end …) changes nothing."""
+    """Correct a Frist's fields; a change the record refuses (Vorfrist after the end …) changes nothing.
+
+    An erledigt Frist (or one waiting for the second person) is opened again first, so nobody confirms
+    a record that differs from what was marked done. A Notfrist keeps the Vier-Augen-Prinzip: only a
+    lawyer (or the Administration) declares it no Notfrist, and its end moves only with a reason."""
     frist = _locked(editable_frist(user=user, akte_id=akte_id, frist_id=frist_id))
+    if frist.erledigt or frist.wartet_auf_bestaetigung:
+        raise BereitsErledigt("Diese Frist ist erledigt oder wartet auf Bestätigung. Öffne sie zuerst wieder "
+                              "(mit Grund), wenn sie geändert werden muss.")
+    war_notfrist, altes_datum = frist.ist_notfrist, frist.datum
     for name in FELDER:
         if name in aenderungen:
             setattr(frist, name, aenderungen[name])
+    grund = (grund or "").strip()
+    if war_notfrist and not frist.ist_notfrist:
+        pruefe(user, "akte_status")  # the lawyer's decision, like closing the Akte
+        if not grund:
+            raise EingabeFehler("Bitte gib an, warum das keine Notfrist ist.", {"grund": "fehlt"})
+    if war_notfrist and str(frist.datum) != str(altes_datum) and not grund:
+        raise EingabeFehler("Das Ende einer Notfrist verschiebst du nur mit Grund (z. B. „Zustellung erst am "
+                            "…“).", {"grund": "fehlt"})
     _pruefe_verantwortlich(frist)
     return speichere(frist, user=user, grund=grund)
 

@@ -52,6 +52,11 @@ class FristForm(forms.ModelForm):
             "notiz": forms.Textarea(attrs={"rows": 3}),
         }
 
+    grund = forms.CharField(
+        label="Grund der Änderung", required=False, max_length=VERMERK_MAX,
+        help_text="Steht im Verlauf. Nötig, wenn du das Ende einer Notfrist verschiebst oder sie nicht mehr "
+                  "als Notfrist führst.")
+
     def __init__(self, *args: Any, akte: Akte | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         personen = self.fields["verantwortlich"]

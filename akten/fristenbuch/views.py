@@ -55,8 +55,11 @@ def _werte(form: FristForm) -> dict[str, Any]:
 
 def _speichern(request: HttpRequest, akte: Akte, frist: Frist | None, daten: dict[str, Any]) -> Frist:
     if frist is None:
+        daten.pop("grund", None)
         return dienst.frist_anlegen(user=request.user, akte_id=akte.pk, daten=daten)
-    return dienst.frist_aendern(user=request.user, akte_id=akte.pk, frist_id=frist.pk, aenderungen=daten)
+    grund = daten.pop("grund", "")
+    return dienst.frist_aendern(user=request.user, akte_id=akte.pk, frist_id=frist.pk, aenderungen=daten,
+                                grund=grund)
 
 
 def _neu_initial(request: HttpRequest) -> dict[str, Any]:

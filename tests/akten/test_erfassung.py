@@ -185,3 +185,41 @@ def test_a_frist_goes_only_to_someone_who_may_open_the_akte(kanzlei: Kanzlei) ->
     frist = fristen_dienst.frist_anlegen(user=kanzlei.users["anwalt"], akte_id=kanzlei.akten["B"].pk, daten={
         "bezeichnung": "Stellungnahme", "datum": datum, "verantwortlich": kanzlei.users["praktikant"]})
     assert frist.verantwortlich == kanzlei.users["praktikant"]
+
+
+def test_an_edit_opens_an_akte_to_nobody_and_gives_back_no_access_a_lawyer_took(kanzlei: Kanzlei) -> None:
+    """Only ANWALT and ADMIN decide who sees an Akte (found by a review: the Sachbearbeitung field
+    opened the Akte to anyone, and any edit re-granted access a lawyer had taken away)."""
+    sekretariat, anwalt = kanzlei.users["sekretariat"], kanzlei.users["anwalt"]
+    akte_b, praktikant = kanzlei.akten["B"], kanzlei.users["praktikant"]
+    sachbearbeiter = kanzlei.users["sachbearbeiter"]
+    AktenZugriff.objects.filter(akte=akte_b, user=praktikant).delete()
+    with pytest.raises(EingabeFehler, match="darf diese Akte nicht sehen"):
+        akten_dienst.akte_aendern(user=sekretariat, akte_id=akte_b.pk,
+                                  aenderungen={"sachbearbeiter": praktikant})
+    assert not AktenZugriff.objects.filter(akte=akte_b, user=praktikant).exists()
+    with pytest.raises(Forbidden):  # the responsible lawyer is the lawyers' decision
+        akten_dienst.akte_aendern(user=sekretariat, akte_id=akte_b.pk, aenderungen={"anwalt": anwalt})
+    akten_dienst.akte_aendern(user=anwalt, akte_id=akte_b.pk, aenderungen={"sachbearbeiter": sachbearbeiter})
+    akten_dienst.zugriff_entziehen(user=anwalt, akte_id=akte_b.pk, person=sachbearbeiter)
+    akten_dienst.akte_aendern(user=sekretariat, akte_id=akte_b.pk, aenderungen={"wegen": "Räumung und Miete"})
+    assert not AktenZugriff.objects.filter(akte=akte_b, user=sachbearbeiter).exists()
+
+
+def test_the_four_eyes_cannot_be_edited_away(kanzlei: Kanzlei) -> None:
+    """Found by a review: untick Notfrist, mark erledigt alone, tick it again."""
+    frist, sachbearbeiter = _offene_frist(kanzlei, notfrist=True), kanzlei.users["sachbearbeiter"]
+    ids = {"akte_id": frist.akte_id, "frist_id": frist.pk}
+    with pytest.raises(Forbidden):
+        fristen_dienst.frist_aendern(user=sachbearbeiter, aenderungen={"ist_notfrist": False}, grund="x",
+                                     **ids)
+    with pytest.raises(EingabeFehler, match="warum"):
+        fristen_dienst.frist_aendern(user=kanzlei.users["anwalt"], aenderungen={"ist_notfrist": False}, **ids)
+    with pytest.raises(EingabeFehler, match="nur mit Grund"):
+        fristen_dienst.frist_aendern(user=sachbearbeiter, **ids,
+                                     aenderungen={"datum": frist.datum + timedelta(days=7)})
+    fristen_dienst.frist_erledigen(user=sachbearbeiter, vermerk="eingelegt", **ids)
+    with pytest.raises(fristen_dienst.BereitsErledigt, match="zuerst wieder"):
+        fristen_dienst.frist_aendern(user=sachbearbeiter, aenderungen={"bezeichnung": "anders"}, **ids)
+    frist.refresh_from_db()
+    assert frist.ist_notfrist and frist.wartet_auf_bestaetigung and frist.bezeichnung == "Berufungsfrist"
