@@ -138,9 +138,11 @@ def get_alert(*, user: User, alert_id: int | str) -> Alert:
 def alerts_for(*, user: User, nur_ungelesen: bool = False) -> QuerySet[Alert]:
     """Alerts addressed to the user, or Akte alerts without recipient on visible Akten; without the
     kinds the user switched off on /konto/ (the one place: the bell, the pages and the API read here)."""
+    sichtbar = akten_for(user=user)
     qs = Alert.objects.filter(
-        Q(empfaenger=user)
-        | Q(empfaenger__isnull=True, akte__in=akten_for(user=user))
+        # one addressed to the user about an Akte only while they may see it (access taken away: gone)
+        Q(empfaenger=user, akte__isnull=True) | Q(empfaenger=user, akte__in=sichtbar)
+        | Q(empfaenger__isnull=True, akte__in=sichtbar)
         | (Q(empfaenger__isnull=True, akte__isnull=True) if user.sees_all_akten else Q(pk__in=[]))
     )
     hidden = hidden_arten_for(user=user)

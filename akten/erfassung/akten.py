@@ -11,7 +11,7 @@ from django.utils import timezone
 from akten import aktenzeichen as schema
 from akten.erfassung.rechte import darf, pruefe
 from akten.erfassung.speichern import EingabeFehler, nur_bekannte, speichere
-from akten.models import Akte, AktenZugriff, Kanzleieinstellung, User
+from akten.models import Akte, AktenZugriff, Frist, Kanzleieinstellung, User
 from akten.selectors import get_akte
 from akten.users import role_of
 
@@ -163,6 +163,14 @@ def zugriff_entziehen(*, user: User, akte_id: int | str, person: User) -> None:
     """Take the Akte away from `person`; the Akte's own Anwalt keeps it (change the Anwalt first)."""
     akte = get_akte(user=user, akte_id=akte_id)
     pruefe(user, "zugriff")
+    offen = [] if person.sees_all_akten else list(
+        Frist.objects.filter(akte=akte, verantwortlich=person, erledigt=False)
+        .values_list("bezeichnung", flat=True)[:5])
+    if offen:
+        name = person.get_full_name() or person.username
+        raise EingabeFehler(f"{name} ist für offene Fristen dieser Akte verantwortlich ("
+                            + ", ".join(f"„{b}“" for b in offen) + "). Übertrage sie zuerst, sonst hält "
+                            "sie niemand.")
     if person.pk == akte.anwalt_id:
         raise EingabeFehler("Die verantwortliche Anwältin oder der verantwortliche Anwalt behält den "
                             "Zugriff. "

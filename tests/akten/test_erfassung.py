@@ -16,7 +16,8 @@ from akten.erfassung.notizen import notiz_anlegen
 from akten.erfassung.rechte import SCHREIBRECHTE
 from akten.erfassung.speichern import EingabeFehler
 from akten.erfassung.zeiten import zeit_erfassen
-from akten.models import Akte, AktenZugriff, Frist, Kanzleieinstellung
+from akten.models import Akte, AktenZugriff, Alert, Frist, Kanzleieinstellung
+from akten.selectors import alerts_for
 from config.errors import Forbidden, NotFound
 from drafts.roles import write_roles
 from drafts.services import approve_draft, create_draft
@@ -223,3 +224,21 @@ def test_the_four_eyes_cannot_be_edited_away(kanzlei: Kanzlei) -> None:
         fristen_dienst.frist_aendern(user=sachbearbeiter, aenderungen={"bezeichnung": "anders"}, **ids)
     frist.refresh_from_db()
     assert frist.ist_notfrist and frist.wartet_auf_bestaetigung and frist.bezeichnung == "Berufungsfrist"
+
+
+def test_access_taken_away_leaves_no_frist_unkept_and_no_hinweis_behind(kanzlei: Kanzlei) -> None:
+    """Found by a review: the person kept the Hinweise of an Akte they may no longer see, and their
+    Fristen there were kept by nobody."""
+    anwalt, sachbearbeiter = kanzlei.users["anwalt"], kanzlei.users["sachbearbeiter"]
+    akte = kanzlei.akten["B"]
+    frist = Frist.objects.create(akte=akte, bezeichnung="Klageerwiderung", verantwortlich=sachbearbeiter,
+                                 datum=timezone.localdate() + timedelta(days=3))
+    Alert.objects.create(akte=akte, frist=frist, empfaenger=sachbearbeiter,
+                         message="Bald fällig: Klageerwiderung")
+    assert alerts_for(user=sachbearbeiter).filter(frist=frist).exists()
+    with pytest.raises(EingabeFehler, match="Übertrage sie zuerst"):
+        akten_dienst.zugriff_entziehen(user=anwalt, akte_id=akte.pk, person=sachbearbeiter)
+    fristen_dienst.frist_aendern(user=anwalt, akte_id=akte.pk, frist_id=frist.pk,
+                                 aenderungen={"verantwortlich": anwalt}, grund="übertragen")
+    akten_dienst.zugriff_entziehen(user=anwalt, akte_id=akte.pk, person=sachbearbeiter)
+    assert not alerts_for(user=sachbearbeiter).filter(frist=frist).exists()
