@@ -22,9 +22,14 @@ from akten.models import Akte, Beteiligter, User
 from akten.namen import gleicher_name, name_schluessel, wortzahl_bereich
 from akten.selectors import akten_for
 
-# The roles between which a conflict of interest arises; courts, authorities, witnesses and the
-# other side's lawyers appear in many Akten and are no conflict by themselves.
+# The roles a new party can have a conflict with: Mandant and Gegner, the one on the other side of
+# the other; an insurer (sued directly, § 115 VVG, or a client's Rechtsschutz) and „Sonstige“
+# (a Streitverkündete, a guarantor) may stand on either side, so a hit there is a possible conflict
+# for either party role. Courts, authorities, witnesses, experts and the other side's lawyers appear
+# in many Akten and are no conflict by themselves.
 PARTEIROLLEN = (Beteiligter.Rolle.MANDANT, Beteiligter.Rolle.GEGNER)
+BEIDE_SEITEN = (Beteiligter.Rolle.VERSICHERUNG, Beteiligter.Rolle.SONSTIGER)
+GEPRUEFTE_ROLLEN = (*PARTEIROLLEN, *BEIDE_SEITEN)
 # Trigram similarity of two keys from which the index offers a candidate (pg_trgm's
 # similarity_threshold, set for each name): the lowest that a name `gleicher_name` accepts may have.
 # A name of one word with a typo keeps 0.33 („meier“/„maier“): SCHWELLE. A name of more words keeps
@@ -57,8 +62,11 @@ class Treffer:
     hinweis: str          # German, for the user
 
     def fuer(self) -> dict[str, Any]:
-        """What the checking user may be told (POST /kollisionspruefung's row; ids as strings)."""
-        row: dict[str, Any] = {"name": self.name, "gefunden_als": self.gefunden_als, "rolle": self.rolle,
+        """What the checking user may be told (POST /kollisionspruefung's row; ids as strings). Of an
+        Akte they may not see only that a possible conflict exists: not even how the name is
+        written there (`gefunden_als` is then the name as checked)."""
+        gefunden_als = self.gefunden_als if self.sichtbar else self.name
+        row: dict[str, Any] = {"name": self.name, "gefunden_als": gefunden_als, "rolle": self.rolle,
                                "hinweis": self.hinweis, "konflikt": self.konflikt}
         if self.sichtbar:
             row.update(akte_id=str(self.akte_id), aktenzeichen=self.aktenzeichen)
@@ -78,7 +86,9 @@ class Ergebnis:
 
 def ist_konflikt(rolle: str, neue_rolle: str | None) -> bool:
     """The new Gegner is or was a Mandant, the new Mandant is or was a Gegner."""
-    return neue_rolle is not None and neue_rolle != rolle and {rolle, neue_rolle} <= set(PARTEIROLLEN)
+    if neue_rolle not in PARTEIROLLEN:
+        return False
+    return rolle in BEIDE_SEITEN or (rolle in PARTEIROLLEN and rolle != neue_rolle)
 
 
 def _ansprechpartner(akte: Akte) -> str:
@@ -147,7 +157,7 @@ def kandidaten(schluessel: str, *, ausser_akte: int | None = None,
     wenigstens, hoechstens = wortzahl_bereich(schluessel)
     worte = (Length("name_schluessel") - Length(Replace("name_schluessel", Value(" "), Value("")))
              + Value(1, output_field=IntegerField()))
-    qs = (Beteiligter.objects.filter(rolle__in=PARTEIROLLEN, name_schluessel__trigram_similar=schluessel)
+    qs = (Beteiligter.objects.filter(rolle__in=GEPRUEFTE_ROLLEN, name_schluessel__trigram_similar=schluessel)
           .annotate(worte=worte, aehnlichkeit=TrigramSimilarity("name_schluessel", schluessel))
           .filter(worte__gte=wenigstens, worte__lte=hoechstens))
     if ausser_akte is not None:
@@ -210,9 +220,14 @@ def pruefung(*, namen: Iterable[str], user: User | None, neue_rolle: str | None 
         b = parteien[pk]
         darf_sehen = b.akte_id in sichtbar
         wen = _ansprechpartner(b.akte)
+        dieselbe = b.akte_id == fuer_akte
+        if (not darf_sehen and neue_rolle is not None and not dieselbe
+                and not ist_konflikt(b.rolle, neue_rolle)):
+            continue  # no conflict: that the name is a party elsewhere is that Akte's secret (§ 203 StGB)
         konflikt, hinweis = _hinweis(rolle=b.rolle, neue_rolle=neue_rolle, sichtbar=darf_sehen,
-                                     aktenzeichen=b.akte.aktenzeichen, gefunden_als=b.name,
-                                     ansprechpartner=wen, dieselbe_akte=b.akte_id == fuer_akte)
+                                     aktenzeichen=b.akte.aktenzeichen,
+                                     gefunden_als=b.name if darf_sehen else name,
+                                     ansprechpartner=wen, dieselbe_akte=dieselbe)
         treffer.append(Treffer(name=name, gefunden_als=b.name, rolle=b.rolle, akte_id=b.akte_id,
                                aktenzeichen=b.akte.aktenzeichen, sichtbar=darf_sehen,
                                ansprechpartner=wen, aehnlichkeit=round(aehnlichkeit, 3),

@@ -16,7 +16,8 @@ from akten.erfassung.notizen import notiz_anlegen
 from akten.erfassung.rechte import SCHREIBRECHTE
 from akten.erfassung.speichern import EingabeFehler
 from akten.erfassung.zeiten import zeit_erfassen
-from akten.models import Akte, AktenZugriff, Alert, Frist, Kanzleieinstellung
+from akten.kollision import pruefe
+from akten.models import Akte, AktenZugriff, Alert, Beteiligter, Frist, Kanzleieinstellung
 from akten.selectors import alerts_for
 from config.errors import Forbidden, NotFound
 from drafts.roles import write_roles
@@ -242,3 +243,13 @@ def test_access_taken_away_leaves_no_frist_unkept_and_no_hinweis_behind(kanzlei:
                                  aenderungen={"verantwortlich": anwalt}, grund="übertragen")
     akten_dienst.zugriff_entziehen(user=anwalt, akte_id=akte.pk, person=sachbearbeiter)
     assert not alerts_for(user=sachbearbeiter).filter(frist=frist).exists()
+
+
+def test_an_insurer_on_either_side_is_a_possible_conflict(kanzlei: Kanzlei) -> None:
+    """Found by a review: only Mandant and Gegner were compared; an insurer sued directly (§ 115 VVG)
+    or a client's Rechtsschutz is a classic § 43a Abs. 4 BRAO case."""
+    Beteiligter.objects.create(akte=kanzlei.akten["A"], rolle="versicherung", name="Allianz Versicherungs-AG")
+    Beteiligter.objects.create(akte=kanzlei.akten["A"], rolle="gericht", name="Amtsgericht Köln")
+    treffer = pruefe(namen=["Allianz Versicherungs AG"], user=kanzlei.users["anwalt"], neue_rolle="gegner")
+    assert [(t.rolle, t.konflikt) for t in treffer] == [("versicherung", True)]
+    assert not pruefe(namen=["Amtsgericht Köln"], user=kanzlei.users["anwalt"], neue_rolle="gegner")
