@@ -221,7 +221,12 @@ def frist_warnungen(*, datum: date, typ: str, bundesland: str | None, berechnung
         warnungen.append(f"Das Datum {format_datum(datum)} weicht von der Fristberechnung ab: "
                          f"berechnet ist {format_datum(ende)}.")
     if (typ or Frist.Typ.FRIST) == Frist.Typ.FRIST:
-        grund = kein_werktag(datum, bundesland or None)
+        try:
+            grund = kein_werktag(datum, bundesland or None)
+        except FristError:  # beyond the holiday tables (a typo like 2106): say so, lose no input
+            grund = ""
+            warnungen.append(f"Für {format_datum(datum)} kennt Helena die Feiertage nicht; bitte das "
+                             "Jahr prüfen.")
         if grund:
             warnungen.append(f"{format_datum(datum)} ist kein Werktag ({grund}); eine Frist endet dann erst "
                              f"am nächsten Werktag (§ 193 BGB, § 222 Abs. 2 ZPO). Bitte das Datum prüfen.")

@@ -42,8 +42,11 @@ def person(*, user: User, wert: str | int | None) -> User | None:
     text = str(wert).strip()
     if text.casefold() in ICH:
         return user
-    gefunden = (User.objects.filter(pk=int(text)).first() if text.isdigit()
-                else User.objects.filter(username__iexact=text).first())
+    # a username first (one may be all digits), then an id — ASCII digits of a size an id can have
+    # ("²".isdigit() is true, int("²") fails)
+    gefunden = User.objects.filter(username__iexact=text).first()
+    if gefunden is None and text.isascii() and text.isdigit() and len(text) <= 18:
+        gefunden = User.objects.filter(pk=int(text)).first()
     if gefunden is None:
         raise FilterFehler(f"Unbekannte Person bei „verantwortlich“: „{text[:40]}“. Erlaubt sind ein "
                            "Benutzername, eine Benutzer-ID oder „ich“.", field="verantwortlich")

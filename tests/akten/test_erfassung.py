@@ -3,7 +3,7 @@ API, the import and Helena's approved drafts — roles, scoping, German refusals
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
@@ -253,3 +253,10 @@ def test_an_insurer_on_either_side_is_a_possible_conflict(kanzlei: Kanzlei) -> N
     treffer = pruefe(namen=["Allianz Versicherungs AG"], user=kanzlei.users["anwalt"], neue_rolle="gegner")
     assert [(t.rolle, t.konflikt) for t in treffer] == [("versicherung", True)]
     assert not pruefe(namen=["Amtsgericht Köln"], user=kanzlei.users["anwalt"], neue_rolle="gegner")
+
+
+def test_a_date_beyond_the_holiday_tables_is_a_warning_not_an_error() -> None:
+    """Found by a review: a typo like 2106 lost the whole form to an error page."""
+    warnungen = fristen_dienst.frist_warnungen(datum=date(2106, 3, 2), typ="frist", bundesland="NW",
+                                               berechnung=None)
+    assert warnungen == ["Für Dienstag, 02.03.2106 kennt Helena die Feiertage nicht; bitte das Jahr prüfen."]
