@@ -12,8 +12,8 @@ own so a bad one creates nothing of itself while the good ones go in.
 - A row whose Aktenzeichen exists (any case) is „vorhanden“ and changes nothing.
 - The Akte goes in through akte_anlegen, its parties through parteien.py: beteiligter_anlegen's rules
   without its per-call overhead (why: there). A hit of the Kollisionsprüfung does not stop an import:
-  each check is recorded as always (anlass „import“, with the file and row as reason, „trotz Treffer
-  fortgesetzt“) and its hits are in the report.
+  each check is recorded (anlass „import“, with the file and row as reason; with hits „noch nicht
+  entschieden“, since nobody decided while importing) and its hits are in the report.
 """
 
 from __future__ import annotations

@@ -38,16 +38,18 @@ class Angelegt:
 def parteien_anlegen(*, user: User, akte: Akte, parteien: list[Partei], anlass: str,
                      grund: str) -> list[Angelegt]:
     """Every party of the row (inside the caller's transaction); EingabeFehler/Forbidden as
-    beteiligter_anlegen raises them. The Kollisionsprüfung's hits never stop an import: they are
-    recorded as „trotz Treffer fortgesetzt“ with `grund` and returned for the report."""
+    beteiligter_anlegen raises them. The Kollisionsprüfung's hits never stop an import: nobody has
+    decided on them yet, so they are recorded as „noch nicht entschieden“ (the admin's list of
+    Kollisionsprüfungen filters them) with `grund`, and returned for the report."""
     pruefe(user, "beteiligter")
     angelegt: list[Angelegt] = []
     for partei in parteien:
         beteiligter = Beteiligter(akte=akte, rolle=partei.rolle, name=partei.name, anrede=partei.anrede)
         pruefe_eingabe(beteiligter, exclude=["akte"])  # the Akte: made a moment ago in this transaction
-        treffer = kollisionen(namen=[beteiligter.name], user=user, neue_rolle=beteiligter.rolle)
+        treffer = kollisionen(namen=[beteiligter.name], user=user, neue_rolle=beteiligter.rolle,
+                              fuer_akte=akte.pk)
         protokolliere(user=user, namen=[beteiligter.name], treffer=treffer, anlass=anlass, akte=akte,
-                      fortgesetzt=True if treffer else None, begruendung=grund)
+                      begruendung=grund)
         beteiligter.name_schluessel = name_schluessel(beteiligter.name)  # what Beteiligter.save() sets
         Beteiligter.objects.bulk_create([beteiligter])
         angelegt.append(Angelegt(partei=partei, beteiligter=beteiligter, treffer=treffer))
