@@ -76,10 +76,17 @@ class BeteiligterInline(admin.StackedInline):
     extra = 0
 
 
+# Erledigt with its Vermerk and the second person's confirmation happen on the Akte page and the API
+# (akten/erfassung/fristen.py); the admin shows them but cannot tick a Notfrist off alone.
+FRIST_ERLEDIGUNG = ("erledigt", "erledigt_am", "erledigt_vermerk", "erledigt_von", "erledigung_beantragt_von",
+                    "erledigung_beantragt_am", "bestaetigt_von")
+
+
 class FristInline(admin.TabularInline):
     model = Frist
     extra = 0
     fields = ("typ", "bezeichnung", "datum", "vorfrist", "ist_notfrist", "erledigt", "verantwortlich")
+    readonly_fields = ("erledigt",)
 
 
 class DokumentInline(admin.TabularInline):
@@ -135,6 +142,7 @@ class FristAdmin(admin.ModelAdmin):
     search_fields = ("bezeichnung", "akte__aktenzeichen", "akte__kurzrubrum")
     date_hierarchy = "datum"
     autocomplete_fields = ("akte", "verantwortlich")
+    readonly_fields = FRIST_ERLEDIGUNG
 
 
 @admin.register(Dokument)

@@ -260,3 +260,17 @@ def test_a_date_beyond_the_holiday_tables_is_a_warning_not_an_error() -> None:
     warnungen = fristen_dienst.frist_warnungen(datum=date(2106, 3, 2), typ="frist", bundesland="NW",
                                                berechnung=None)
     assert warnungen == ["Für Dienstag, 02.03.2106 kennt Helena die Feiertage nicht; bitte das Jahr prüfen."]
+
+
+def test_the_admin_cannot_tick_a_notfrist_off_alone(kanzlei: Kanzlei, admin_client) -> None:
+    """Found by a review: the admin's Frist form bypassed the Vermerk and the second person."""
+    frist = _offene_frist(kanzlei, notfrist=True)
+    url = f"/admin/akten/frist/{frist.pk}/change/"
+    antwort = admin_client.post(url, {
+        "akte": frist.akte_id, "typ": "frist", "bezeichnung": frist.bezeichnung,
+        "datum": frist.datum.isoformat(), "ist_notfrist": "on", "erledigt": "on",
+        "erledigt_vermerk": "von Hand", "bundesland": "", "notiz": ""})
+    assert antwort.status_code == 302
+    frist.refresh_from_db()
+    assert not frist.erledigt and frist.erledigt_vermerk == ""
+    assert 'name="erledigt"' not in admin_client.get(url).content.decode()
