@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from akten.namen import woerter
+
 _PLATZHALTER = re.compile(r"\{(nr(?::0?(\d))?|jj|jjjj|kuerzel)\}")
 
 
@@ -80,5 +82,6 @@ def naechstes(muster: str, *, jahr: int, vorhandene: Iterable[str], kuerzel: str
 
 def kuerzel_von(name: str) -> str:
     """Initials of a person's name („Dr. Katrin Weber“ → „KW“), for {kuerzel}."""
-    woerter = [w for w in re.split(r"[\s.\-]+", name or "") if w and w.casefold() not in {"dr", "prof"}]
-    return "".join(w[0].upper() for w in woerter)[:4]
+    # spelled as the Kollisionsprüfung spells names (ä → ae, ł → l, titles dropped): only letters an
+    # Aktenzeichen may hold („Łukasz Çelik“ → „LC“, never one the validator refuses)
+    return "".join(w[0].upper() for w in woerter(name or "") if w[0].isascii() and w[0].isalpha())[:4]

@@ -274,3 +274,11 @@ def test_the_admin_cannot_tick_a_notfrist_off_alone(kanzlei: Kanzlei, admin_clie
     frist.refresh_from_db()
     assert not frist.erledigt and frist.erledigt_vermerk == ""
     assert 'name="erledigt"' not in admin_client.get(url).content.decode()
+
+
+@pytest.mark.parametrize(("name", "kuerzel"), [("Dr. Katrin Weber", "KW"), ("Łukasz Çelik", "LC"),
+                                                ("Özlem Ünal", "OU"), ("王小明", "")])
+def test_the_kuerzel_holds_only_letters_an_aktenzeichen_may_hold(name: str, kuerzel: str) -> None:
+    assert schema.kuerzel_von(name) == kuerzel
+    Akte(aktenzeichen=schema.bilde("{nr}/{jj} {kuerzel}", nr=1, jahr=2026, kuerzel=kuerzel),
+         kurzrubrum="X").full_clean(validate_unique=False)
