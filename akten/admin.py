@@ -36,6 +36,7 @@ from akten.models import (
     Zeiterfassung,
 )
 from akten.users import new_api_token
+from config.admin_base import ReadOnlyAdminMixin
 
 
 class UserPasswordForm(AdminPasswordChangeForm):
@@ -324,7 +325,7 @@ ROLLEN = dict(Beteiligter.Rolle.choices)
 
 
 @admin.register(Kollisionspruefung)
-class KollisionspruefungAdmin(admin.ModelAdmin):
+class KollisionspruefungAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Each Kollisionsprüfung as it was made: the firm's proof that it checked (§ 43a Abs. 4 BRAO) —
     read only; nobody may change or delete what was found and decided."""
 
@@ -337,15 +338,6 @@ class KollisionspruefungAdmin(admin.ModelAdmin):
     fields = ("angelegt_am", "user", "anlass", "akte", "namen_text", "entscheidung", "begruendung",
               "treffer_liste")
     readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description="Namen")
     def namen_text(self, obj: Kollisionspruefung) -> str:
