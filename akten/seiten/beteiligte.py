@@ -3,6 +3,7 @@ Kollisionsprüfung first, with the same confirm step as a new Akte (akte.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -43,6 +44,25 @@ def _seite(request: HttpRequest, context: dict[str, Any], *, status: int = 200) 
     return render(request, "akten/beteiligter_form.html", context, status=status)
 
 
+def _speichern(request: HttpRequest, context: dict[str, Any],
+               schreiben: Callable[[bool, str], Beteiligter], *,
+               erfolg: Callable[[Beteiligter], str]) -> HttpResponse:
+    """Save through the service with the user's decision on the Kollisionsprüfung: the hits to decide
+    on (409), the record's German problems on the form (422), or back to the list."""
+    form, kollision, akte = context["form"], context["kollision"], context["akte"]
+    namen = f"{form.cleaned_data['rolle']}:{form.cleaned_data['name']}"
+    try:
+        beteiligter = schreiben(*kollision.entscheidung(namen))
+    except KollisionGefunden as exc:
+        return _seite(request, {**context, "treffer": treffer_fuer(exc),
+                                "kollision": kollision.fuer_treffer(namen)}, status=409)
+    except EingabeFehler as exc:
+        fehler_zeigen(form, exc)
+        return _seite(request, context, status=422)
+    messages.success(request, erfolg(beteiligter))
+    return redirect(zur_liste(akte, beteiligter.pk))
+
+
 @login_required
 def beteiligter_neu(request: HttpRequest, akte_id: int) -> HttpResponse:
     """Add a party; the Kollisionsprüfung may ask for a decision before anything is saved."""
@@ -57,19 +77,13 @@ def beteiligter_neu(request: HttpRequest, akte_id: int) -> HttpResponse:
         return _seite(request, context)
     if form.is_valid():
         daten = {k: v for k, v in form.cleaned_data.items() if k in FELDER}
-        namen = f"{daten['rolle']}:{daten['name']}"
-        bestaetigt, begruendung = kollision.entscheidung(namen)
-        try:
-            neu = beteiligter_anlegen(user=request.user, akte_id=akte.pk, daten=daten,
-                                      kollision_bestaetigt=bestaetigt, kollision_begruendung=begruendung)
-        except KollisionGefunden as exc:
-            return _seite(request, {**context, "treffer": treffer_fuer(exc),
-                                    "kollision": kollision.fuer_treffer(namen)}, status=409)
-        except EingabeFehler as exc:
-            fehler_zeigen(form, exc)
-        else:
-            messages.success(request, f"„{neu.name}“ ist als {neu.get_rolle_display()} eingetragen.")
-            return redirect(zur_liste(akte, neu.pk))
+
+        def anlegen(bestaetigt: bool, begruendung: str) -> Beteiligter:
+            return beteiligter_anlegen(user=request.user, akte_id=akte.pk, daten=daten,
+                                       kollision_bestaetigt=bestaetigt, kollision_begruendung=begruendung)
+
+        return _speichern(request, context, anlegen,
+                          erfolg=lambda neu: f"„{neu.name}“ ist als {neu.get_rolle_display()} eingetragen.")
     return _seite(request, context, status=422)
 
 
@@ -92,20 +106,13 @@ def beteiligter_bearbeiten(request: HttpRequest, akte_id: int, beteiligter_id: i
         if not aenderungen:
             messages.info(request, "Nichts geändert.")
             return redirect(zur_liste(akte, beteiligter.pk))
-        namen = f"{form.cleaned_data['rolle']}:{form.cleaned_data['name']}"
-        bestaetigt, begruendung = kollision.entscheidung(namen)
-        try:
-            beteiligter_aendern(user=request.user, akte_id=akte.pk, beteiligter_id=beteiligter.pk,
-                                aenderungen=aenderungen, kollision_bestaetigt=bestaetigt,
-                                kollision_begruendung=begruendung)
-        except KollisionGefunden as exc:
-            return _seite(request, {**context, "treffer": treffer_fuer(exc),
-                                    "kollision": kollision.fuer_treffer(namen)}, status=409)
-        except EingabeFehler as exc:
-            fehler_zeigen(form, exc)
-        else:
-            messages.success(request, f"„{form.cleaned_data['name']}“ ist gespeichert.")
-            return redirect(zur_liste(akte, beteiligter.pk))
+
+        def aendern(bestaetigt: bool, begruendung: str) -> Beteiligter:
+            return beteiligter_aendern(user=request.user, akte_id=akte.pk, beteiligter_id=beteiligter.pk,
+                                       aenderungen=aenderungen, kollision_bestaetigt=bestaetigt,
+                                       kollision_begruendung=begruendung)
+
+        return _speichern(request, context, aendern, erfolg=lambda b: f"„{b.name}“ ist gespeichert.")
     return _seite(request, context, status=422)
 
 
