@@ -8,8 +8,10 @@ from typing import Any
 
 from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.datastructures import MultiValueDict
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
 
 from akten.api import router as akten_router
 from akten.auth import api_auth
@@ -68,8 +70,21 @@ class HelenaAPI(NinjaAPI):
         return "#/components/schemas/ErrorOut"
 
 
+class EindeutigeParameter(Parser):
+    """A query parameter that takes one value, given twice (`?gericht=a&gericht=b`), is 422: django-
+    ninja would silently take the last one, and a client's mistake should not be guessed away."""
+
+    def parse_querydict(self, data: MultiValueDict, list_fields: list[str], request: HttpRequest) -> Any:
+        doppelt = sorted(key for key in data if key not in list_fields and len(data.getlist(key)) > 1)
+        if doppelt:
+            raise DomainError("Diese Angabe darf nur einmal vorkommen: " + ", ".join(doppelt)[:200] + ".",
+                              field=doppelt[0][:100])
+        return super().parse_querydict(data, list_fields, request)
+
+
 api = HelenaAPI(
     title="Helena API",
+    parser=EindeutigeParameter(),
     version="1",
     description="Interne JSON-API der Kanzlei: Akten, Fristen, Kosten und Helena.",
     auth=api_auth,

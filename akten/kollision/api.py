@@ -40,7 +40,7 @@ class KollisionspruefungIn(Schema):
                           "(neuer Gegner war Mandant, neuer Mandant war Gegner) ist eine Kollision")
 
 
-class TrefferOut(Schema):
+class KollisionTrefferOut(Schema):
     name: str = Field(..., description="der geprüfte Name, wie angefragt")
     gefunden_als: str = Field(..., description="der Name des Beteiligten in den Akten der Kanzlei")
     rolle: Beteiligter.Rolle = Field(..., description="seine Rolle dort")
@@ -54,7 +54,7 @@ class TrefferOut(Schema):
 
 
 class KollisionspruefungOut(Schema):
-    treffer: list[TrefferOut] = Field(..., description="Kollisionen zuerst, je Name höchstens 20")
+    treffer: list[KollisionTrefferOut] = Field(..., description="Kollisionen zuerst, je Name höchstens 20")
     konflikt: bool = Field(..., description="mindestens ein Treffer ist eine mögliche Interessenkollision")
     weitere: int = Field(..., description="gefundene, aber nicht gezeigte Treffer (über 20 je Name)")
 

@@ -15,7 +15,7 @@ from helena.knowledge.aktensuche.suche import rows, search_akten
 router = Router(tags=["Wissen"])
 
 
-class SucheFilter(Schema):
+class WissenSucheFilter(Schema):
     q: str = Field(..., max_length=query.MAX_QUERY_CHARS, pattern=NOT_BLANK,
                    description="Frage, Stichworte oder Zitat (z. B. „§ 626 BGB“)")
     kind: Literal["gesetz", "urteil", "muster", "akten"] | None = Field(
@@ -38,7 +38,7 @@ class DokumentRef(Schema):
     titel: str
 
 
-class TrefferOut(Schema):
+class WissenTrefferOut(Schema):
     kind: str
     id: str
     title: str
@@ -65,9 +65,9 @@ class NormOut(Schema):
     source: str
 
 
-@router.get("/knowledge/search", response=list[TrefferOut], exclude_none=True,
+@router.get("/knowledge/search", response=list[WissenTrefferOut], exclude_none=True,
             summary="Gesetze, Entscheidungen, Muster – oder die eigenen Akten – suchen")
-def knowledge_search(request: HttpRequest, filters: Query[SucheFilter]) -> list[dict]:
+def knowledge_search(request: HttpRequest, filters: Query[WissenSucheFilter]) -> list[dict]:
     if filters.kind == "akten":
         suche = search_akten(user=request.user, query=filters.q, limit=filters.limit)
         return rows(suche, limit=filters.limit)

@@ -367,7 +367,7 @@ def test_api_is_declared_in_openapi(kanzlei: Kanzlei) -> None:
     schemas = document["components"]["schemas"]
     eingabe = schemas["KollisionspruefungIn"]["properties"]
     assert eingabe["namen"]["maxItems"] == 50 and eingabe["namen"]["description"]
-    treffer = schemas["TrefferOut"]["properties"]
+    treffer = schemas["KollisionTrefferOut"]["properties"]
     assert all(treffer[feld].get("description") for feld in treffer)
 
 

@@ -42,3 +42,33 @@ def test_the_served_document_is_openapi_3_without_duplicate_keys() -> None:
     assert "application/pdf" in datei["content"]  # the download's own answer, merged once
     export = document["paths"]["/api/v1/helena/conversations/{conversation_id}/export"]["get"]
     assert set(export["responses"]["200"]["content"]) == {"text/markdown", "application/pdf"}
+
+
+def test_every_schema_name_is_one_schema() -> None:
+    """The document names a schema by its class name, and a second class of the same name silently
+    replaces the first (/suche's answer was declared as the Kollisionsprüfung's rows in CI, and
+    /knowledge/search's rows as /suche's before): one name, one class, across the apps."""
+    from collections import defaultdict
+
+    from ninja import Schema
+
+    openapi_document()  # every router is imported
+    klassen: dict[str, set[str]] = defaultdict(set)
+
+    def alle(oben: type) -> None:
+        for klasse in oben.__subclasses__():
+            if klasse.__module__.split(".")[0] in ("akten", "drafts", "helena", "config"):
+                klassen[klasse.__name__].add(f"{klasse.__module__}.{klasse.__qualname__}")
+            alle(klasse)
+
+    alle(Schema)
+    assert {name: orte for name, orte in klassen.items() if len(orte) > 1} == {}
+
+
+def test_a_parameter_given_twice_is_refused_not_guessed(kanzlei) -> None:
+    """Found by the API fuzz: `?gericht=a&gericht=b` was answered with the last value; a list
+    parameter keeps taking several."""
+    response = kanzlei.client("anwalt").get("/api/v1/fristen?typ=frist&typ=termin")
+    assert response.status_code == 422
+    assert response.json()["detail"] == "Diese Angabe darf nur einmal vorkommen: typ."
+    assert kanzlei.client("anwalt").get("/api/v1/fristen?typ=frist").status_code == 200
