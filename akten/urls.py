@@ -6,13 +6,14 @@ from django.urls import include, path
 
 from akten import views
 from akten.dokumente import views as dokumente
-from akten.seiten import akte, beteiligte, eintraege
+from akten.seiten import akte, beteiligte, eintraege, kollision
 
 app_name = "akten"
 
 urlpatterns = [
     path("", views.akten_list, name="list"),
     path("neu/", akte.akte_neu, name="neu"),
+    path("kollision/abbrechen/", kollision.abbrechen, name="kollision_abbrechen"),
     path("<int:akte_id>/", views.akte_detail, name="detail"),
     path("<int:akte_id>/bearbeiten/", akte.akte_bearbeiten, name="bearbeiten"),
     path("<int:akte_id>/beteiligte/neu/", beteiligte.beteiligter_neu, name="beteiligter_neu"),

@@ -573,3 +573,24 @@ def test_an_action_opened_directly_answers_a_german_page(kanzlei: Kanzlei) -> No
     assert "Das geht nur über den Knopf" in _text(antwort)
     api = kanzlei.client("anwalt").get(f"/api/v1/akten/{kanzlei.akten['A'].pk}/fristen/1/erledigt")
     assert api.status_code == 405 and "Knopf" not in api.content.decode()
+
+
+def test_stopping_at_the_kollisionspruefung_is_recorded_too(kanzlei: Kanzlei) -> None:
+    """The user decides and the decision is recorded — also „nicht speichern“ (the refused save rolls
+    back, so the stop is recorded by its own POST, with the hits)."""
+    _mandant_in_akte_c(kanzlei)
+    client = _seite(kanzlei, "sachbearbeiter")
+    daten = _neue_akte(aktenzeichen="51/26", **{"gegner-name": "Hans Mueller", "gegner-anrede": "herr"})
+    antwort = _post(client, "/akten/neu/", daten)
+    assert antwort.status_code == 409 and "Nicht speichern" in _text(antwort)
+    namen = unescape(re.search(r'name="kollision_namen" value="([^"]*)"', antwort.content.decode()).group(1))
+    stop = _post(client, "/akten/kollision/abbrechen/", {**daten, "kollision_namen": namen},
+                 formular="/akten/neu/")
+    assert stop.status_code == 302 and stop["Location"] == "/akten/"
+    pruefung = Kollisionspruefung.objects.get()
+    assert pruefung.entscheidung == "abgebrochen" and pruefung.namen == ["Hans Mueller"]
+    assert pruefung.user == kanzlei.users["sachbearbeiter"] and pruefung.treffer
+    assert not Akte.objects.filter(aktenzeichen="51/26").exists()
+    verweigert = _post(_seite(kanzlei, "praktikant"), "/akten/kollision/abbrechen/",
+                       {"kollision_namen": namen})
+    assert verweigert.status_code == 403 and Kollisionspruefung.objects.count() == 1
