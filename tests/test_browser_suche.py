@@ -110,6 +110,7 @@ def test_an_aktenzeichen_jumps_straight_and_others_stay_hidden(kanzlei: Kanzlei,
     page.keyboard.type("2/26")
     page.keyboard.press("Enter")
     page.wait_for_url(f"**/akten/{kanzlei.akten['B'].pk}/")
+    page.wait_for_load_state("networkidle")  # the Akte page has loaded all it asks for
 
 
 def test_a_citation_opens_the_statute_page(kanzlei: Kanzlei, new_context) -> None:
