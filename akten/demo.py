@@ -1443,7 +1443,7 @@ class _Kalender:
 
 def demo_tage(aktenzeichen: str, *, heute: date | None = None) -> dict[str, date]:
     """The named days of one demo Akte ("kuendigung_zugang", "klagefrist" …) as the seed resolves
-    them for `heute`, for whatever else the demo writes about that Akte (helena/demo.py)."""
+    them for `heute`, for whatever else the demo writes about that Akte (helena/conversations/demo.py)."""
     spec = next(s for s in AKTEN if s.aktenzeichen == aktenzeichen)
     return _Kalender(spec, heute or timezone.localdate()).tage
 

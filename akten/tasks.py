@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from akten.dokumente.services import EXTRACT_TASK, requeue_stale_extractions, run_extraction
-from akten.hinweise import scan_fristen
+from akten.fristen_scan import scan_fristen
 from akten.importe.laeufe import IMPORT_TASK, lauf_ausfuehren
 
 SCAN_TASK = "akten.scan_fristen"

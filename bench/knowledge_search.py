@@ -31,7 +31,7 @@ django.setup()
 import numpy as np  # noqa: E402  (after the settings: they limit numpy's threads)
 from django.core.management import call_command  # noqa: E402
 
-from helena.knowledge.aktensuche.vektoren import PassagenIndex  # noqa: E402
+from helena.knowledge.aktensuche.vectors import PassagenIndex  # noqa: E402
 from helena.knowledge.dense import dense_index  # noqa: E402
 from helena.knowledge.embeddings import DIM, embed_query  # noqa: E402
 from helena.knowledge.index import norm_index  # noqa: E402

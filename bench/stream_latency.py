@@ -157,7 +157,7 @@ def latencies(
 
 def first_tokens(chunk_log: list[tuple[float, bytes]], conversations: list[Conversation]) -> list[float]:
     """Each answer's first token: model server wrote it → client had it, ms (the run's first delta is
-    never held back, helena/runs/emitter.py)."""
+    never held back, helena/runs/events/emitter.py)."""
     written = written_tokens(chunk_log)
     return [(c.received[t] - written[t]) * 1000 for c in conversations
             if (t := f"{c.tag}-000 ") in c.received and t in written]

@@ -30,7 +30,8 @@ from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 
 from akten.models import Akte, User  # noqa: E402
-from helena.suche import gruppen, selectors  # noqa: E402
+from helena.quicksearch import groups as gruppen  # noqa: E402
+from helena.quicksearch import selectors  # noqa: E402
 
 GOAL_MS = 100.0
 USERS = ("anwalt", "praktikant", "admin")  # 7, 2 and all 8 Akten of the demo

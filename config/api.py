@@ -20,9 +20,9 @@ from akten.kollision.api import router as kollision_router
 from akten.konto.api import router as konto_router
 from config.errors import DomainError, ErrorOut, describe_validation_errors, error_text
 from drafts.api import router as drafts_router
-from helena.api import router as helena_router
 from helena.knowledge.api import router as knowledge_router
-from helena.suche.api import router as suche_router
+from helena.quicksearch.api import router as suche_router
+from helena.web.api import router as helena_router
 
 
 class HelenaAPI(NinjaAPI):

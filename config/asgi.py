@@ -12,7 +12,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app regi
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from akten.auth import WebsocketTokenOrSessionAuth  # noqa: E402
-from config.koerper import BodyLimit  # noqa: E402
+from config.body_limit import BodyLimit  # noqa: E402
 from helena.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter({

@@ -25,10 +25,10 @@ YOUNG_THRESHOLD = 10_000
 PRELOAD = (
     "helena.runs.dispatch",
     "helena.llm.router",
-    "helena.llm.accounting",
-    "helena.llm.pii",
+    "helena.llm.wrappers.accounting",
+    "helena.llm.pii.redactor",
     "helena.tools.registry",
-    "helena.runs.broadcast",
+    "helena.runs.events.broadcast",
     "channels_redis.pubsub",
 )
 # Called after the preload (by name: config imports no app): the registry imports every tool module.

@@ -132,7 +132,7 @@ REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 CHANNEL_LAYERS = {
     "default": {
         # Pub/sub: one PUBLISH per message instead of the core layer's three round trips and its
-        # per-channel capacity (above which it dropped events). helena/runs/broadcast.py publishes run
+        # per-channel capacity (above which it dropped events). helena/runs/events/broadcast.py publishes run
         # events in pipelines; a socket that misses one resyncs from the database (consumers.py).
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
@@ -159,7 +159,7 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-stale-runs": {"task": "helena.sweep_stale_runs", "schedule": 30.0},
     "expire-questions": {"task": "helena.expire_questions", "schedule": 3600.0},
     "index-akten": {"task": "helena.index_unindexed_akten", "schedule": 600.0},
-    # The Fristen scan (akten/hinweise.py): idempotent, so often enough that a Frist changed in
+    # The Fristen scan (akten/fristen_scan.py): idempotent, so often enough that a Frist changed in
     # the day gets its Hinweis within minutes, and the morning's come right after midnight.
     "scan-fristen": {"task": "akten.scan_fristen", "schedule": 300.0},
     "close-tasks": {"task": "helena.close_tasks", "schedule": 60.0},
@@ -210,7 +210,7 @@ OPENAI_BASE_URL: str = env.str("OPENAI_BASE_URL", default="")
 OPENAI_API_KEY: str = env.str("OPENAI_API_KEY", default="")
 HELENA_RATE_LIMIT_PER_HOUR: int = env.int("HELENA_RATE_LIMIT_PER_HOUR", default=60)
 HELENA_SEARCH_URL: str = env.str("HELENA_SEARCH_URL", default="")
-# How the Akten vectors follow a change (helena/knowledge/aktensuche/aktualisierung.py):
+# How the Akten vectors follow a change (helena/knowledge/aktensuche/indexing.py):
 # "task" (a Celery task), "inline" (at once, in the saving process) or "off".
 HELENA_AKTEN_INDEX: str = env.str("HELENA_AKTEN_INDEX", default="task")
 # Uploaded Dokumente (akten/dokumente): the largest file taken, how the text is read ("task": a
@@ -222,16 +222,17 @@ HELENA_OCR_SPRACHE: str = env.str("HELENA_OCR_SPRACHE", default="deu")
 # The import of the old Kanzlei software's export (akten/importe): "task" (Celery, with progress)
 # or "inline" (at once, in the process that starts it; tests, a shell).
 HELENA_IMPORT: str = env.str("HELENA_IMPORT", default="task")
-# Threads per process for the database work of agent runs (helena/db.py); each borrows a pooled
+# Threads per process for the database work of agent runs (helena/infra/db.py); each borrows a pooled
 # connection only while it runs a query.
 HELENA_DB_THREADS: int = env.int("HELENA_DB_THREADS", default=8)
 # A chat socket that has heard nothing of an unfinished run for this long reads the run's stored
-# events (live events travel over Redis pub/sub, which does not redeliver); helena/consumers.py.
+# events (live events travel over Redis pub/sub, which does not redeliver); helena/realtime/chat.py.
 HELENA_WS_RESYNC_SECONDS: float = env.float("HELENA_WS_RESYNC_SECONDS", default=5.0)
 # Text deltas of a run that follow each other within this many ms travel as one event (one row,
 # one publish, one frame); the first after a pause goes out at once. 0: every delta on its own.
 HELENA_STREAM_WINDOW_MS: float = env.float("HELENA_STREAM_WINDOW_MS", default=25.0)
-# Open chat sockets per user, across all processes (helena/sockets.py); more are closed with 4429.
+# Open chat sockets per user, across all processes (helena/realtime/socket_limits.py); more are
+# closed with 4429.
 HELENA_WS_MAX_PER_USER: int = env.int("HELENA_WS_MAX_PER_USER", default=20)
 
 LOGGING = {

@@ -25,7 +25,7 @@ urlpatterns = [
     path("akten/", include("akten.urls")),
     path("fristen/", include("akten.fristenbuch.urls")),  # the Fristenbuch and the daily Fristenkontrolle
     path("entwuerfe/", include("drafts.urls")),
-    path("suche/", include("helena.suche.urls")),  # the header's search box: all hits on one page
+    path("suche/", include("helena.quicksearch.urls")),  # the header's search box: all hits on one page
     path("wissen/", include("helena.knowledge.urls")),  # a norm's text, where citations lead
     # The chat: `/` and `/helena/` are its start page; also POST /akten/<id>/gespraech/.
     path("", include("helena.urls")),

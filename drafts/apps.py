@@ -9,6 +9,6 @@ class DraftsConfig(AppConfig):
     def ready(self) -> None:
         # Imported here: the panels import models, which exist only once the apps are ready.
         from akten.panels import register  # noqa: PLC0415
-        from drafts.panels import pending_drafts  # noqa: PLC0415
+        from drafts.akte_panels import pending_drafts  # noqa: PLC0415
 
         register(pending_drafts)

@@ -8,12 +8,15 @@ class HelenaConfig(AppConfig):
 
     def ready(self) -> None:
         from akten import panels  # noqa: PLC0415 (the Akte page's extension point, once apps are loaded)
-        from helena.panels import activity, auftrag_form, gedaechtnis, muster_form  # noqa: PLC0415
+        from helena.web.akte_panels import activity, auftrag_form, gedaechtnis, muster_form  # noqa: PLC0415
 
         panels.register(gedaechtnis)
         panels.register(auftrag_form)
         panels.register(muster_form)
         panels.register(activity)
         from helena import signals  # noqa: PLC0415
+        from helena.proactive.auftraege import close_tasks  # noqa: PLC0415
+        from helena.runs.ending import on_run_end  # noqa: PLC0415
 
         signals.connect()
+        on_run_end(close_tasks)  # an Auftrag ends with its run

@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from helena.benachrichtigungen import AlertsConsumer
-from helena.consumers import ConversationConsumer
+from helena.realtime.chat import ConversationConsumer
+from helena.realtime.notifications import AlertsConsumer
 
 websocket_urlpatterns = [
     path("ws/helena/conversations/<str:conversation_id>/", ConversationConsumer.as_asgi()),

@@ -1,6 +1,6 @@
-"""„@Helena“ in a new Notiz starts a task (helena.services.task_from_notiz), once the Notiz is saved;
-and a change to an Akte's Dokumente, Notizen or Fristen asks for a refresh of Helena's memory of
-it (helena/gedaechtnis.py).
+"""„@Helena“ in a new Notiz starts a task (helena.proactive.auftraege.task_from_notiz), once the
+Notiz is saved; and a change to an Akte's Dokumente, Notizen or Fristen asks for a refresh of
+Helena's memory of it (helena/proactive/memory.py).
 
 A task that cannot start (the rate limit, say) must not undo the Notiz: the author gets a Hinweis
 saying why instead.
@@ -16,10 +16,10 @@ from django.db.models.signals import post_delete, post_save
 
 from akten.models import Alert, Dokument, Frist, Notiz
 from config.errors import DomainError
-from helena import admin_cache
-from helena.gedaechtnis import request_refresh
+from helena.infra import settings_cache
 from helena.models import HelenaSettings, ModelTier, RateLimit, TaskRoute
-from helena.services import HELENA_MENTION, task_from_notiz
+from helena.proactive.auftraege import HELENA_MENTION, task_from_notiz
+from helena.proactive.memory import request_refresh
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +51,8 @@ def connect() -> None:
         post_save.connect(_akte_changed, sender=model, dispatch_uid=f"helena-gedaechtnis-{model.__name__}")
         post_delete.connect(_akte_changed, sender=model,
                             dispatch_uid=f"helena-gedaechtnis-del-{model.__name__}")
-    # The admin's settings are cached per process (helena/admin_cache.py): a change invalidates them.
+    # The admin's settings are cached per process (helena/infra/settings_cache.py): a change invalidates them.
     for model in (HelenaSettings, ModelTier, TaskRoute, RateLimit):
         for signal in (post_save, post_delete):
-            signal.connect(admin_cache.changed, sender=model, weak=False,
+            signal.connect(settings_cache.changed, sender=model, weak=False,
                            dispatch_uid=f"helena-admin-cache-{model.__name__}")

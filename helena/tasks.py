@@ -8,14 +8,14 @@ import socket
 from celery import shared_task
 from django.db import close_old_connections, connection
 
-from helena.gedaechtnis import refresh_due
-from helena.knowledge.aktensuche import aktualisierung
-from helena.knowledge.aktensuche.aktualisierung import DRAIN_TASK, SWEEP_TASK
-from helena.runs.auftraege import close_tasks
+from helena.conversations.questions import expire_stale_questions
+from helena.knowledge.aktensuche import indexing
+from helena.knowledge.aktensuche.indexing import DRAIN_TASK, SWEEP_TASK
+from helena.proactive.auftraege import close_tasks
+from helena.proactive.memory import refresh_due
 from helena.runs.dispatch import BACKGROUND_TASK, inline_runner
 from helena.runs.execute import execute_run
 from helena.runs.sweep import sweep_stale_runs as sweep
-from helena.services import expire_stale_questions
 
 
 @shared_task(name="helena.healthcheck", ignore_result=False)
@@ -58,14 +58,14 @@ def expire_questions() -> int:
 
 @shared_task(name=DRAIN_TASK, ignore_result=True)
 def index_akten() -> int:
-    """Embed what changed in the Akten asked for (helena/knowledge/aktensuche/aktualisierung.py)."""
-    return aktualisierung.drain()
+    """Embed what changed in the Akten asked for (helena/knowledge/aktensuche/indexing.py)."""
+    return indexing.drain()
 
 
 @shared_task(name=SWEEP_TASK)
 def index_unindexed_akten() -> int:
     """Every 10 minutes: Akten without vectors, and Aufträge whose task was lost."""
-    return aktualisierung.sweep()
+    return indexing.sweep()
 
 
 @shared_task(name="helena.close_tasks")

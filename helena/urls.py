@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from helena import views
+from helena.web import views
 
 app_name = "helena"
 

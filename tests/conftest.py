@@ -96,21 +96,21 @@ def _no_akten_vectors(settings) -> None:
 def _fresh_knowledge_caches(monkeypatch) -> None:
     """Tests write and roll back within milliseconds: the search caches must always re-check."""
     from helena.knowledge import index, lexikon
-    from helena.knowledge.aktensuche import vektoren
+    from helena.knowledge.aktensuche import vectors
 
     monkeypatch.setattr(index._cache, "recheck_seconds", 0.0)
-    monkeypatch.setattr(vektoren._cache, "recheck_seconds", 0.0)
+    monkeypatch.setattr(vectors._cache, "recheck_seconds", 0.0)
     monkeypatch.setattr(lexikon._cache, "recheck_seconds", 0.0)
 
 
 @pytest.fixture(autouse=True)
 def _fresh_admin_settings() -> Iterator[None]:
     """A test's settings rows are rolled back with it: no process copy may outlive the test."""
-    from helena import admin_cache
+    from helena.infra import settings_cache
 
-    admin_cache.clear()
+    settings_cache.clear()
     yield
-    admin_cache.clear()
+    settings_cache.clear()
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ("akten", "drafts", "helena", "config")
-THIRD_PARTY = {"akten/demo.py", "akten/demo_frueher.py", "helena/demo.py",  # letters to others
+THIRD_PARTY = {"akten/demo.py", "akten/demo_frueher.py", "helena/conversations/demo.py",  # letters to others
                "helena/knowledge/demo.py"}
 
 DU = r"Du|Dich|Dir|Dein(?:e|en|em|er|es)?"

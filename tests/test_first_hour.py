@@ -20,7 +20,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from akten.models import Akte, ApiToken, User
-from helena.demo import TITLE
+from helena.conversations.demo import TITLE
 from helena.models import Conversation, ModelTier, RateLimit
 from tests.conftest import BASE_DIR, daphne, database_url
 from tests.scripted_llm_server import unused_port

@@ -26,7 +26,7 @@ from akten.seiten.formulare import NotizForm, ZeitForm, ZugriffForm, fehler_zeig
 from akten.selectors import get_akte
 
 log = logging.getLogger(__name__)
-HELENA = "@helena"  # as helena.services.HELENA_MENTION (akten knows no helena)
+HELENA = "@helena"  # as helena.proactive.auftraege.HELENA_MENTION (akten knows no helena)
 AUFTRAG_NICHT_GESTARTET = "Dein Auftrag an Helena aus der Notiz konnte nicht starten"  # helena/signals.py
 
 

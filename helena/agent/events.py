@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from helena.timestamps import event_ts
+from helena.infra.timestamps import event_ts
 
 EVENT_TYPES = frozenset({
     "run_started", "agent_state", "text", "reasoning", "tool_call", "tool_result", "step", "draft_created",

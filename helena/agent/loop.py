@@ -41,7 +41,7 @@ from helena.agent.nudges import (
 from helena.agent.stall import STALL_MESSAGE, StallDetector, canonical
 from helena.agent.tooling import Execute, Tool, ToolContext, ToolResult
 from helena.llm.base import ChatModel, LLMError, ToolCall, ToolCallFormatError, Turn, Usage
-from helena.llm.dialects.calls import normalize_call
+from helena.llm.dialects import normalize_call
 
 log = logging.getLogger(__name__)
 

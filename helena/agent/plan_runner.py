@@ -37,7 +37,7 @@ from helena.agent.planning import (
 )
 from helena.agent.tooling import ToolContext, ToolResult
 from helena.llm.base import collect
-from helena.llm.wrapper import booked_as
+from helena.llm.wrappers.base import booked_as
 
 log = logging.getLogger(__name__)
 

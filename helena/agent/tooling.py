@@ -79,7 +79,7 @@ class ToolContext:
     # Every source the run's tool results named, in order: the run's Privacy learns the Akten they
     # belong to before the next model call, so a cloud model never sees their people in clear.
     sources: list[Any] = field(default_factory=list)
-    # The run's helena.llm.redacting.Privacy: for side calls and anything else that leaves the house
+    # The run's helena.llm.pii.privacy.Privacy: for side calls and anything else that leaves the house
     # (search_web's query). None outside a run.
     privacy: Any = None
     # Ports of a run (helena/runs/ports.py); None outside one.

@@ -10,7 +10,7 @@ from ninja import Field, Query, Router, Schema
 
 from config.errors import NOT_BLANK, errors
 from helena.knowledge import query, selectors
-from helena.knowledge.aktensuche.suche import rows, search_akten
+from helena.knowledge.aktensuche.search import rows, search_akten
 
 router = Router(tags=["Wissen"])
 

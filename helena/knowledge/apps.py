@@ -8,6 +8,6 @@ class KnowledgeConfig(AppConfig):
     verbose_name = "Wissen: Gesetze, Entscheidungen, Muster"
 
     def ready(self) -> None:
-        from helena.knowledge.aktensuche import aktualisierung  # noqa: PLC0415 (models must be loaded)
+        from helena.knowledge.aktensuche import indexing  # noqa: PLC0415 (models must be loaded)
 
-        aktualisierung.connect()
+        indexing.connect()

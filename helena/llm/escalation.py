@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from helena.db import db
+from helena.infra.db import db
 from helena.llm import router
 from helena.llm.base import ChatModel
-from helena.llm.http import aclose_model
-from helena.llm.wrapper import WrapperModel
+from helena.llm.providers.http import aclose_model
+from helena.llm.wrappers.base import WrapperModel
 
 
 class EscalatingModel(WrapperModel):

@@ -1,8 +1,8 @@
 """Which model serves a tier, and what to do when it is missing or down.
 
 Configuration comes from the ModelTier rows, else the environment, cached per process until an
-admin changes it (helena/admin_cache.py), so a change applies to the next run without a restart.
-Local (Ollama) hosts get a cheap health check (helena/llm/health.py), so a run does not wait for a
+admin changes it (helena/infra/settings_cache.py), so a change applies to the next run without a restart.
+Local (Ollama) hosts get a cheap health check (helena/llm/providers/health.py), so a run does not wait for a
 chat timeout against a server that is down; instead it falls back to the other local tier, then to
 the cloud if allowed.
 """
@@ -18,15 +18,17 @@ from typing import Any, Literal
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
-from helena import admin_cache
-from helena.llm import health, locality
+from helena.infra import settings_cache
+from helena.llm import locality
 from helena.llm.base import ChatModel, ModelUnavailable
 from helena.llm.dialects import profiles
-from helena.llm.health import is_healthy, normalise_host
-from helena.llm.ollama import OllamaModel, forget_context_lengths
-from helena.llm.openai_compat import OpenAICompatModel
-from helena.llm.pii import Redactor
-from helena.llm.redacting import Privacy, RedactingModel
+from helena.llm.pii.privacy import Privacy
+from helena.llm.pii.redactor import Redactor
+from helena.llm.providers import health
+from helena.llm.providers.health import is_healthy, normalise_host
+from helena.llm.providers.ollama import OllamaModel, forget_context_lengths
+from helena.llm.providers.openai_compat import OpenAICompatModel
+from helena.llm.wrappers.redacting import RedactingModel
 from helena.models import HelenaSettings, ModelTier, TaskRoute
 
 log = logging.getLogger(__name__)
@@ -123,8 +125,8 @@ def row_is_cloud(row: Any) -> bool:
 
 def tier_configs() -> dict[int, TierConfig]:
     """All configured tiers: an enabled row wins, a disabled row switches its tier off (read once per
-    process and again after an admin's change, helena/admin_cache.py)."""
-    return dict(admin_cache.cached("tier_configs", _read_tier_configs))
+    process and again after an admin's change, helena/infra/settings_cache.py)."""
+    return dict(settings_cache.cached("tier_configs", _read_tier_configs))
 
 
 def _read_tier_configs() -> dict[int, TierConfig]:
@@ -195,7 +197,7 @@ def get_model_for_tier(tier: int, *, privacy: Privacy | None = None) -> tuple[Ch
 
 def task_routes() -> dict[str, int]:
     """TaskRoute rows as {task_type: tier}, for the classifier."""
-    return dict(admin_cache.cached("task_routes", _read_task_routes))
+    return dict(settings_cache.cached("task_routes", _read_task_routes))
 
 
 def _read_task_routes() -> dict[str, int]:

@@ -1,6 +1,7 @@
 """Helena's own records: conversations, runs and their events (conversations.py), usage, audit and
 errors (ledger.py), the admin's settings (settings.py), tasks given to Helena (auftraege.py)."""
 
+from helena.models.admin_settings import DIALECT_CHOICES, HelenaSettings, ModelTier, RateLimit, TaskRoute
 from helena.models.auftraege import HelenaTask
 from helena.models.conversations import (
     AgentRun,
@@ -12,7 +13,6 @@ from helena.models.conversations import (
 )
 from helena.models.gedaechtnis import AktenGedaechtnis
 from helena.models.ledger import ErrorLog, LLMCall, ToolCallLog
-from helena.models.settings import DIALECT_CHOICES, HelenaSettings, ModelTier, RateLimit, TaskRoute
 
 __all__ = [
     "DIALECT_CHOICES",

@@ -13,8 +13,8 @@ from django.contrib.postgres.search import SearchVector
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
+from helena.infra.timestamps import event_ts
 from helena.models.choices import FinishReason, LLMProvider, RunMode
-from helena.timestamps import event_ts
 
 
 class Conversation(models.Model):
@@ -79,7 +79,7 @@ class Message(models.Model):
         verbose_name = "Nachricht"
         verbose_name_plural = "Nachrichten"
         ordering = ["created_at", "id"]
-        # The user's search over their conversations (helena.selectors.find_conversations).
+        # The user's search over their conversations (helena.conversations.selectors.find_conversations).
         indexes = [GinIndex(SearchVector("text", config="german"), name="message_text_fts")]
 
     def __str__(self) -> str:

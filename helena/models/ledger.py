@@ -87,7 +87,7 @@ class ErrorLog(models.Model):
 
     A row links to the run, the tool audit row or the ledger row it belongs to instead of copying
     them, so an admin sees at a glance what fails and can drill into the details. The same failure
-    again within the hour counts on its row (`anzahl`, `zuletzt_am`; helena/errorlog.py) instead of
+    again within the hour counts on its row (`anzahl`, `zuletzt_am`; helena/infra/errorlog.py) instead of
     adding rows: a model server that is down is one entry, not one a minute.
     """
 

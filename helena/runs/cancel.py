@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Any
 
-from helena.db import release_connections
+from helena.infra.db import release_connections
 from helena.models import AgentRun
 
 log = logging.getLogger(__name__)

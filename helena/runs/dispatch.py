@@ -14,7 +14,7 @@ from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 
 from config.celery import app as celery_app
-from helena.aio import make_resident
+from helena.infra.loops import make_resident
 from helena.models import AgentRun
 from helena.runs.execute import execute_run
 

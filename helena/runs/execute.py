@@ -19,22 +19,22 @@ from django.utils import timezone
 
 from helena.agent.events import done_fields, run_started_fields
 from helena.agent.loop import AgentResult, Limits, run_agent
-from helena.aio import PerLoop
-from helena.db import db, run_context
-from helena.errorlog import arecord_error
+from helena.infra.db import db, run_context
+from helena.infra.errorlog import arecord_error
+from helena.infra.loops import PerLoop
 from helena.llm import router  # imported late: router reads admin settings per run
-from helena.llm.accounting import RecordingModel
 from helena.llm.base import LLMError, Usage
 from helena.llm.escalation import EscalatingModel
+from helena.llm.pii.touched import privacy_for
+from helena.llm.wrappers.accounting import RecordingModel
 from helena.models import AgentRun, HelenaSettings, LLMCall, Message
-from helena.privacy import privacy_for
-from helena.runs.auftraege import close_tasks
 from helena.runs.cancel import cancel_watch
-from helena.runs.emitter import PersistentEmitter, finish_without_loop
+from helena.runs.ending import run_ended
+from helena.runs.events.emitter import PersistentEmitter, finish_without_loop
+from helena.runs.events.writer import next_seq
 from helena.runs.history import history_for
-from helena.runs.limits import deadline_for, limits_for
 from helena.runs.setup import RunSetup, prepare_run
-from helena.runs.store import next_seq
+from helena.runs.step_limits import deadline_for, limits_for
 from helena.tools.executor import settle_audits
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ class _Claimed:
     configs: dict[int, Any]  # router.TierConfig per tier
     cloud_allowed: bool  # tier 3 may serve (configured, and internal or opted in)
     opt_in: bool  # the firm's cloud opt-in: without it no call reaches a cloud endpoint on any tier
-    privacy: Any  # helena.llm.redacting.Privacy: the run's redaction for every cloud call it makes
+    privacy: Any  # helena.llm.pii.privacy.Privacy: the run's redaction for every cloud call it makes
     setup: RunSetup | None  # None when the run is to be cancelled before it starts
     next_seq: int = 1  # of the run's next event
 
@@ -252,5 +252,5 @@ def _record_outcome(*, run_pk: Any, result: Any) -> None:
             Message.objects.create(
                 conversation_id=run.conversation_id, role=Message.Role.ASSISTANT, text=result.text, run=run
             )
-    if run.mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (services.start_task); inline runs
-        close_tasks(run_pk=run_pk)  # save the query: a task given to Helena ends with its run
+    if run.mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (auftraege.start_task); inline runs
+        run_ended(run_pk=run_pk)  # save the query: a task given to Helena ends with its run

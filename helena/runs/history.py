@@ -15,11 +15,11 @@ from typing import Any
 from asgiref.sync import async_to_sync
 
 from helena.agent.budget import estimate_tokens
-from helena.llm.accounting import RecordingModel
 from helena.llm.base import collect
+from helena.llm.pii.touched import privacy_for
 from helena.llm.router import get_model_for_tier
+from helena.llm.wrappers.accounting import RecordingModel
 from helena.models import Conversation, Message
-from helena.privacy import privacy_for
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 second model. The core calls them; only here do they touch the database and the router.
 
 Database work goes through `sync_to_async` (thread-sensitive): inside a run that is the run's own
-thread (helena.db.run_context), under a test's async_to_sync the caller's, with its transaction.
+thread (helena.infra.db.run_context), under a test's async_to_sync the caller's, with its transaction.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from django.utils import timezone
 from helena.agent.planning import PlanBusy, PlanItem, PlanStatus
 from helena.agent.tooling import ToolContext
 from helena.llm import router
-from helena.llm.accounting import RecordingModel
-from helena.llm.wrapper import booked_as, layer
+from helena.llm.wrappers.accounting import RecordingModel
+from helena.llm.wrappers.base import booked_as, layer
 from helena.models import AgentRun, Conversation, PendingQuestion, Plan
 
 

@@ -58,7 +58,7 @@ MEMORY_CHARS = 1500  # of the prompt, at most, for Helena's memory of the Akte
 
 
 def _memory_lines(akte: Akte) -> str:
-    """Helena's memory of the Akte (helena/gedaechtnis.py), as one short block for the prompt."""
+    """Helena's memory of the Akte (helena/proactive/memory.py), as one short block for the prompt."""
     memory = AktenGedaechtnis.objects.filter(akte=akte).exclude(stand=None).first()
     if memory is None:
         return ""

@@ -9,10 +9,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from helena.agent.events import done_fields
-from helena.errorlog import record_error
+from helena.infra.errorlog import record_error
 from helena.models import AgentRun
-from helena.runs.broadcast import publish_events_sync
-from helena.runs.store import persist_event
+from helena.runs.events.broadcast import publish_events_sync
+from helena.runs.events.writer import persist_event
 
 log = logging.getLogger(__name__)
 

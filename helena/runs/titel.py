@@ -1,8 +1,8 @@
 """The title Helena gives a conversation with its first question: the question without the greeting
 and the polite run-up, cut at a word boundary. Cheap and the same for every model (a model call per
 conversation would cost a small local model seconds and the run a query); set in the UPDATE the
-message makes anyway (helena.services.start_run), so the list shows it at once; the user can rename
-it any time."""
+message makes anyway (helena.conversations.services.start_run), so the list shows it at once; the
+user can rename it any time."""
 
 from __future__ import annotations
 

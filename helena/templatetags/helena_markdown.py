@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from akten.fristen import BUNDESLAENDER, format_datum
-from helena.markdown import render_markdown
+from helena.presentation.markdown import render_markdown
 
 register = template.Library()
 

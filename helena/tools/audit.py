@@ -7,7 +7,7 @@ from typing import Any
 from akten.models import Akte, User
 from akten.selectors import get_akte
 from config.errors import NotFound
-from helena.errorlog import record_error
+from helena.infra.errorlog import record_error
 from helena.models import ToolCallLog
 
 _MAX_TEXT = 500

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
-from helena.llm.dialects.jsonish import repair_arguments
+from helena.llm.dialects import repair_arguments
 from helena.tools.audit import record_tool_call
 from helena.tools.registry import all_tools, not_set_up_for
 

@@ -1,8 +1,8 @@
 """Which tools exist and which a user is offered.
 
-Every module in this package (except the machinery: audit, base, registry, executor) is imported and its
-module-level `Tool` objects (and lists named TOOLS) are collected, so adding a tool is adding a
-file. The role filter of PROTOCOL.md is `roles_for` (write tools: drafts/roles.py).
+Every module of helena.tools.handlers (one per tool family) is imported and its module-level `Tool`
+objects (and lists named TOOLS) are collected, so adding a tool is adding a file. The role
+filter of PROTOCOL.md is `roles_for` (write tools: drafts/roles.py).
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from typing import Any
 from akten.users import ALL_ROLES, role_of
 from drafts.roles import write_roles
 from helena.agent.tooling import Tool, ToolKind
-
-_MACHINERY = frozenset({"audit", "base", "registry", "executor"})
 
 
 def roles_for(kind: ToolKind, name: str) -> frozenset[str]:
@@ -57,11 +55,11 @@ class _RegisteredTool(Tool):
 
 
 def _tool_modules() -> list[ModuleType]:
-    package = importlib.import_module("helena.tools")
+    package = importlib.import_module("helena.tools.handlers")
     return [
         importlib.import_module(f"{package.__name__}.{info.name}")
         for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)
-        if info.name not in _MACHINERY and not info.name.startswith("_")
+        if not info.name.startswith("_")
     ]
 
 

@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from akten.erfassung.fristen import frist_erledigen
-from akten.hinweise import scan_fristen, werktage_voraus
+from akten.fristen_scan import scan_fristen, werktage_voraus
 from akten.models import Akte, AktenZugriff, Alert, Frist, User
 from tests.conftest import Kanzlei
 

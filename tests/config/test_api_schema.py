@@ -56,7 +56,7 @@ def model_server() -> Iterator[ScriptedLLMServer]:
 @pytest.fixture(autouse=True)
 def _a_model_answers(model_server: ScriptedLLMServer, db: None) -> None:
     """A model tier that answers its health check: a task is accepted (202) as in a working Kanzlei.
-    Without one it is a 503 model_unavailable (tests/helena/test_auftraege.py), which schemathesis
+    Without one it is a 503 model_unavailable (tests/helena/proactive/test_auftraege.py), which schemathesis
     counts as a server error whatever the document declares."""
     from helena.llm.router import clear_health_cache
     from helena.models import ModelTier

@@ -37,7 +37,7 @@ def test_tcp_url_with_libpq_options() -> None:
     assert config["OPTIONS"] == {"sslmode": "require"}
 
 
-@pytest.mark.parametrize("url", ["sqlite:///helena.db", "mysql://root@localhost/helena", "helena"])
+@pytest.mark.parametrize("url", ["sqlite:///helena.infra.db", "mysql://root@localhost/helena", "helena"])
 def test_anything_but_postgresql_is_refused_in_german(url: str) -> None:
     with pytest.raises(DatabaseUrlError, match="PostgreSQL"):
         django_database(url)

@@ -20,7 +20,7 @@ def test_an_akte_the_user_may_not_see_is_the_404_page(kanzlei: Kanzlei) -> None:
 
 
 def test_a_conversation_of_someone_else_is_the_404_page(kanzlei: Kanzlei) -> None:
-    from helena.services import create_conversation
+    from helena.conversations.services import create_conversation
 
     theirs = create_conversation(user=kanzlei.users["anwalt"])
     client = Client()

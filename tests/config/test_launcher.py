@@ -205,11 +205,11 @@ def test_check_models_says_in_one_line_when_no_model_answers(settings, server) -
 
     from django.core.management import call_command
 
-    from helena import admin_cache
+    from helena.infra import settings_cache
     from helena.llm.router import clear_health_cache
 
     def run(*args: str) -> str:
-        admin_cache.clear()
+        settings_cache.clear()
         clear_health_cache()
         out = StringIO()
         call_command("check_models", *args, stdout=out)
@@ -237,7 +237,7 @@ def test_manage_py_without_a_database_says_what_to_do(tmp_path: Path) -> None:
     assert "DATABASE_URL fehlt. Läuft `make run`?" in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1  # the hint alone
 
-    env["DATABASE_URL"] = "sqlite:///helena.db"
+    env["DATABASE_URL"] = "sqlite:///helena.infra.db"
     result = subprocess.run([sys.executable, "manage.py", "check"], cwd=BASE_DIR, env=env,
                             capture_output=True, text=True)
     assert result.returncode != 0

@@ -425,7 +425,7 @@ def test_a_run_proposes_one_draft_and_streams_its_card(kanzlei: Kanzlei) -> None
 
     from helena.agent.events import Emitter
     from helena.agent.loop import run_agent
-    from helena.llm.openai_compat import OpenAICompatModel
+    from helena.llm.providers.openai_compat import OpenAICompatModel
     from helena.runs.setup import prepare_run
     from tests.scripted_llm_server import start_scripted_server
 
@@ -461,8 +461,8 @@ def test_a_run_proposes_one_draft_and_streams_its_card(kanzlei: Kanzlei) -> None
 
 
 def test_the_next_run_knows_what_became_of_its_drafts(kanzlei: Kanzlei) -> None:
+    from helena.conversations.services import create_conversation
     from helena.runs.setup import prepare_run
-    from helena.services import create_conversation
 
     anwalt = kanzlei.users["anwalt"]
     conversation = create_conversation(user=anwalt, akte_id=kanzlei.akten["A"].pk)

@@ -15,7 +15,7 @@ from akten.models import Akte, Dokument, Frist, Notiz, User, Zeiterfassung
 from drafts.cards import render_card
 from drafts.models import Draft
 from drafts.services import create_draft
-from helena.markdown import render_markdown
+from helena.presentation.markdown import render_markdown
 from tests.conftest import Kanzlei
 
 pytestmark = pytest.mark.django_db

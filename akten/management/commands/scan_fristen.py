@@ -1,4 +1,4 @@
-"""`manage.py scan_fristen`: give the Hinweise for Fristen that are due (akten/hinweise.py).
+"""`manage.py scan_fristen`: give the Hinweise for Fristen that are due (akten/fristen_scan.py).
 
 Celery beat runs the same scan every few minutes; the command is for a first look after an
 import, or for a server without the worker. Running it twice adds nothing the second time.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from akten.hinweise import scan_fristen
+from akten.fristen_scan import scan_fristen
 
 
 class Command(BaseCommand):

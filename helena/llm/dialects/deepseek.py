@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from helena.llm.base import ToolCall
-from helena.llm.dialects.base import Block, Call, Emit, Event, Malformed, Opener, Outcome
-from helena.llm.dialects.calls import coerce_args, known_name, new_id
+from helena.llm.dialects._base import Block, Call, Emit, Fragment, Malformed, Opener, Outcome
+from helena.llm.dialects._calls import coerce_args, known_name, new_id
 
 _BAR = "[｜|]"
 _SEP = f"<{_BAR}tool▁sep{_BAR}>"
@@ -69,7 +69,7 @@ class CallBlock(ToolCallsBlock):
         return Emit(consumed=end, events=_events(calls, text[:end]))
 
 
-def _events(calls: list[ToolCall] | None, raw: str) -> list[Event]:
+def _events(calls: list[ToolCall] | None, raw: str) -> list[Fragment]:
     return [Call(call) for call in calls] if calls else [Malformed("Aufruf unlesbar", raw)]
 
 

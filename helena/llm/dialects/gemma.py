@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import re
 
-from helena.llm.dialects.base import (
+from helena.llm.dialects._base import (
     REJECT,
     Block,
     Call,
     Ctx,
     Emit,
-    Event,
+    Fragment,
     Malformed,
     Opener,
     Outcome,
     Passthrough,
 )
-from helena.llm.dialects.calls import calls_from, may_become_name, python_calls
-from helena.llm.dialects.scan import json_call, skip_separators, value_sequence
+from helena.llm.dialects._calls import calls_from, may_become_name, python_calls
+from helena.llm.dialects._scan import json_call, skip_separators, value_sequence
 
 CALL_LANGUAGES = frozenset({"", "json", "tool_code", "tool_call", "tool_calls", "python", "py"})
 _CODE = Emit(consumed=0)  # marker: an ordinary code block, passed on as prose
@@ -98,7 +98,7 @@ class FenceBlock(Block):
             cut = verdict.reason.endswith("abgeschnitten")
             return Emit(consumed=end, events=[Malformed(verdict.reason, text[:end], cut)])
         sequence = value_sequence(text[: close if close >= 0 else len(text)], start, final=True)
-        events: list[Event] = []
+        events: list[Fragment] = []
         for value in sequence.values:
             calls = calls_from(value, self.ctx.names)
             if calls is None:

@@ -16,19 +16,19 @@ import re
 from typing import Any
 
 from helena.llm.base import ToolCall
-from helena.llm.dialects.base import (
+from helena.llm.dialects._base import (
     Block,
     Call,
     Ctx,
     Emit,
-    Event,
+    Fragment,
     Malformed,
     Opener,
     Outcome,
     Reasoning,
 )
-from helena.llm.dialects.base import held_prefix as _held
-from helena.llm.dialects.calls import coerce_args, known_name, new_id
+from helena.llm.dialects._base import held_prefix as _held
+from helena.llm.dialects._calls import coerce_args, known_name, new_id
 
 _MESSAGE = "<|message|>"
 _ENDS = ("<|end|>", "<|call|>", "<|return|>")
@@ -82,7 +82,7 @@ class MessageBlock(Block):
             return None
         return Emit(consumed=keep, events=self._events(text[:keep], complete=True), done=False)
 
-    def _events(self, body: str, *, complete: bool, ending: bool = False) -> list[Event]:
+    def _events(self, body: str, *, complete: bool, ending: bool = False) -> list[Fragment]:
         if self.recipient:
             if not complete:
                 return [Malformed("Aufruf abgeschnitten", body, truncated=True)]
@@ -95,7 +95,7 @@ class MessageBlock(Block):
         if self.inner is None:
             assert self.ctx.nested is not None
             self.inner = self.ctx.nested(names=())
-        events: list[Event] = self.inner.feed(body)
+        events: list[Fragment] = self.inner.feed(body)
         if ending:
             events += self.inner.finish(truncated=self.ctx.truncated)
         return events

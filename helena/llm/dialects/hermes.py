@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import re
 
-from helena.llm.dialects.base import Block, Call, Ctx, Emit, Event, Malformed, Opener, Outcome
-from helena.llm.dialects.calls import calls_from, python_calls
+from helena.llm.dialects._base import Block, Call, Ctx, Emit, Fragment, Malformed, Opener, Outcome
+from helena.llm.dialects._calls import calls_from, python_calls
+from helena.llm.dialects._scan import repair_value, value_sequence
 from helena.llm.dialects.qwen3_coder import xml_calls
-from helena.llm.dialects.scan import repair_value, value_sequence
 
 _FENCE_RE = re.compile(r"\A```[\w\-]*\s*|\s*```\Z")
 CLOSERS = {"<tool_call>": "</tool_call>", "<tool_calls>": "</tool_calls>",
            "<function_call>": "</function_call>", "<|tool_call|>": "<|/tool_call|>"}
 
 
-def body_events(body: str, ctx: Ctx) -> list[Event] | None:
+def body_events(body: str, ctx: Ctx) -> list[Fragment] | None:
     """The calls written in a tag body; None when the body is not made of calls."""
     stripped = _FENCE_RE.sub("", body.strip()).strip()
     if not stripped:
@@ -37,7 +37,7 @@ def body_events(body: str, ctx: Ctx) -> list[Event] | None:
             if repaired is None:
                 return None
             values = [repaired]
-        events: list[Event] = []
+        events: list[Fragment] = []
         for value in values:
             calls = calls_from(value, ctx.names, any_name=True)
             if calls is None:

@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import re
 
-from helena.llm.dialects.base import (
+from helena.llm.dialects._base import (
     REJECT,
     Block,
     Call,
     Ctx,
     Emit,
-    Event,
+    Fragment,
     Malformed,
     Opener,
     Outcome,
     Passthrough,
 )
-from helena.llm.dialects.calls import calls_from, python_calls
-from helena.llm.dialects.scan import (
+from helena.llm.dialects._calls import calls_from, python_calls
+from helena.llm.dialects._scan import (
     Verdict,
     json_call,
     python_call_list,
@@ -138,7 +138,7 @@ class PythonTagBlock(Block):
                 if not final:
                     return None
                 return Emit(consumed=len(text), events=[Malformed("Aufruf unlesbar", text)])
-            events: list[Event] = []
+            events: list[Fragment] = []
             for value in sequence.values:
                 calls = calls_from(value, self.ctx.names, any_name=True)
                 if calls is None:

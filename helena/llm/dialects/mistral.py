@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 
 from helena.llm.base import ToolCall
-from helena.llm.dialects.base import Block, Call, Emit, Malformed, Opener, Outcome
-from helena.llm.dialects.calls import calls_from, coerce_args, known_name, new_id
-from helena.llm.dialects.jsonish import Incomplete, Invalid, scan_value
-from helena.llm.dialects.scan import python_list_end, repair_value, skip_separators
+from helena.llm.dialects._base import Block, Call, Emit, Malformed, Opener, Outcome
+from helena.llm.dialects._calls import calls_from, coerce_args, known_name, new_id
+from helena.llm.dialects._jsonish import Incomplete, Invalid, scan_value
+from helena.llm.dialects._scan import python_list_end, repair_value, skip_separators
 
 _NAMED_RE = re.compile(r"(?P<name>[\w.\-]+)\s*(?:\[CALL_ID\]\s*(?P<id>[\w\-]+)\s*)?(?:\[ARGS\])?\s*")
 _TOKENS = ("[ARGS]", "[CALL_ID]")

@@ -12,12 +12,23 @@ import dataclasses
 import re
 from collections.abc import Collection, Iterable
 
-from helena.llm.dialects import deepseek, gemma, harmony, hermes, llama, mistral, qwen3_coder, think, tokens
-from helena.llm.dialects.base import REJECT, Block, Call, Ctx, Emit, Event, Malformed, Opener, Reasoning, Text
+from helena.llm.dialects import _think, _tokens, deepseek, gemma, harmony, hermes, llama, mistral, qwen3_coder
+from helena.llm.dialects._base import (
+    REJECT,
+    Block,
+    Call,
+    Ctx,
+    Emit,
+    Fragment,
+    Malformed,
+    Opener,
+    Reasoning,
+    Text,
+)
 
 ALL_OPENERS: tuple[Opener, ...] = (
-    *think.OPENERS, *hermes.OPENERS, *qwen3_coder.OPENERS, *llama.OPENERS, *gemma.OPENERS,
-    *mistral.OPENERS, *deepseek.OPENERS, *harmony.OPENERS, *tokens.OPENERS,
+    *_think.OPENERS, *hermes.OPENERS, *qwen3_coder.OPENERS, *llama.OPENERS, *gemma.OPENERS,
+    *mistral.OPENERS, *deepseek.OPENERS, *harmony.OPENERS, *_tokens.OPENERS,
 )
 
 
@@ -41,17 +52,17 @@ class StreamParser:
         self._buf = ""
         self._block: Block | None = None
         if reasoning_first:
-            self._block = think.ThinkBlock(self._ctx, "<think>", prefilled=True)
+            self._block = _think.ThinkBlock(self._ctx, "<think>", prefilled=True)
         self.flags: set[str] = set()
         self.finished = False
 
-    def feed(self, text: str) -> list[Event]:
+    def feed(self, text: str) -> list[Fragment]:
         if not text:
             return []
         self._buf += text
         return self._drain(final=False)
 
-    def finish(self, *, truncated: bool = False) -> list[Event]:
+    def finish(self, *, truncated: bool = False) -> list[Fragment]:
         """End of stream; `truncated`: the server cut the output off (an open call is then broken)."""
         if self.finished:
             return []
@@ -78,8 +89,8 @@ class StreamParser:
                 waiting = True  # a longer marker may still be written here
         return True if waiting else None
 
-    def _drain(self, *, final: bool) -> list[Event]:
-        out: list[Event] = []
+    def _drain(self, *, final: bool) -> list[Fragment]:
+        out: list[Fragment] = []
         while self._buf:
             block = self._block if self._block is not None else self._open(out, final)
             if block is None:
@@ -108,7 +119,7 @@ class StreamParser:
             self._block = None
         return out
 
-    def _open(self, out: list[Event], final: bool) -> Block | None:
+    def _open(self, out: list[Fragment], final: bool) -> Block | None:
         """The block that starts at the next possible marker; the text before it goes out. None when
         nothing is to be opened now: all text went out, or a possible marker waits for more text."""
         opener: Opener | bool | None = None
@@ -131,7 +142,7 @@ class StreamParser:
         self._block = opener.make(self._ctx, opener.literal)
         return self._block
 
-    def _take(self, block: Block, outcome: Emit, out: list[Event]) -> None:
+    def _take(self, block: Block, outcome: Emit, out: list[Fragment]) -> None:
         """A block's events out, the text they account for consumed; a finished block closed."""
         for event in outcome.events:
             _append(out, event)
@@ -143,11 +154,11 @@ class StreamParser:
             self._block = None
 
 
-def _text(out: list[Event], text: str) -> None:
+def _text(out: list[Fragment], text: str) -> None:
     _append(out, Text(text))
 
 
-def _append(out: list[Event], event: Event) -> None:
+def _append(out: list[Fragment], event: Fragment) -> None:
     """Add an event, joining it to the last one when both are text (or both reasoning)."""
     if isinstance(event, Text | Reasoning):
         if not event.text:
@@ -159,18 +170,19 @@ def _append(out: list[Event], event: Event) -> None:
 
 
 def parse(text: str, *, names: Collection[str] = (), reasoning_first: bool = False,
-          truncated: bool = False, types: dict[str, dict[str, str]] | None = None) -> list[Event]:
+          truncated: bool = False, types: dict[str, dict[str, str]] | None = None) -> list[Fragment]:
     """The whole output at once: exactly what streaming it in any pieces gives."""
     parser = StreamParser(names=names, reasoning_first=reasoning_first, types=types)
     return merge([*parser.feed(text), *parser.finish(truncated=truncated)])
 
 
-def merge(events: Iterable[Event]) -> list[Event]:
+def merge(events: Iterable[Fragment]) -> list[Fragment]:
     """Adjacent text (and reasoning) events joined: the form two parses are compared in."""
-    out: list[Event] = []
+    out: list[Fragment] = []
     for event in events:
         _append(out, event)
     return out
 
 
-__all__ = ["ALL_OPENERS", "Call", "Event", "Malformed", "Reasoning", "StreamParser", "Text", "merge", "parse"]
+__all__ = ["ALL_OPENERS", "Call", "Fragment", "Malformed", "Reasoning", "StreamParser", "Text", "merge",
+           "parse"]

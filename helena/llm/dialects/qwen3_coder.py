@@ -22,8 +22,8 @@ from collections.abc import Collection
 from typing import Any
 
 from helena.llm.base import ToolCall
-from helena.llm.dialects.base import Block, Call, Ctx, Emit, Malformed, Opener, Outcome
-from helena.llm.dialects.calls import coerce_args, known_name, new_id
+from helena.llm.dialects._base import Block, Call, Ctx, Emit, Malformed, Opener, Outcome
+from helena.llm.dialects._calls import coerce_args, known_name, new_id
 
 _FUNCTION_RE = re.compile(r"<function=(?P<name>[^>\n]+)>(?P<body>.*?)(?:</function>|\Z)", re.S)
 _PARAMETER_RE = re.compile(

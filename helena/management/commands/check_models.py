@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from helena.llm.health import is_healthy
+from helena.llm.providers.health import is_healthy
 from helena.llm.router import TierConfig, is_cloud_allowed, tier_configs
 
 STATE = {True: "antwortet", False: "antwortet nicht", None: "nicht geprüft (OpenAI-kompatibel)"}
@@ -33,7 +33,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, brief: bool, **options: Any) -> None:
         # This command says it in German; the probe's own (English) log line would say it twice.
-        logging.getLogger("helena.llm.health").setLevel(logging.WARNING)
+        logging.getLogger("helena.llm.providers.health").setLevel(logging.WARNING)
         cloud = is_cloud_allowed()
         configs = [c for c in tier_configs().values() if cloud or not c.cloud]
         answers = asyncio.run(_answers(configs))

@@ -1,12 +1,12 @@
 """`manage.py seed_demo [--password PW]`: create the demo Kanzlei (idempotent): the firm's records
 (akten.demo), Helena's Kanzleimuster (helena.knowledge.demo) and an example conversation with
-drafts waiting for a decision (helena.demo)."""
+drafts waiting for a decision (helena.conversations.demo)."""
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from akten.demo import DEFAULT_PASSWORD, seed_demo_kanzlei
-from helena.demo import seed_demo_gespraech
+from helena.conversations.demo import seed_demo_gespraech
 from helena.knowledge.demo import MUSTER, seed_muster
 
 

@@ -21,7 +21,7 @@ from helena.agent.loop import run_agent
 from helena.agent.plan_runner import agent_create_plan
 from helena.agent.planning import PlanBusy, PlanItem, PlanStatus
 from helena.agent.tooling import Tool, ToolContext, ToolResult
-from helena.llm.scripted import ScriptedModel, ScriptedTurn
+from helena.llm.providers.scripted import ScriptedModel, ScriptedTurn
 
 
 class QueryParams(BaseModel):

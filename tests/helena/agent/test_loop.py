@@ -21,8 +21,8 @@ from helena.agent.loop import Limits, run_agent
 from helena.agent.nudges import ANSWER_PROMPT, CONTINUE_OFFER, PARSE_ERROR_HINT
 from helena.agent.stall import STALL_MESSAGE
 from helena.agent.tooling import Tool, ToolContext, ToolResult
-from helena.llm.ollama import OllamaModel
-from helena.llm.openai_compat import OpenAICompatModel
+from helena.llm.providers.ollama import OllamaModel
+from helena.llm.providers.openai_compat import OpenAICompatModel
 from helena.models import ToolCallLog
 from helena.runs.setup import prepare_run
 from helena.tools.executor import execute

@@ -11,7 +11,7 @@ import pytest
 
 from helena.models import LLMCall, Plan
 from tests.conftest import Kanzlei
-from tests.helena.test_runs_api import ask, assert_one_done, events, post, wait
+from tests.helena.web.test_runs_api import ask, assert_one_done, events, post, wait
 from tests.scripted_llm_server import ScriptedLLMServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

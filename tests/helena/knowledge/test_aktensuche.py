@@ -3,7 +3,7 @@ kept current when a Dokument or Notiz changes.
 
 The demo Kanzlei (akten/demo.py) and its vectors are built once for the module (committed, removed
 afterwards); the questions below are phrased as a lawyer or trainee asks, mostly without the
-documents' words. FLOOR and MARGIN of helena/knowledge/aktensuche/suche.py were tuned on them.
+documents' words. FLOOR and MARGIN of helena/knowledge/aktensuche/search.py were tuned on them.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from akten.demo import USERS, seed_demo_kanzlei
 from akten.models import Akte, Alert, Briefkopf, Dokument, Notiz, Role, User
 from akten.services import grant_access
 from helena.agent.tooling import ToolContext, ToolResult
-from helena.knowledge.aktensuche.passagen import CHUNK_CHARS, chunks, refresh_akte
-from helena.knowledge.aktensuche.suche import search_akten
-from helena.knowledge.aktensuche.vektoren import PassagenIndex
+from helena.knowledge.aktensuche.passages import CHUNK_CHARS, chunks, refresh_akte
+from helena.knowledge.aktensuche.search import search_akten
+from helena.knowledge.aktensuche.vectors import PassagenIndex
 from helena.knowledge.models import AktenPassage
 from helena.tools import executor
 from helena.tools.registry import tools_for

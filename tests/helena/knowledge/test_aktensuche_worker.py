@@ -11,7 +11,7 @@ import pytest
 from django.db import transaction
 
 from akten.models import Dokument, Notiz
-from helena.knowledge.aktensuche import aktualisierung
+from helena.knowledge.aktensuche import indexing
 from helena.knowledge.models import AktenIndexAuftrag, AktenPassage
 from tests.conftest import Kanzlei, database_url, start_celery_worker, stop_celery_worker
 
@@ -44,7 +44,7 @@ def test_a_burst_of_saves_is_one_auftrag_per_akte_and_one_drain(kanzlei: Kanzlei
                                                                 monkeypatch) -> None:
     settings.HELENA_AKTEN_INDEX = "task"
     sent: list[str] = []
-    monkeypatch.setattr(aktualisierung.app, "send_task", lambda name, **_: sent.append(name))
+    monkeypatch.setattr(indexing.app, "send_task", lambda name, **_: sent.append(name))
     a, b = kanzlei.akten["A"], kanzlei.akten["B"]
     with transaction.atomic():
         for n in range(10):
@@ -52,12 +52,12 @@ def test_a_burst_of_saves_is_one_auftrag_per_akte_and_one_drain(kanzlei: Kanzlei
         Notiz.objects.create(akte=b, titel="Anruf", inhalt="Mandantin ruft zurück.")
         assert not sent  # nothing leaves before the commit
     assert set(AktenIndexAuftrag.objects.values_list("akte_id", flat=True)) == {a.pk, b.pk}
-    assert sent and set(sent) == {aktualisierung.DRAIN_TASK}
+    assert sent and set(sent) == {indexing.DRAIN_TASK}
 
-    assert aktualisierung.drain() == 2  # one pass over both Akten, whatever number of tasks was sent
+    assert indexing.drain() == 2  # one pass over both Akten, whatever number of tasks was sent
     assert not AktenIndexAuftrag.objects.exists()
     assert AktenPassage.objects.filter(akte=a, quelle="dokument").count() == 10
-    assert aktualisierung.drain() == 0
+    assert indexing.drain() == 0
 
 
 def test_only_one_drain_runs_and_an_auftrag_outlives_a_lost_task(kanzlei: Kanzlei, settings,
@@ -67,18 +67,18 @@ def test_only_one_drain_runs_and_an_auftrag_outlives_a_lost_task(kanzlei: Kanzle
     def broker_down(name: str, **_: object) -> None:
         raise ConnectionError("Redis ist nicht erreichbar")
 
-    monkeypatch.setattr(aktualisierung.app, "send_task", broker_down)
+    monkeypatch.setattr(indexing.app, "send_task", broker_down)
     akte = kanzlei.akten["C"]
     Dokument.objects.create(akte=akte, titel="Testament", inhalt="Das Testament liegt im Tresor.")
     assert AktenIndexAuftrag.objects.filter(akte_id=akte.pk).exists()  # the save went through
 
     with psycopg.connect(database_url(), autocommit=True) as other:  # another drain holds the lock
-        other.execute("SELECT pg_advisory_lock(%s)", [aktualisierung._DRAIN_LOCK])
-        assert aktualisierung.drain() == 0
-        other.execute("SELECT pg_advisory_unlock(%s)", [aktualisierung._DRAIN_LOCK])
-    assert aktualisierung.sweep() >= 1  # the beat task's drain takes it
+        other.execute("SELECT pg_advisory_lock(%s)", [indexing._DRAIN_LOCK])
+        assert indexing.drain() == 0
+        other.execute("SELECT pg_advisory_unlock(%s)", [indexing._DRAIN_LOCK])
+    assert indexing.sweep() >= 1  # the beat task's drain takes it
     assert AktenPassage.objects.filter(akte=akte, quelle="dokument").exists()
 
     akte.delete()  # its Dokumente ask for it while it goes: no dangling reference, nothing to do
-    assert aktualisierung.drain() == 1
+    assert indexing.drain() == 1
     assert not AktenPassage.objects.filter(akte_id=akte.pk).exists()

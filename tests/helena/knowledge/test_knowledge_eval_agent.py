@@ -1,6 +1,6 @@
 """The agent's side of finding a norm: Helena does not pass the client's words to search_gesetze
 but the legal concept, and when the hits do not fit she searches once more in other terms (tool
-description and prompt, helena/tools/knowledge.py and helena/agent/prompts.py).
+description and prompt, helena/tools/handlers/knowledge.py and helena/agent/prompts.py).
 
 Measured on both evaluation sets with the scripted model replaying such rewrites through the real
 agent loop and the real tool: tests/data/knowledge_eval*_rewrites.json hold, per question, a
@@ -23,7 +23,7 @@ from akten.models import Role, User
 from helena.agent.events import Emitter
 from helena.agent.loop import run_agent
 from helena.agent.tooling import ToolContext, ToolResult
-from helena.llm.scripted import ScriptedModel, ScriptedTurn
+from helena.llm.providers.scripted import ScriptedModel, ScriptedTurn
 from helena.tools import executor
 from helena.tools.registry import tools_for
 

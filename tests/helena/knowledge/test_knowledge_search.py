@@ -10,7 +10,7 @@ from django.test import Client
 
 from helena.knowledge import query, selectors
 from helena.knowledge.models import Muster, Urteil
-from helena.tools.knowledge import (
+from helena.tools.handlers.knowledge import (
     SearchGesetzeParams,
     SearchMusterParams,
     SearchUrteileParams,

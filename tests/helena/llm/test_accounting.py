@@ -11,9 +11,9 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from akten.models import Role, User
-from helena.llm.accounting import RecordingModel, cost_for, usage_per_user_month
 from helena.llm.base import ChatModel, Chunk, ModelUnavailable, collect
-from helena.llm.scripted import ScriptedModel, ScriptedTurn
+from helena.llm.providers.scripted import ScriptedModel, ScriptedTurn
+from helena.llm.wrappers.accounting import RecordingModel, cost_for, usage_per_user_month
 from helena.models import AgentRun, Conversation, LLMCall
 
 pytestmark = pytest.mark.django_db

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helena.llm.base import ToolCall
-from helena.llm.dialects.calls import normalize_call
-from helena.llm.dialects.jsonish import repair_arguments
+from helena.llm.dialects._calls import normalize_call
+from helena.llm.dialects._jsonish import repair_arguments
 from helena.llm.dialects.parser import Call, Malformed, Reasoning, StreamParser, Text, merge, parse
 from tests.data.model_outputs import FIXTURES
 

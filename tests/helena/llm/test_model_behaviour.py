@@ -16,7 +16,7 @@ from helena.agent.nudges import GERMAN_PROMPT, NUDGE_PROMPT, PARSE_ERROR_HINT, T
 from helena.models import Message
 from tests.conftest import Kanzlei
 from tests.helena.llm.test_dialects import MARKUP_RE
-from tests.helena.test_runs_api import ask, assert_one_done, events, wait
+from tests.helena.web.test_runs_api import ask, assert_one_done, events, wait
 from tests.scripted_llm_server import ScriptedLLMServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

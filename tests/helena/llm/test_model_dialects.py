@@ -14,8 +14,8 @@ import pytest
 
 from helena.llm.base import Chunk, ModelHTTPError, ToolCallFormatError
 from helena.llm.dialects import profiles
-from helena.llm.ollama import OllamaModel
-from helena.llm.openai_compat import OpenAICompatModel
+from helena.llm.providers.ollama import OllamaModel
+from helena.llm.providers.openai_compat import OpenAICompatModel
 from tests.data.model_outputs import FIXTURES
 from tests.helena.llm.test_dialects import MARKUP_RE, TYPES, norm
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, tokens

@@ -10,12 +10,12 @@ import pytest
 
 from akten.models import Akte, Beteiligter
 from helena.llm.base import ChatModel, collect
-from helena.llm.openai_compat import OpenAICompatModel
-from helena.llm.pii import Redactor
-from helena.llm.pii_patterns import PLACEHOLDER_HINT
-from helena.llm.redacting import RedactingModel
-from helena.llm.scripted import ScriptedModel, ScriptedTurn
-from helena.privacy import akte_facts
+from helena.llm.pii.patterns import PLACEHOLDER_HINT
+from helena.llm.pii.redactor import Redactor
+from helena.llm.pii.touched import akte_facts
+from helena.llm.providers.openai_compat import OpenAICompatModel
+from helena.llm.providers.scripted import ScriptedModel, ScriptedTurn
+from helena.llm.wrappers.redacting import RedactingModel
 from tests.scripted_llm_server import start_scripted_server
 
 R = Beteiligter.Rolle

@@ -22,9 +22,9 @@ from helena.llm.base import (
     ToolCallFormatError,
     collect,
 )
-from helena.llm.ollama import OllamaModel
-from helena.llm.openai_compat import OpenAICompatModel
-from helena.llm.scripted import END_OF_SCRIPT, ScriptedModel, ScriptedTurn
+from helena.llm.providers.ollama import OllamaModel
+from helena.llm.providers.openai_compat import OpenAICompatModel
+from helena.llm.providers.scripted import END_OF_SCRIPT, ScriptedModel, ScriptedTurn
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, unused_port
 
 TOOLS = [

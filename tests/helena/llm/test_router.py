@@ -14,12 +14,13 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from helena.agent.classifier import Classification, classify, classify_with_model
-from helena.llm import health, router
+from helena.llm import router
 from helena.llm.base import LLMError, ModelUnavailable, collect
-from helena.llm.ollama import OllamaModel
-from helena.llm.openai_compat import OpenAICompatModel
-from helena.llm.redacting import RedactingModel
-from helena.llm.scripted import ScriptedModel, ScriptedTurn
+from helena.llm.providers import health
+from helena.llm.providers.ollama import OllamaModel
+from helena.llm.providers.openai_compat import OpenAICompatModel
+from helena.llm.providers.scripted import ScriptedModel, ScriptedTurn
+from helena.llm.wrappers.redacting import RedactingModel
 from helena.models import HelenaSettings, ModelTier, TaskRoute
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, unused_port
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from helena.models import AgentRun, Conversation, Message, PendingQuestion, ToolCallLog
 from tests.conftest import Kanzlei, start_celery_worker, stop_celery_worker
-from tests.helena.test_runs_api import ask, assert_one_done, events, post, wait
+from tests.helena.web.test_runs_api import ask, assert_one_done, events, post, wait
 from tests.scripted_llm_server import ScriptedLLMServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from helena.agent.prompts import CONTEXT_GUIDANCE
+from helena.conversations.services import create_conversation, start_run
 from helena.runs.setup import prepare_run
-from helena.services import create_conversation, start_run
 from tests.conftest import Kanzlei
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +53,7 @@ def test_context_selects_the_profile_and_is_stored_on_the_run(
 
 
 def test_akte_conversation_is_akte_context_and_unknown_contexts_are_refused(kanzlei: Kanzlei) -> None:
-    from helena.services import RunRefused
+    from helena.conversations.services import RunRefused
 
     user = kanzlei.users["anwalt"]
     conversation = create_conversation(user=user, akte_id=kanzlei.akten["A"].pk)

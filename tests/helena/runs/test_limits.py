@@ -13,10 +13,10 @@ from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
 from akten.models import Role, User
-from helena import services
+from helena.conversations import services
 from helena.models import AgentRun, Conversation, HelenaSettings, Message, RateLimit
-from helena.runs import admission as limits
-from helena.runs.admission import BERLIN, RateLimited, admission, admit, runs_per_hour_for
+from helena.runs import rate_limit as limits
+from helena.runs.rate_limit import BERLIN, RateLimited, admission, admit, runs_per_hour_for
 
 
 def _user(name: str = "anwalt", role: str = Role.ANWALT) -> User:

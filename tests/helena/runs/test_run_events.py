@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from akten.models import Role, User
-from helena.db import db
+from helena.infra.db import db
 from helena.models import AgentRun, Conversation, RunEvent
-from helena.runs import store
-from helena.runs.emitter import PersistentEmitter
+from helena.runs.events import writer
+from helena.runs.events.emitter import PersistentEmitter
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,7 +48,7 @@ def _listen(monkeypatch: pytest.MonkeyPatch, run: AgentRun) -> list[tuple[dict[s
             stored = await db(RunEvent.objects.filter(run_id=run.pk, seq=event["seq"]).exists)
             sent.append((event, stored))
 
-    monkeypatch.setattr(store, "broadcast", broadcast)
+    monkeypatch.setattr(writer, "broadcast", broadcast)
     return sent
 
 
@@ -85,7 +85,7 @@ def test_events_are_stored_before_they_are_broadcast_in_order_and_without_gaps(m
 def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) -> None:
     run = _run()
     sent = _listen(monkeypatch, run)
-    real = store.store_events
+    real = writer.store_events
     calls = []
 
     async def failing(run_id: Any, events: list[Any]) -> list[str]:
@@ -94,7 +94,7 @@ def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) 
             raise RuntimeError("database gone")
         return await real(run_id, events)
 
-    monkeypatch.setattr(store, "store_events", failing)
+    monkeypatch.setattr(writer, "store_events", failing)
 
     async def go() -> None:
         emitter = PersistentEmitter(run=run)
@@ -112,7 +112,7 @@ def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) 
     assert [e["seq"] for e in _api_view(run)] == [1]
     assert [event["seq"] for event, _ in sent] == [1]
     # The sweep continues after the last stored event: still no gap.
-    swept = store.persist_event(run_id=run.pk, type="error", payload={"code": "x", "message": "y"})
+    swept = writer.persist_event(run_id=run.pk, type="error", payload={"code": "x", "message": "y"})
     assert swept["seq"] == 2
 
 
@@ -126,15 +126,15 @@ def test_runs_of_one_process_share_inserts_and_a_run_that_cannot_store_stops_alo
     async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
         sent[conversation_id] += [event["seq"] for event in events]
 
-    monkeypatch.setattr(store, "broadcast", broadcast)
+    monkeypatch.setattr(writer, "broadcast", broadcast)
     many = []
-    real_many = store.store_many
+    real_many = writer.store_many
 
     async def store_many(batches: list[Any]) -> Any:
         many.append(len(batches))
         return await real_many(batches)
 
-    monkeypatch.setattr(store, "store_many", store_many)
+    monkeypatch.setattr(writer, "store_many", store_many)
     RunEvent.objects.create(run=bad, seq=3, type="warning",
                             payload={"code": "x", "message": "anderer Schreiber"})
 
@@ -171,8 +171,8 @@ def test_a_runner_loop_stores_on_its_own_connection_and_survives_losing_it(monke
     (restart, idle timeout), the next batch is stored on a new one and nothing is lost."""
     from django.db import connection
 
-    from helena.aio import make_resident
-    from helena.runs import event_store
+    from helena.infra.loops import make_resident
+    from helena.runs.events import storage
 
     run = _run()
     sent = _listen(monkeypatch, run)
@@ -183,13 +183,13 @@ def test_a_runner_loop_stores_on_its_own_connection_and_survives_losing_it(monke
         emitter = PersistentEmitter(run=run, next_seq=1)
         await emitter.emit("agent_state", state="thinking")
         await emitter.flush()
-        backends.append(event_store._connections.get()._conn.info.backend_pid)
+        backends.append(storage._connections.get()._conn.info.backend_pid)
         await db(_terminate, backends)
         await emitter.emit("text", delta="Weiter geht's.")
         await emitter.emit("done", finish_reason="stop", text="Weiter geht's.", usage={}, cap_reached=False,
                            continue_offered=False)
         await emitter.flush()
-        await event_store._connections.get()._conn.close()
+        await storage._connections.get()._conn.close()
 
     asyncio.run(go())
 

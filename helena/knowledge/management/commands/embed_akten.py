@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from akten.models import Akte
-from helena.knowledge.aktensuche.passagen import refresh_akte
+from helena.knowledge.aktensuche.passages import refresh_akte
 
 
 class Command(BaseCommand):
