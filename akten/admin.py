@@ -15,6 +15,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import format_lazy
 
+from akten.accounts.users import new_api_token
 from akten.dokumente.ausgabe import vorlage as word_vorlage
 from akten.dokumente.ausgabe.docx import MIME as DOCX_MIME
 from akten.dokumente.ausgabe.kontext import PLATZHALTER
@@ -35,7 +36,6 @@ from akten.models import (
     User,
     Zeiterfassung,
 )
-from akten.users import new_api_token
 from config.admin_base import ReadOnlyAdminMixin
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from akten.konto.selectors import popups_for
+from akten.accounts.konto.selectors import popups_for
 from akten.selectors import alerts_for
 
 

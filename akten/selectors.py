@@ -7,7 +7,7 @@ from datetime import date
 from django.db.models import Case, Count, OuterRef, Q, QuerySet, Subquery, When
 from django.utils import timezone
 
-from akten.konto.selectors import hidden_arten_for
+from akten.accounts.konto.selectors import hidden_arten_for
 from akten.models import Akte, Alert, Dokument, Frist, Notiz, User, Zeiterfassung
 from config.errors import NotFound
 

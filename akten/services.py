@@ -1,5 +1,6 @@
 """Small writes that are no record of their own: access granted by the system (seed, import), a
-Hinweis read. The records themselves are written in akten/erfassung/ (tokens: akten/users.py)."""
+Hinweis given or read. The records themselves are written in akten/erfassung/ (tokens:
+akten/accounts/users.py)."""
 
 from __future__ import annotations
 
@@ -29,3 +30,8 @@ def mark_alert_read(*, user: User, alert_id: int | str) -> Alert:
         alert.gelesen = True
         alert.save(update_fields=["gelesen"])
     return alert
+
+
+def hinweis_geben(*, akte: Akte | None, message: str, severity: str, empfaenger: User | None) -> Alert:
+    """A Hinweis for everyone who sees the Akte, or for one person (`empfaenger`) without one."""
+    return Alert.objects.create(akte=akte, message=message, severity=severity, empfaenger=empfaenger)

@@ -53,8 +53,8 @@ django.setup()
 import httpx  # noqa: E402
 from django.db.models import Count  # noqa: E402
 
+from akten.accounts.users import create_api_token  # noqa: E402
 from akten.models import Role, User  # noqa: E402
-from akten.users import create_api_token  # noqa: E402
 from bench.model_server import ModelServerProcess  # noqa: E402
 from config.processes import (  # noqa: E402
     Command,

@@ -13,11 +13,11 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.parser import Parser
 
+from akten.accounts.auth import api_auth
+from akten.accounts.konto.api import router as konto_router
 from akten.api import router as akten_router
-from akten.auth import api_auth
 from akten.dokumente.api import router as dokumente_router
 from akten.kollision.api import router as kollision_router
-from akten.konto.api import router as konto_router
 from config.errors import DomainError, ErrorOut, describe_validation_errors, error_text
 from drafts.api import router as drafts_router
 from helena.knowledge.api import router as knowledge_router

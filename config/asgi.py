@@ -11,7 +11,7 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the app registry)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from akten.auth import WebsocketTokenOrSessionAuth  # noqa: E402
+from akten.accounts.auth import WebsocketTokenOrSessionAuth  # noqa: E402
 from config.body_limit import BodyLimit  # noqa: E402
 from helena.routing import websocket_urlpatterns  # noqa: E402
 

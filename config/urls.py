@@ -6,7 +6,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from akten.konto.forms import AnmeldeForm
+from akten.accounts.konto.forms import AnmeldeForm
 from config.api import api
 
 admin.site.site_header = "Helena – Kanzleiverwaltung"
@@ -21,7 +21,7 @@ urlpatterns = [
     path("konto/anmelden/", auth_views.LoginView.as_view(
         authentication_form=AnmeldeForm, redirect_authenticated_user=True), name="login"),
     path("konto/abmelden/", auth_views.LogoutView.as_view(), name="logout"),
-    path("konto/", include("akten.konto.urls")),  # the user's own page: tokens, Hinweise, password
+    path("konto/", include("akten.accounts.konto.urls")),  # the user's own page: tokens, Hinweise, password
     path("akten/", include("akten.urls")),
     path("fristen/", include("akten.fristenbuch.urls")),  # the Fristenbuch and the daily Fristenkontrolle
     path("entwuerfe/", include("drafts.urls")),

@@ -9,89 +9,24 @@ Berechnung, warnings), and offers the decision only to someone who may take it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString
 
+from akten.accounts.users import anzeigename
 from akten.models import Akte, Alert, Frist, User
 from akten.models.dokument import EMPFAENGER_CHOICES
+from config.navigation import is_fetch, safe_next
 from drafts.fields import LABELS
+from drafts.forms import EDIT_FORM, EDIT_MARKER, FALSE_WORDS, NO_TAGS, initial
 from drafts.models import Draft
 from drafts.selectors import may_decide
 
-__all__ = [
-    "EDIT_FORM",
-    "FormField",
-    "display_name",
-    "fields_from_form",
-    "is_fetch",
-    "render_card",
-    "safe_next",
-]
-
-EDIT_MARKER = "_bearbeitet"  # present in the edit form: an unticked checkbox then means False
-
-
-@dataclass(frozen=True)
-class FormField:
-    """One input of a card's edit form; `widget` picks the HTML control."""
-
-    name: str
-    widget: str  # text, textarea, markdown, date, time, number, select, checkbox, tags
-    required: bool = False
-    choices: tuple[tuple[str, str], ...] = ()
-    hint: str = ""
-
-    @property
-    def label(self) -> str:
-        return LABELS.get(self.name, self.name)
-
-
-_UNCHANGED = (("", "– unverändert –"),)
-
-EDIT_FORM: dict[str, tuple[FormField, ...]] = {
-    Draft.Kind.FRIST: (
-        FormField("bezeichnung", "text", required=True),
-        FormField("typ", "select", choices=tuple(Frist.Typ.choices)),
-        FormField("datum", "date", required=True),
-        FormField("uhrzeit", "time", hint="nur bei Terminen"),
-        FormField("vorfrist", "date"),
-        FormField("ist_notfrist", "checkbox"),
-    ),
-    Draft.Kind.DOKUMENT: (
-        FormField("titel", "text", required=True),
-        FormField("empfaenger", "select", choices=tuple(EMPFAENGER_CHOICES),
-                  hint="Name und Anschrift aus der Akte stehen im Anschriftfeld der DOCX/PDF-Fassung"),
-        FormField("inhalt", "markdown", required=True, hint="Markdown"),
-    ),
-    Draft.Kind.NOTIZ: (
-        FormField("titel", "text"),
-        FormField("inhalt", "textarea", required=True),
-    ),
-    Draft.Kind.ALERT: (
-        FormField("message", "textarea", required=True),
-        FormField("severity", "select", choices=tuple(Alert.Severity.choices)),
-    ),
-    Draft.Kind.AKTE_UPDATE: (
-        FormField("summary", "markdown", hint="Markdown; leer lassen = unverändert"),
-        FormField("status", "select", choices=_UNCHANGED + tuple(Akte.Status.choices)),
-        FormField("tags", "tags",
-                  hint="durch Kommas getrennt; leer lassen = unverändert; „(keine)“ = alle entfernen"),
-        FormField("rechtsgebiet", "select", choices=_UNCHANGED + tuple(Akte.Rechtsgebiet.choices)),
-    ),
-    Draft.Kind.ZEITERFASSUNG: (
-        FormField("taetigkeit", "text", required=True),
-        FormField("datum", "date", required=True),
-        FormField("dauer_minuten", "number", required=True),
-        FormField("abrechenbar", "checkbox"),
-    ),
-}
+__all__ = ["render_card"]
 
 _RECORD_NAMES = {
     "frist": "die Frist",
@@ -104,31 +39,6 @@ _RECORD_CREATED = {
     "notiz": "Die Notiz wurde angelegt.",
     "alert": "Der Hinweis wurde angelegt.",
 }
-_FALSE_WORDS = frozenset({"", "0", "false", "off", "nein", "no"})
-NO_TAGS = "(keine)"  # typed into the Schlagworte field: remove them all ("" leaves them unchanged)
-_NO_TAGS_WORDS = frozenset({NO_TAGS, "-", "–"})
-
-
-def display_name(user: User | None) -> str:
-    """How a colleague is named on cards: full name, else the username."""
-    if user is None:
-        return "jemandem"
-    return user.get_full_name() or user.username
-
-
-def is_fetch(request: HttpRequest | None) -> bool:
-    """True for requests of static/helena/drafts.js, which want the bare card back."""
-    return request is not None and request.headers.get("X-Requested-With") == "fetch"
-
-
-def safe_next(request: HttpRequest, url: str | None) -> str:
-    """`url` if it points into this site (no open redirects), else ''."""
-    if url and url_has_allowed_host_and_scheme(url, allowed_hosts={request.get_host()},
-                                               require_https=request.is_secure()):
-        return url
-    return ""
-
-
 def _next_for(request: HttpRequest | None, next_url: str) -> str:
     if next_url or request is None:
         return next_url
@@ -140,47 +50,6 @@ def _next_for(request: HttpRequest | None, next_url: str) -> str:
     return ""
 
 
-def fields_from_form(*, kind: str, data: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The edited fields a card form posts (None if it posts none), in the shapes validate_fields
-    expects: ticked checkboxes as booleans, comma-separated tags as a list, empty optional values
-    of an Aktenänderung as "unchanged"."""
-    edited: dict[str, Any] = {}
-    full_form = EDIT_MARKER in data
-    for spec in EDIT_FORM.get(kind, ()):
-        if spec.widget == "checkbox":
-            if spec.name in data:
-                edited[spec.name] = str(data.get(spec.name, "")).strip().lower() not in _FALSE_WORDS
-            elif full_form:
-                edited[spec.name] = False
-            continue
-        if spec.name not in data:
-            continue
-        raw = str(data.get(spec.name, ""))
-        if spec.widget == "tags":
-            if raw.strip().lower() in _NO_TAGS_WORDS:
-                edited[spec.name] = []
-                continue
-            tags = [t.strip() for t in raw.split(",") if t.strip()]
-            edited[spec.name] = tags or None
-        elif kind == Draft.Kind.AKTE_UPDATE and not raw.strip():
-            edited[spec.name] = None
-        else:
-            edited[spec.name] = raw
-    return edited or None
-
-
-def _initial(spec: FormField, value: Any) -> str:
-    if value is None:
-        return ""
-    if spec.widget == "tags" and not value:
-        return NO_TAGS  # the draft removes all Schlagworte: saving the form unchanged keeps that
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    if spec.widget == "time":
-        return str(value)[:5]
-    return str(value)
-
-
 def _form_rows(
     *, draft: Draft, values: Mapping[str, Any] | None, errors: Mapping[str, str]
 ) -> list[dict[str, Any]]:
@@ -188,10 +57,10 @@ def _form_rows(
     for spec in EDIT_FORM.get(draft.kind, ()):
         if values is not None:
             value = str(values.get(spec.name, ""))
-            checked = spec.name in values and value.strip().lower() not in _FALSE_WORDS
+            checked = spec.name in values and value.strip().lower() not in FALSE_WORDS
         else:
             current = (draft.fields or {}).get(spec.name)
-            value = _initial(spec, current)
+            value = initial(spec, current)
             checked = bool(current)
         rows.append({
             "spec": spec,
@@ -285,8 +154,8 @@ def render_card(
         "title": draft.title or draft.get_kind_display(),
         "kind_label": draft.get_kind_display(),
         "status_label": draft.get_status_display(),
-        "requester": display_name(draft.requested_by),
-        "decider": display_name(draft.decided_by),
+        "requester": anzeigename(draft.requested_by, niemand="jemandem"),
+        "decider": anzeigename(draft.decided_by, niemand="jemandem"),
         "akte_url": reverse("akten:detail", args=[draft.akte_id]) if draft.akte_id else "",
         "kind_template": f"drafts/kinds/{draft.kind}.html",
         "may_decide": decidable,

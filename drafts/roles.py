@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from akten.users import role_of
+from akten.accounts.users import role_of
 from drafts.fields import TOOL_FOR_KIND
 
 _FULL_ROLES = frozenset({"ADMIN", "ANWALT"})

@@ -8,26 +8,26 @@ one record and the others are refused as already decided (HTTP 409).
 from __future__ import annotations
 
 import logging
-from datetime import date
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from akten.dokumente.platzhalter import offene_platzhalter
+from akten.dokumente.services import schriftstueck_anlegen
 from akten.erfassung.akten import akte_aendern
-from akten.erfassung.fristen import frist_anlegen, frist_warnungen
+from akten.erfassung.fristen import frist_anlegen
 from akten.erfassung.notizen import notiz_anlegen
 from akten.erfassung.zeiten import zeit_erfassen
-from akten.fristen import FristError, berechne, berechne_vorfrist
-from akten.models import Akte, Alert, Beteiligter, Dokument, User
+from akten.models import User
 from akten.selectors import get_akte
+from akten.services import hinweis_geben
 from config.errors import DomainError
 from drafts.fields import KINDS_WITH_AKTE, LABELS, TOOL_FOR_KIND, FieldsInvalid, validate_fields
 from drafts.models import Draft, DraftEvent
 from drafts.roles import kinds_decidable_by, may_make
 from drafts.selectors import get_draft, may_decide
+from drafts.warnungen import warnungen_fuer
 
 logger = logging.getLogger(__name__)
 
@@ -37,9 +37,7 @@ __all__ = [
     "FieldsInvalid",
     "approve_draft",
     "create_draft",
-    "frist_aus_berechnung",
     "reject_draft",
-    "vorfrist_for",
 ]
 
 
@@ -62,64 +60,6 @@ class AlreadyDecided(DomainError):
         super().__init__(f"Dieser Entwurf wurde bereits {verb} (von {who}, {when} Uhr).",
                          draft_status=draft.status)
         self.draft = draft
-
-
-# --------------------------------------------------------------------------- Fristen
-
-
-def frist_aus_berechnung(
-    *, akte: Akte, start: str, dauer: dict[str, Any] | None = None, preset: str | None = None,
-    vorfrist_tage: int | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Fristende (and Vorfrist) from a start event and a Dauer/preset, with the firm's calculator.
-
-    Returns the fields it determines and the Berechnung to keep on the draft (so the approval can
-    check an edited date against it). Raises FieldsInvalid with the calculator's German message.
-    """
-    try:
-        ergebnis = berechne(start=start, dauer=dauer, preset=preset, bundesland=akte.bundesland,
-                            vorfrist_tage=7 if vorfrist_tage is None else vorfrist_tage)
-    except FristError as exc:
-        raise FieldsInvalid(str(exc)) from None
-    fields: dict[str, Any] = {"datum": ergebnis.ende.isoformat(), "ist_notfrist": ergebnis.notfrist}
-    if ergebnis.vorfrist is not None:
-        fields["vorfrist"] = ergebnis.vorfrist.datum.isoformat()
-    berechnung = {
-        "start": ergebnis.start.isoformat(),
-        "dauer": dauer,
-        "preset": preset,
-        "bundesland": akte.bundesland,
-        "ende": ergebnis.ende.isoformat(),
-        "begruendung": ergebnis.begruendung,
-        "hinweise": list(ergebnis.hinweise),
-    }
-    return fields, berechnung
-
-
-def _frist_warnings(*, fields: dict[str, Any], akte: Akte, context: dict[str, Any]) -> list[str]:
-    """What a careful colleague would point out about a proposed Frist (the same check as the form's)."""
-    return frist_warnungen(datum=date.fromisoformat(fields["datum"]), typ=fields.get("typ", "frist"),
-                           bundesland=akte.bundesland, berechnung=context.get("berechnung"))
-
-
-def _warnings_for(
-    *, kind: str, fields: dict[str, Any], akte: Akte | None, context: dict[str, Any]
-) -> list[str]:
-    if kind == Draft.Kind.FRIST and akte is not None:
-        return _frist_warnings(fields=fields, akte=akte, context=context)
-    if kind == Draft.Kind.DOKUMENT:
-        warnings = []
-        offen = offene_platzhalter(fields.get("inhalt", ""))
-        if offen:
-            liste = ", ".join("{{" + name + "}}" for name in offen)
-            warnings.append(f"Noch nicht ausgefüllt: {liste}. Bitte vor der Freigabe ergänzen.")
-        rolle = fields.get("empfaenger", "")
-        if (akte is not None and rolle in Beteiligter.Rolle.values
-                and not akte.beteiligte.filter(rolle=rolle).exists()):
-            warnings.append(f"Die Akte nennt keine Beteiligten der Rolle „{Beteiligter.Rolle(rolle).label}“: "
-                            "das Schreiben hätte keinen Empfänger. Bitte in der Akte ergänzen.")
-        return warnings
-    return []
 
 
 # --------------------------------------------------------------------------- propose
@@ -155,7 +95,7 @@ def create_draft(
     draft = Draft(
         kind=kind, fields=clean, context=context, akte=akte, requested_by=user, run_id=run_id,
         conversation_id=conversation_id, tool=tool or TOOL_FOR_KIND[kind],
-        warnings=_warnings_for(kind=kind, fields=clean, akte=akte, context=context),
+        warnings=warnungen_fuer(kind=kind, fields=clean, akte=akte, context=context),
     )
     with transaction.atomic():
         draft.save()
@@ -206,12 +146,9 @@ def _create_record(*, draft: Draft, fields: dict[str, Any], user: User) -> tuple
     kind = draft.kind
     akte_id = draft.akte_id
     if kind == Draft.Kind.DOKUMENT:
-        record = Dokument.objects.create(
-            akte=draft.akte, titel=fields["titel"], inhalt=fields["inhalt"], status=Dokument.Status.ENTWURF,
-            empfaenger=fields.get("empfaenger", ""),
-            erstellt_durch=Dokument.ErstelltDurch.HELENA, erstellt_von=draft.requested_by,
-            freigegeben_von=user, freigegeben_am=timezone.now(),
-        )
+        record = schriftstueck_anlegen(akte=draft.akte, titel=fields["titel"], inhalt=fields["inhalt"],
+                                       empfaenger=fields.get("empfaenger", ""),
+                                       erstellt_von=draft.requested_by, freigegeben_von=user)
     elif kind == Draft.Kind.FRIST:
         berechnung = (draft.context or {}).get("berechnung") or None
         notiz = f"Von Helena vorgeschlagen, freigegeben von {user.get_full_name() or user.username}."
@@ -226,8 +163,8 @@ def _create_record(*, draft: Draft, fields: dict[str, Any], user: User) -> tuple
         record = notiz_anlegen(user=user, akte_id=akte_id, titel=fields["titel"], inhalt=fields["inhalt"],
                                verfasser=draft.requested_by)
     elif kind == Draft.Kind.ALERT:
-        record = Alert.objects.create(akte=draft.akte, message=fields["message"], severity=fields["severity"],
-                                      empfaenger=None if draft.akte_id else draft.requested_by)
+        record = hinweis_geben(akte=draft.akte, message=fields["message"], severity=fields["severity"],
+                               empfaenger=None if draft.akte_id else draft.requested_by)
     elif kind == Draft.Kind.AKTE_UPDATE:
         aenderungen = {name: fields[name] for name in ("summary", "status", "tags", "rechtsgebiet")
                        if fields.get(name) is not None}
@@ -272,7 +209,7 @@ def approve_draft(*, user: User, draft: Draft | str, edited_fields: dict[str, An
                 DraftEvent.objects.create(draft=locked, action=DraftEvent.Action.EDITED, user=user,
                                           details={"changes": changes,
                                                    "felder": [LABELS.get(k, k) for k in changes]})
-            locked.warnings = _warnings_for(kind=locked.kind, fields=fields, akte=locked.akte,
+            locked.warnings = warnungen_fuer(kind=locked.kind, fields=fields, akte=locked.akte,
                                             context=locked.context or {})
             record_type, record_id = _create_record(draft=locked, fields=fields, user=user)
             locked.fields = fields
@@ -312,12 +249,3 @@ def reject_draft(*, user: User, draft: Draft | str, reason: str = "", feedback: 
     if refused is not None:
         raise refused
     return locked
-
-
-def vorfrist_for(*, datum: str, akte: Akte, tage: int | None) -> str | None:
-    """A Vorfrist `tage` before the Fristende, moved back to a Werktag; None if not computable."""
-    try:
-        return berechne_vorfrist(ende=datum, tage=tage, bundesland=akte.bundesland).datum.isoformat()
-    except FristError:
-        return None
-

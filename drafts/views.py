@@ -16,9 +16,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from akten.accounts.users import anzeigename
 from akten.selectors import akten_for
 from config.errors import NotFound
-from drafts.cards import EDIT_MARKER, display_name, fields_from_form, is_fetch, render_card, safe_next
+from config.navigation import is_fetch, safe_next
+from drafts.cards import render_card
+from drafts.forms import EDIT_MARKER, fields_from_form
 from drafts.models import Draft
 from drafts.roles import kinds_decidable_by
 from drafts.selectors import decidable_drafts_for, get_draft, may_decide
@@ -170,7 +173,7 @@ def reject(request: HttpRequest, draft_id: uuid.UUID) -> HttpResponse:
         return _back(request)
     if is_fetch(request):
         return _card_response(request, rejected)
-    messages.success(request, f"Entwurf „{rejected.title}“ abgelehnt von {display_name(request.user)}.")
+    messages.success(request, f"Entwurf „{rejected.title}“ abgelehnt von {anzeigename(request.user)}.")
     return _back(request)
 
 

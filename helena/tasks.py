@@ -1,5 +1,6 @@
-"""Celery tasks (thin): background runs and the sweep call into helena.runs; the Akten vectors
-into helena.knowledge.aktensuche."""
+"""Celery tasks (thin; the file Celery looks for): background runs and the sweep call into
+helena.runs; the Akten vectors into helena.knowledge.aktensuche; questions, Aufträge and memory into
+conversations and proactive. A Celery task is not an Auftrag an Helena (helena/proactive/auftraege.py)."""
 
 from __future__ import annotations
 

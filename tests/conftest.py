@@ -23,9 +23,9 @@ from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
+from akten.accounts.users import create_api_token
 from akten.models import Akte, Frist, Role, User
 from akten.services import grant_access
-from akten.users import create_api_token
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server
 
 BASE_DIR = Path(__file__).resolve().parent.parent

@@ -104,3 +104,45 @@ def test_production_modules_fit_one_sitting() -> None:
             if lines > MAX_LINES:
                 too_long[relative] = lines
     assert too_long == {}
+
+
+# The root of helena/ keeps only what Django and Celery look for; everything else lives in a folder
+# that names its layer (docs/architecture.md "Inside helena/").
+HELENA_ROOT_MODULES = {"__init__.py", "apps.py", "urls.py", "routing.py", "tasks.py", "signals.py"}
+
+
+def _packages() -> set[str]:
+    found = set()
+    for package in PACKAGES:
+        for init in (BASE_DIR / package).rglob("__init__.py"):
+            found.add(init.parent.relative_to(BASE_DIR).as_posix() + "/")
+    return found
+
+
+def test_the_root_of_helena_holds_only_the_conventional_modules() -> None:
+    loose = {path.name for path in (BASE_DIR / "helena").glob("*.py")} - HELENA_ROOT_MODULES
+    assert loose == set(), f"put these in the folder of their layer: {sorted(loose)}"
+
+
+def test_docs_architecture_names_every_package_once() -> None:
+    """A package a new engineer cannot find on the map is as good as hidden; a name on the map
+    without a package sends them looking for nothing."""
+    text = (BASE_DIR / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = [line.split("`")[1] for line in text.splitlines() if line.startswith("- `") and "/`" in line]
+    assert len(named) == len(set(named)), "a package is named twice"
+    packages = _packages()
+    assert packages - set(named) == set(), "packages missing from docs/architecture.md „Every package“"
+    assert set(named) - packages == set(), "docs/architecture.md names packages that do not exist"
+
+
+def test_every_package_says_what_it_is() -> None:
+    """Each package of helena opens with a docstring: the folder's one line, in the code itself."""
+    silent = []
+    for package in sorted(_packages()):
+        if not package.startswith("helena/") or package.count("/migrations/") or package.endswith(
+                ("management/", "commands/", "migrations/", "templatetags/")):
+            continue
+        source = (BASE_DIR / package / "__init__.py").read_text(encoding="utf-8").lstrip()
+        if not source.startswith('"""'):
+            silent.append(package)
+    assert silent == []

@@ -23,12 +23,12 @@ from django.db.models import F
 from django.db.models.fields.files import FieldFile
 from django.utils import timezone
 
+from akten.accounts.users import may_file_dokumente
 from akten.dokumente.lesen import Gelesen, lies, pruefe
 from akten.dokumente.seiten import mit_seiten
 from akten.dokumente.typen import DateiAbgelehnt, bereinigt, download_name, erkenne, stem_of
 from akten.models import Akte, Dokument, User
 from akten.selectors import get_akte
-from akten.users import may_file_dokumente
 from config.errors import Forbidden, NotFound
 
 log = logging.getLogger(__name__)
@@ -273,3 +273,15 @@ def _attachments(dokument: Dokument, gelesen: Gelesen) -> list[str]:
         except DateiAbgelehnt as exc:
             hinweise.append(f"Anhang nicht übernommen: {exc.message}")
     return hinweise
+
+
+def schriftstueck_anlegen(*, akte: Akte, titel: str, inhalt: str, empfaenger: str = "",
+                          erstellt_von: User | None, freigegeben_von: User) -> Dokument:
+    """A written Dokument (a letter, a Schriftsatz) that a person approved: text, not an upload, kept
+    as Entwurf until it goes out; who drafted it (Helena, on behalf of `erstellt_von`) and who
+    approved it are on the record."""
+    return Dokument.objects.create(
+        akte=akte, titel=titel, inhalt=inhalt, status=Dokument.Status.ENTWURF, empfaenger=empfaenger,
+        erstellt_durch=Dokument.ErstelltDurch.HELENA, erstellt_von=erstellt_von,
+        freigegeben_von=freigegeben_von, freigegeben_am=timezone.now(),
+    )

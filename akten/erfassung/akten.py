@@ -9,11 +9,11 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from akten import aktenzeichen as schema
+from akten.accounts.users import role_of
 from akten.erfassung.rechte import darf, pruefe
 from akten.erfassung.speichern import EingabeFehler, nur_bekannte, speichere
 from akten.models import Akte, AktenZugriff, Frist, Kanzleieinstellung, User
 from akten.selectors import get_akte
-from akten.users import role_of
 
 STAMMDATEN = ("aktenzeichen", "kurzrubrum", "wegen", "rechtsgebiet", "gegenstandswert", "auftragsdatum",
               "bundesland", "anwalt", "sachbearbeiter", "tags")

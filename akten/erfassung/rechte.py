@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from akten.users import ALL_ROLES, FRIST_ROLES, role_of
+from akten.accounts.users import ALL_ROLES, FRIST_ROLES, role_of
 from config.errors import Forbidden
 
 SCHREIBRECHTE: dict[str, frozenset[str]] = {

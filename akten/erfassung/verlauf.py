@@ -25,6 +25,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.text import capfirst
 
+from akten.accounts.users import anzeigename
 from akten.models import (
     Akte,
     AktenZugriff,
@@ -126,7 +127,7 @@ def _zeilen(modell: type[models.Model], filter_: dict[str, Any], limit: int) -> 
         if row.history_type == "~" and not aenderungen and not grund:
             continue  # saved without a change
         zeilen.append(VerlaufsZeile(
-            zeit=row.history_date, wer=_name(row.history_user), art=art,
+            zeit=row.history_date, wer=anzeigename(row.history_user, niemand="automatisch"), art=art,
             art_name=dict(Frist.Typ.choices).get(row.typ, art_name) if modell is Frist else art_name,
             bezeichnung=_bezeichnung(modell, row, namen), aktion=AKTIONEN.get(row.history_type, "geändert"),
             eintrag_id=row.id, aenderungen=aenderungen, grund=grund))
@@ -159,7 +160,7 @@ def _personen(felder: list[models.Field], rows: Iterable[Any]) -> dict[int, str]
     """Names of the people the rows point to (Anwalt, verantwortlich, Zugriff …), one query."""
     ids = {getattr(row, f.attname) for row in rows for f in felder if _ist_person(f)}
     ids.discard(None)
-    return {u.pk: _name(u) for u in User.objects.filter(pk__in=ids)}
+    return {u.pk: anzeigename(u, niemand="automatisch") for u in User.objects.filter(pk__in=ids)}
 
 
 def _ist_person(f: models.Field) -> bool:
@@ -204,12 +205,6 @@ def anzeige(f: models.Field, wert: Any, namen: dict[int, str] | None = None) -> 
     return text if len(text) <= LANG else text[:LANG].rstrip() + " …"
 
 
-def _name(user: User | None) -> str:
-    if user is None:
-        return "automatisch"
-    return user.get_full_name() or user.username
-
-
 def _bezeichnung(modell: type[models.Model], row: Any, namen: dict[int, str]) -> str:
     """Which record, as it was then."""
     if modell is Akte:
@@ -233,7 +228,7 @@ def _kollisionspruefungen(akte: Akte, limit: int) -> list[VerlaufsZeile]:
     Akten the reader may not see)."""
     rows = (Kollisionspruefung.objects.filter(akte=akte).select_related("user")
             .exclude(entscheidung=Kollisionspruefung.Entscheidung.OFFEN).order_by("-angelegt_am")[:limit])
-    return [VerlaufsZeile(zeit=k.angelegt_am, wer=_name(k.user), art="kollision",
+    return [VerlaufsZeile(zeit=k.angelegt_am, wer=anzeigename(k.user, niemand="automatisch"), art="kollision",
                           art_name="Kollisionsprüfung", bezeichnung=", ".join(k.namen)[:200],
                           aktion=k.get_entscheidung_display(),
                           eintrag_id=k.pk, grund=k.begruendung)

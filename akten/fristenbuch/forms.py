@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 
+from akten.accounts.users import anzeigename
 from akten.erfassung.fristen import VERMERK_MAX, berechnung_speichern
 from akten.fristen import PRESETS, FristErgebnis, FristError, berechne
 from akten.models import Akte, Frist, User
@@ -22,10 +23,6 @@ def datum_widget() -> forms.DateInput:
     return forms.DateInput(attrs=DATUM, format="%Y-%m-%d")
 ZAHL_FEHLER = {"invalid": "Gib eine ganze Zahl ein.", "min_value": "Gib mindestens %(limit_value)s ein.",
                "max_value": "Gib höchstens %(limit_value)s ein."}
-
-
-def _person_name(user: User) -> str:
-    return user.get_full_name() or user.username
 
 
 def aktive_personen() -> Any:
@@ -62,7 +59,7 @@ class FristForm(forms.ModelForm):
         personen = self.fields["verantwortlich"]
         # only who may open the Akte can keep its Frist (the service refuses anyone else)
         personen.queryset = personen_der_akte(akte=akte) if akte is not None else aktive_personen()
-        personen.label_from_instance = _person_name
+        personen.label_from_instance = anzeigename
         personen.empty_label = "– niemand –"
         laender = Frist._meta.get_field("bundesland").choices
         self.fields["bundesland"].choices = [("", "– wie die Akte –"), *laender]
@@ -181,7 +178,7 @@ class BuchFilter(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["verantwortlich"].choices = [("", "alle"), ("ich", "nur meine"),
-                                                 *((u.username, _person_name(u)) for u in aktive_personen())]
+                                                 *((u.username, anzeigename(u)) for u in aktive_personen())]
 
     def clean(self) -> dict[str, Any]:
         daten = super().clean()

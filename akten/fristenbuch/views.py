@@ -16,7 +16,6 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from akten.erfassung import fristen as dienst
@@ -28,13 +27,13 @@ from akten.fristenbuch.forms import FristForm, GrundForm, RechnerForm, VermerkFo
 from akten.models import Akte, Frist, Kanzleieinstellung
 from akten.selectors import get_akte, get_frist
 from config.errors import DomainError
+from config.navigation import safe_next
 
 
 def zurueck(request: HttpRequest, frist: Frist) -> str:
     """Where an action returns: the page it came from (`next`, same host only), else the Akte's Frist."""
-    ziel = request.POST.get("next") or request.GET.get("next") or ""
-    if ziel and url_has_allowed_host_and_scheme(ziel, allowed_hosts={request.get_host()},
-                                                require_https=request.is_secure()):
+    ziel = safe_next(request, request.POST.get("next") or request.GET.get("next"))
+    if ziel:
         return ziel
     return f"{reverse('akten:detail', args=[frist.akte_id])}?tab=fristen#frist-{frist.pk}"
 

@@ -21,9 +21,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from akten.accounts.users import role_of
 from akten.models import Akte, Beteiligter, Bundesland, User
 from akten.models.akte import aktenzeichen_validator
-from akten.users import role_of
 
 # Several Mandanten or Gegner in one cell: separated by „;“ (the cell quoted in a CSV) or a line
 # break. Not by „/“ or „,“: „Meyer/Schulz GbR“ and „Müller, Hans“ are one party each.

@@ -8,11 +8,11 @@ only the Akten granted to him. Every question is recorded (Anlass „abfrage“)
 
 from __future__ import annotations
 
+from akten.accounts.users import ALL_ROLES, role_of
 from akten.kollision.protokoll import protokolliere
 from akten.kollision.pruefung import Ergebnis, pruefung
 from akten.models import Beteiligter, Kollisionspruefung, User
 from akten.namen import name_schluessel
-from akten.users import ALL_ROLES, role_of
 from config.errors import DomainError, Forbidden
 
 ABFRAGE_ROLLEN: frozenset[str] = ALL_ROLES - {"PRAKTIKANT"}

@@ -1,4 +1,4 @@
-"""Who works at the firm: users with their role, and their API tokens (services: akten/users.py)."""
+"""Who works at the firm: users with their role, and their API tokens (services: akten/accounts/users.py)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class ApiToken(models.Model):
         "gültig bis", null=True, blank=True,
         help_text="Danach wird der Token abgewiesen. Leer: gültig, bis er widerrufen wird.")
     # A token made through the API with another token: revoking that one revokes this one too, and it
-    # cannot outlive it (akten/konto/services.py) — a lost token must not leave heirs behind.
+    # cannot outlive it (akten/accounts/konto/services.py) — a lost token must not leave heirs behind.
     erzeugt_von = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="abgeleitete",
         verbose_name="angelegt mit Token", editable=False)

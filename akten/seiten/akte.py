@@ -16,6 +16,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from akten.accounts.users import role_of
 from akten.erfassung.akten import STAMMDATEN, akte_aendern, akte_anlegen, naechstes_aktenzeichen
 from akten.erfassung.beteiligte import beteiligter_anlegen
 from akten.erfassung.rechte import darf, pruefe
@@ -31,7 +32,6 @@ from akten.seiten.formulare import (
     fehler_zeigen,
 )
 from akten.selectors import fristen_for, get_akte
-from akten.users import role_of
 
 BESTAETIGUNG_AKTE = "Ich habe die möglichen Kollisionen geprüft und lege die Akte trotzdem an"
 

@@ -15,6 +15,7 @@ from django.db.models import Q, Sum
 from django.http import HttpRequest
 from django.utils import timezone
 
+from akten.accounts.users import may_file_dokumente
 from akten.erfassung.rechte import rechte_von
 from akten.erfassung.verlauf import verlauf_der_akte
 from akten.fristenbuch.akte import fristen_kontext
@@ -23,7 +24,6 @@ from akten.panels import Panel, panels_for
 from akten.seiten import lesen
 from akten.seiten.formulare import NotizForm, ZeitForm, ZugriffForm
 from akten.selectors import alerts_for, dokumente_for, notizen_for, zeiterfassung_for
-from akten.users import may_file_dokumente
 
 
 @dataclass(frozen=True)

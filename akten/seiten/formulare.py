@@ -68,7 +68,7 @@ def personen(*, rollen: set[str] | None = None, auch: list[int | None] | None = 
     if rollen is not None:
         passt = Q(role__in=rollen)
         if Role.ADMIN in rollen:
-            passt |= Q(is_superuser=True)  # superusers count as ADMIN (akten.users.role_of)
+            passt |= Q(is_superuser=True)  # superusers count as ADMIN (akten.accounts.users.role_of)
         qs = qs.filter(passt)
     dabei = [pk for pk in (auch or []) if pk]
     if dabei:

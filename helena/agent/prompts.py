@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
 from typing import Any
 
 from helena.agent.tooling import Tool
-
-WOCHENTAGE = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
 
 FIRST_CONTACT = (
     "Hi, ich bin Helena! Ich kann Akten durchsuchen, Gesetze nachschlagen und Entwürfe erstellen. "
@@ -50,10 +47,6 @@ TOOL_GUIDANCE: dict[str, str] = {
     "agent_create_plan": "Für Aufgaben mit mehreren Schritten zuerst einen Plan erstellen.",
     "ask_user": "Nachfragen, wenn dir eine Angabe fehlt, statt zu raten.",
 }
-
-
-def format_datum(day: date) -> str:
-    return f"{WOCHENTAGE[day.weekday()]}, {day:%d.%m.%Y}"
 
 
 def akte_block(facts: dict[str, Any]) -> str:
@@ -111,7 +104,7 @@ CONTEXT_MIN_TIER: dict[str, int] = {"recherche": 2, "entwurf": 2}
 def system_prompt(
     *,
     tools: Sequence[Tool],
-    today: date,
+    today: str,
     user_name: str,
     role: str,
     akte: dict[str, Any] | None = None,
@@ -120,7 +113,7 @@ def system_prompt(
     context_type: str = "global",
     not_set_up: Sequence[Tool] = (),
 ) -> str:
-    parts = [PERSONA, f"Heute ist {format_datum(today)}. Du sprichst mit {user_name} (Rolle: {role})."]
+    parts = [PERSONA, f"Heute ist {today}. Du sprichst mit {user_name} (Rolle: {role})."]
     if context_type in CONTEXT_GUIDANCE:
         parts.append(CONTEXT_GUIDANCE[context_type])
     if akte:

@@ -19,13 +19,13 @@ from helena.agent.classifier import classify
 from helena.agent.prompts import CONTEXT_MIN_TIER
 from helena.conversations import questions
 from helena.conversations.classification import classify_with_tier1
+from helena.conversations.title import propose_title
 from helena.llm.router import is_cloud_allowed, task_routes
 from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion
 from helena.runs.dispatch import dispatch
 from helena.runs.events.emitter import finish_without_loop
 from helena.runs.rate_limit import AdmissionBusy, RateLimited, admission, admit
 from helena.runs.step_limits import deadline_for
-from helena.runs.titel import propose_title
 
 # --- conversations and runs ------------------------------------------------------------------
 
@@ -66,7 +66,7 @@ def create_conversation(*, user: User, akte_id: Any = None, context_type: str | 
     kind = context_type or (Conversation.ContextType.AKTE if akte else Conversation.ContextType.GLOBAL)
     if kind not in Conversation.ContextType.values:
         raise RunRefused(code="invalid_message", message=f"Unbekannter Kontext „{kind}“.")
-    # No title yet: Helena proposes one after the first answer (helena/runs/titel.py); the list
+    # No title yet: Helena proposes one after the first answer (helena/conversations/title.py); the list
     # shows the Akte beside it anyway.
     return Conversation.objects.create(user=user, akte=akte, context_type=kind)
 
@@ -123,7 +123,7 @@ def start_run(*, user: User, conversation: Conversation, text: Any, mode: Any = 
 
 
 def _title_for(conversation: Conversation, question: str) -> dict[str, Any]:
-    """Helena's title for an untitled conversation, from its first question (helena/runs/titel.py),
+    """Helena's title for an untitled conversation, from its first question (helena/conversations/title.py),
     set in the UPDATE the message makes anyway; a title already there (the user's) stays."""
     if conversation.title or conversation.titel_von_hand:
         return {}

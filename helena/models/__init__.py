@@ -1,5 +1,6 @@
 """Helena's own records: conversations, runs and their events (conversations.py), usage, audit and
-errors (ledger.py), the admin's settings (settings.py), tasks given to Helena (auftraege.py)."""
+errors (ledger.py), the admin's settings (admin_settings.py), tasks given to Helena (auftraege.py),
+her memory per Akte (memory.py)."""
 
 from helena.models.admin_settings import DIALECT_CHOICES, HelenaSettings, ModelTier, RateLimit, TaskRoute
 from helena.models.auftraege import HelenaTask
@@ -11,8 +12,8 @@ from helena.models.conversations import (
     Plan,
     RunEvent,
 )
-from helena.models.gedaechtnis import AktenGedaechtnis
 from helena.models.ledger import ErrorLog, LLMCall, ToolCallLog
+from helena.models.memory import AktenGedaechtnis
 
 __all__ = [
     "DIALECT_CHOICES",

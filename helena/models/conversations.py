@@ -34,7 +34,7 @@ class Conversation(models.Model):
     context_type = models.CharField("Kontext", max_length=20, choices=ContextType.choices,
                                     default=ContextType.GLOBAL)
     title = models.CharField("Titel", max_length=200, blank=True)
-    # Helena titles it with the first question (helena/runs/titel.py) unless the user named it.
+    # Helena titles it with the first question (helena/conversations/title.py) unless the user named it.
     titel_von_hand = models.BooleanField("Titel vom Benutzer", default=False)
     archiviert = models.BooleanField("im Archiv", default=False)
     angeheftet = models.BooleanField("oben angeheftet", default=False)

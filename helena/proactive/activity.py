@@ -16,6 +16,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
+from akten.accounts.users import anzeigename
 from akten.models import Akte, Dokument, Frist, Notiz, User
 from akten.selectors import akten_for, get_akte
 from drafts.models import DraftEvent
@@ -41,10 +42,6 @@ class Eintrag:
                 "akte_id": str(self.akte_id) if self.akte_id else None, "aktenzeichen": self.aktenzeichen}
 
 
-def _name(user: User | None) -> str:
-    return (user.get_full_name() or user.username) if user is not None else ""
-
-
 def _fristen(akten: Any, since: datetime | None) -> list[Eintrag]:
     out = []
     rows = Frist.objects.filter(akte__in=akten).select_related("akte")
@@ -68,17 +65,17 @@ def _entwuerfe(akten: Any, since: datetime | None) -> list[Eintrag]:
     for e in events:
         art, verb = _DRAFT_ACTIONS[e.action]
         out.append(Eintrag(e.at, art, f"{verb}: {e.draft.get_kind_display()} „{e.draft.title}“",
-                           _name(e.user), e.draft.akte_id, e.draft.akte.aktenzeichen))
+                           anzeigename(e.user), e.draft.akte_id, e.draft.akte.aktenzeichen))
     return out
 
 
 def _schriftstuecke(akten: Any, since: datetime | None) -> list[Eintrag]:
     recent = {"angelegt_am__gte": since} if since else {}
     out = [Eintrag(d.angelegt_am, "dokument_angelegt", f"Dokument „{d.titel}“ angelegt",
-                   _name(d.erstellt_von), d.akte_id, d.akte.aktenzeichen)
+                   anzeigename(d.erstellt_von), d.akte_id, d.akte.aktenzeichen)
            for d in Dokument.objects.filter(akte__in=akten, **recent).select_related("akte", "erstellt_von")]
     out += [Eintrag(n.angelegt_am, "notiz_angelegt", f"Notiz „{n.titel or n.inhalt[:40]}“",
-                    _name(n.verfasst_von), n.akte_id, n.akte.aktenzeichen)
+                    anzeigename(n.verfasst_von), n.akte_id, n.akte.aktenzeichen)
             for n in Notiz.objects.filter(akte__in=akten, **recent).select_related("akte", "verfasst_von")]
     return out
 

@@ -21,9 +21,9 @@ from django.db import transaction
 from django.utils import timezone
 from pydantic import BaseModel, Field, ValidationError
 
+from akten.accounts.users import role_of
 from akten.models import Akte, User
 from akten.selectors import get_akte
-from akten.users import role_of
 from config.errors import DomainError, Forbidden
 from drafts.roles import write_roles
 from helena.infra.errorlog import record_error

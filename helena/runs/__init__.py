@@ -5,11 +5,10 @@
 - setup: the offered tools and their executor, the system prompt, the tool context with its ports
 - ports: what the agent core may ask of the world (ask the user, keep a plan, a second model)
 - history: the conversation's earlier turns for the model (long ones summarised)
-- emitter: every event stored, then broadcast (and guard warnings and errors to the error log)
-- store, event_store: the events in the database, one writer per event loop
-- broadcast: events to the conversation's Channels group, which every socket on it listens to
+- events/: every event stored, then published to the conversation's sockets
+- ending: what else happens when a run has ended (hooks registered from above: an Auftrag ends)
 - cancel: the cancel flags of all running runs, one reader per process
-- limits: the loop's limits and a run's deadline
-- admission: runs per hour and concurrent runs per user
+- step_limits: the loop's limits (steps, timeout, tool calls per turn) and a run's deadline
+- rate_limit: runs per hour and concurrent runs per user (admission)
 - sweep: runs whose worker died
 """

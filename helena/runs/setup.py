@@ -11,8 +11,9 @@ from typing import Any
 from django.utils import timezone
 
 from akten import selectors
+from akten.accounts.users import anzeigename, role_of
+from akten.fristen import format_datum
 from akten.models import Akte, Beteiligter
-from akten.users import role_of
 from drafts.selectors import outcome_notes
 from helena.agent.prompts import system_prompt
 from helena.agent.tooling import Execute, Tool, ToolContext
@@ -99,7 +100,7 @@ def prepare_run(
                 "Deine Entwürfe in diesem Gespräch (schlage Abgelehntes nicht unverändert erneut vor):\n"
                 + "\n".join(notes))]))
     prompt = system_prompt(
-        tools=tools, today=timezone.localdate(), user_name=user.get_full_name() or user.username,
+        tools=tools, today=format_datum(timezone.localdate()), user_name=anzeigename(user),
         role=role_of(user), akte=akte_facts(akte) if akte else None, first_contact=first_contact,
         extra=extra_prompt, context_type=context_type, not_set_up=not_set_up_for(user),
     )

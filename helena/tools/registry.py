@@ -14,7 +14,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from akten.users import ALL_ROLES, role_of
+from akten.accounts.users import ALL_ROLES, role_of
 from drafts.roles import write_roles
 from helena.agent.tooling import Tool, ToolKind
 

@@ -20,7 +20,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from akten.users import role_of
+from akten.accounts.users import role_of
 from config.errors import DomainError, Forbidden, NotFound
 from helena.conversations import records as gespraeche
 from helena.conversations import selectors, services

@@ -16,7 +16,7 @@ const STATES = {
   executing_plan: "Arbeitet den Plan ab …",
   waiting_on_user: "Wartet auf dich",
 };
-// Same texts as helena/views.py FINISH_NOTES.
+// Same texts as helena/web/views.py FINISH_NOTES.
 const FINISH_NOTES = {
   cancelled: "Abgebrochen.",
   max_steps: "Helena hat die Höchstzahl an Schritten erreicht.",
@@ -25,7 +25,7 @@ const FINISH_NOTES = {
   stall: "Helena kam nicht weiter.",
   waiting_on_user: "Helena wartet auf deine Antwort.",
 };
-// Same texts as helena/views.py PLAN_ITEM_STATUS, PLAN_VERDICTS and PLAN_REVIEW_HINT.
+// Same texts as helena/web/views.py PLAN_ITEM_STATUS, PLAN_VERDICTS and PLAN_REVIEW_HINT.
 const PLAN_ITEM_STATUS = {
   pending: "offen",
   in_progress: "läuft",
@@ -36,7 +36,7 @@ const PLAN_ITEM_STATUS = {
 const PLAN_VERDICTS = { approved: "Freigegeben", rejected: "Abgelehnt" };
 const PLAN_REVIEW_HINT = "Passt der Plan? Antworte einfach im Chat, z. B. „passt, leg los“ oder „füge vorher … hinzu“.";
 const ANSWER_PLACEHOLDER = "Deine Antwort an Helena …";
-// Same order as helena/tools/anzeige.py _MAIN_ARGUMENTS; an id ("akte_id" …) is never shown.
+// Same order as helena/tools/sources.py _MAIN_ARGUMENTS; an id ("akte_id" …) is never shown.
 const MAIN_ARGUMENTS = ["query", "question", "objective", "bezeichnung", "titel", "taetigkeit", "message",
   "inhalt", "start", "gegenstandswert", "status"];
 const ARGUMENT_CHARS = 80;
@@ -113,7 +113,7 @@ function mainArgument(args) {
   return "";
 }
 
-// As helena/tools/anzeige.py source_text: a source as a lawyer cites it, never a table or an id.
+// As helena/tools/sources.py source_text: a source as a lawyer cites it, never a table or an id.
 function sourceText(source) {
   if (!source || typeof source !== "object") return shown(source);
   if (source.citation) return String(source.citation);

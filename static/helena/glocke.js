@@ -1,5 +1,5 @@
 // The bell and the Entwürfe badge in the navigation (/ws/benachrichtigungen/,
-// helena/benachrichtigungen.py): the unread Hinweise and the drafts waiting for this user, on every
+// helena/realtime/notifications.py): the unread Hinweise and the drafts waiting for this user, on every
 // page and without a reload, and a short notice when a new Hinweis arrives, unless the user switched
 // those off on /konto/ (data-kurzmeldungen="aus"). A draft approved, rejected or proposed on this
 // page asks the socket for the new count at once; elsewhere (another tab, a colleague, a background

@@ -1,4 +1,4 @@
-// The search box in the header (GET /api/v1/suche, helena/suche/): grouped hits while typing, driven
+// The search box in the header (GET /api/v1/suche, helena/quicksearch/): grouped hits while typing, driven
 // by the keyboard as an ARIA combobox with a listbox popup. Strg+K (⌘K on a Mac) focuses it from
 // anywhere, ↑/↓ choose a hit, Enter opens it, Escape closes the list. Enter without a choice submits
 // the form: /suche/ opens an Aktenzeichen or a citation at once and lists everything else, which is

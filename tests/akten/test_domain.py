@@ -12,9 +12,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from akten import selectors
+from akten.accounts.users import user_for_token
 from akten.models import Akte, Alert, Dokument, Frist, Notiz, Zeiterfassung
 from akten.services import revoke_access
-from akten.users import user_for_token
 from tests.conftest import Kanzlei
 
 pytestmark = pytest.mark.django_db

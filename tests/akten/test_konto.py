@@ -15,10 +15,10 @@ from django.utils import timezone
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from akten.konto import services
-from akten.konto.selectors import hidden_arten_for
+from akten.accounts.konto import services
+from akten.accounts.konto.selectors import hidden_arten_for
+from akten.accounts.users import user_for_token
 from akten.models import Alert, ApiToken, HinweisEinstellung, User
-from akten.users import user_for_token
 from config.errors import DomainError, NotFound
 from tests.conftest import Kanzlei
 

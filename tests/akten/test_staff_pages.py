@@ -10,9 +10,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from akten.accounts.users import FRIST_ROLES
 from akten.erfassung.rechte import VERWEIGERT
 from akten.models import Alert, Frist, Notiz
-from akten.users import FRIST_ROLES
 from drafts.roles import write_roles
 from tests.conftest import Kanzlei
 

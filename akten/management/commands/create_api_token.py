@@ -2,8 +2,8 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
+from akten.accounts.users import create_api_token
 from akten.models import User
-from akten.users import create_api_token
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """Hybrid search over the firm's own files, scoped to the Akten the user may see.
 
-The exact matches (lexikalisch.py) and the passages nearest in meaning (vektoren.py) are fused by
+The exact matches (lexical.py) and the passages nearest in meaning (vectors.py) are fused by
 reciprocal rank per Akte, as for the statutes (ranking.fuse).
 
 E5's cosines are compressed (an unrelated passage still scores ~0.78, a fitting one ~0.86), so a

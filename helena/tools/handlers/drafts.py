@@ -21,8 +21,9 @@ from akten.selectors import get_akte
 from config.errors import NotFound
 from drafts.cards import render_card  # templates need the app registry; imported late
 from drafts.fields import FieldsInvalid
+from drafts.fristen import frist_aus_berechnung, vorfrist_for
 from drafts.models import Draft
-from drafts.services import create_draft, frist_aus_berechnung, vorfrist_for
+from drafts.services import create_draft
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.knowledge.muster import draft_from_muster
 from helena.tools.base import DauerParams

@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 from pydantic import BaseModel
 
+from akten.fristen import format_datum
 from helena.agent import budget
 from helena.agent.events import Emitter
 from helena.agent.prompts import FIRST_CONTACT, system_prompt
@@ -116,12 +117,12 @@ def test_system_prompt_is_german_du_with_date_akte_and_tool_guidance() -> None:
                 handler=_handler)
     akte = {"id": 7, "aktenzeichen": "101/26", "kurzrubrum": "Müller ./. Bauer", "bundesland": "NW",
             "fristen": ["02.12.2026 Klagefrist"]}
-    prompt = system_prompt(tools=[tool], today=date(2026, 11, 21), user_name="Maximilian Hartmann",
-                           role="ANWALT", akte=akte, first_contact=True)
+    prompt = system_prompt(tools=[tool], today=format_datum(date(2026, 11, 21)),
+                           user_name="Maximilian Hartmann", role="ANWALT", akte=akte, first_contact=True)
     assert "Samstag, 21.11.2026" in prompt
     assert "101/26" in prompt and "akte_id für Werkzeuge: 7" in prompt
     assert "search_gesetze" in prompt and "read_akte:" not in prompt
     assert FIRST_CONTACT in prompt
     assert "Entwurf" in prompt and "duzt" in prompt
-    plain = system_prompt(tools=[], today=date(2026, 11, 21), user_name="x", role="ANWALT")
+    plain = system_prompt(tools=[], today=format_datum(date(2026, 11, 21)), user_name="x", role="ANWALT")
     assert FIRST_CONTACT not in plain

@@ -17,8 +17,8 @@ from pypdf import PdfReader
 from akten.models import Dokument, Frist, User
 from drafts.models import Draft
 from helena.conversations.demo import TITLE as DEMO_TITLE
+from helena.conversations.title import propose_title
 from helena.models import AgentRun, Conversation, Message, RunEvent
-from helena.runs.titel import propose_title
 from tests.conftest import Kanzlei
 from tests.helena.web.test_runs_api import ask, wait
 from tests.scripted_llm_server import ScriptedLLMServer

@@ -22,6 +22,7 @@ from asgiref.sync import async_to_sync
 from django.db import OperationalError
 from pydantic import BaseModel, ConfigDict
 
+from akten.fristen import format_datum
 from akten.models import Beteiligter, Dokument, Notiz, Role, User, Zeiterfassung
 from config.errors import NotFound
 from helena.agent.prompts import system_prompt
@@ -587,8 +588,8 @@ def test_search_web_is_not_offered_without_url(kanzlei: Kanzlei, settings) -> No
     assert refused.error_code == "not_configured"
     assert refused.error == "Die Websuche ist in dieser Kanzlei nicht eingerichtet."
     # the model is told, so it does not try
-    prompt = system_prompt(tools=tools_for(anwalt), today=date(2026, 11, 2), user_name="A", role="ANWALT",
-                           not_set_up=not_set_up_for(anwalt))
+    prompt = system_prompt(tools=tools_for(anwalt), today=format_datum(date(2026, 11, 2)), user_name="A",
+                           role="ANWALT", not_set_up=not_set_up_for(anwalt))
     assert "In dieser Kanzlei nicht eingerichtet" in prompt and "Websuche" in prompt
 
 

@@ -2,7 +2,7 @@
 
 The role decides which tools and drafts are someone's (PROTOCOL.md "Roles and tools"); a bearer
 token lets another system act as a user until it is revoked or expires (users manage their own on
-/konto/: akten/konto/). Access to single Akten is in akten/services.py.
+/konto/: akten/accounts/konto/). Access to single Akten is in akten/services.py.
 """
 
 from __future__ import annotations
@@ -85,3 +85,10 @@ def valid_token(*, raw: str) -> ApiToken | None:
     if token.zuletzt_benutzt is None or (now - token.zuletzt_benutzt).total_seconds() > 60:
         ApiToken.objects.filter(pk=token.pk).update(zuletzt_benutzt=now)
     return token
+
+
+def anzeigename(user: User | None, *, niemand: str = "") -> str:
+    """How a colleague is named on a page: the full name, else the username; `niemand` without one."""
+    if user is None:
+        return niemand
+    return user.get_full_name() or user.username

@@ -13,8 +13,8 @@ from typing import Literal
 from django.http import HttpRequest
 from ninja import Field, Router, Schema, Status
 
+from akten.accounts.konto import selectors, services
 from akten.fristen import parse_datum
-from akten.konto import selectors, services
 from akten.models import ApiToken
 from config.errors import DATUM_PATTERN, NOT_BLANK, errors
 

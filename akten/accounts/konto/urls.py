@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from akten.konto import views
+from akten.accounts.konto import views
 
 app_name = "konto"
 

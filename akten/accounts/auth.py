@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.http.request import validate_host
 from ninja.security import HttpBearer, SessionAuth
 
-from akten.users import user_for_token, valid_token
+from akten.accounts.users import user_for_token, valid_token
 
 
 class BearerTokenAuth(HttpBearer):

@@ -19,11 +19,11 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from akten.konto.forms import PFLICHT_LABELS, HinweisForm, KontoPasswordChangeForm, TokenForm
-from akten.konto.selectors import hinweis_settings_for, tokens_for
-from akten.konto.services import issue_token, revoke_token, save_hinweis_settings
+from akten.accounts.konto.forms import PFLICHT_LABELS, HinweisForm, KontoPasswordChangeForm, TokenForm
+from akten.accounts.konto.selectors import hinweis_settings_for, tokens_for
+from akten.accounts.konto.services import issue_token, revoke_token, save_hinweis_settings
+from akten.accounts.users import role_of
 from akten.selectors import akten_for
-from akten.users import role_of
 from config.errors import DomainError
 
 NEW_TOKEN = "konto_neuer_token"  # session key: the token in clear until the page has shown it once

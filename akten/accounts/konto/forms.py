@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 
-from akten.konto.services import NAME_MAX, OPTIONAL_ARTEN
+from akten.accounts.konto.services import NAME_MAX, OPTIONAL_ARTEN
 from akten.models import Alert, HinweisEinstellung
 
 # What each kind of Hinweis means, in the words of the settings page.

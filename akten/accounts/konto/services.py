@@ -13,9 +13,9 @@ from datetime import date, datetime, time
 from django.db import transaction
 from django.utils import timezone
 
-from akten.konto.selectors import get_token
+from akten.accounts.konto.selectors import get_token
+from akten.accounts.users import new_api_token
 from akten.models import Alert, ApiToken, HinweisEinstellung, User
-from akten.users import new_api_token
 from config.errors import DomainError
 
 NAME_MAX = 100
