@@ -17,7 +17,7 @@ from helena.llm.dialects import profiles
 from helena.llm.providers.ollama import OllamaModel
 from helena.llm.providers.openai_compat import OpenAICompatModel
 from tests.data.model_outputs import FIXTURES
-from tests.helena.llm.test_dialects import MARKUP_RE, TYPES, norm
+from tests.helena.llm.dialects.test_dialects import MARKUP_RE, TYPES, norm
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, tokens
 
 USER = [{"role": "user", "content": "Hallo"}]

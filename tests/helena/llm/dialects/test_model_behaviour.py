@@ -15,7 +15,7 @@ from drafts.models import Draft
 from helena.agent.nudges import GERMAN_PROMPT, NUDGE_PROMPT, PARSE_ERROR_HINT, TRUNCATED_PROMPT
 from helena.models import Message
 from tests.conftest import Kanzlei
-from tests.helena.llm.test_dialects import MARKUP_RE
+from tests.helena.llm.dialects.test_dialects import MARKUP_RE
 from tests.helena.web.test_runs_api import ask, assert_one_done, events, wait
 from tests.scripted_llm_server import ScriptedLLMServer
 
