@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from akten.fristen import format_datum
-from akten.fristen.kalender import non_working_reason
+from akten.fristen.kalender import werktage_voraus
 from akten.models import Akte, Alert, Frist, Role, User
 from akten.selectors import akten_for
 
@@ -35,16 +35,6 @@ class Anlass:
     art: str
     severity: str
     message: str
-
-
-def werktage_voraus(heute: date, tage: int, land: str) -> date:
-    """The day `tage` Werktage after heute (weekends and holidays of the Land skipped)."""
-    day, count = heute, 0
-    while count < tage:
-        day += timedelta(days=1)
-        if non_working_reason(day, land) is None:
-            count += 1
-    return day
 
 
 def _was(frist: Frist) -> str:

@@ -132,8 +132,9 @@ REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 CHANNEL_LAYERS = {
     "default": {
         # Pub/sub: one PUBLISH per message instead of the core layer's three round trips and its
-        # per-channel capacity (above which it dropped events). helena/runs/events/broadcast.py publishes run
-        # events in pipelines; a socket that misses one resyncs from the database (consumers.py).
+        # per-channel capacity (above which it dropped events). helena/runs/events/broadcast.py publishes
+        # run events in pipelines; a socket that misses one resyncs from the database
+        # (helena/realtime/chat.py).
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
         "CONFIG": {
             "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],

@@ -28,7 +28,7 @@ from akten.models.dokument import EMPFAENGER_CHOICES
 from config.errors import DomainError, describe_validation_errors, error_text
 
 # Which write tool makes which kind; the tool's roles (drafts/roles.py) are the
-# roles that may decide such a draft (PROTOCOL.md).
+# roles that may decide such a draft (docs/protocol.md).
 TOOL_FOR_KIND: dict[str, str] = {
     "dokument": "create_draft_dokument",
     "frist": "create_draft_frist",

@@ -1,4 +1,4 @@
-"""Who may propose and decide which records (PROTOCOL.md "Roles and tools"): the one rule.
+"""Who may propose and decide which records (docs/protocol.md "Roles and tools"): the one rule.
 
 Every record Helena writes is made by a write tool as a draft; the roles that may use that tool are
 the roles that may approve or reject its drafts. The tool registry reads the rule from here.

@@ -1,6 +1,6 @@
 """Users, their roles and their API tokens: who someone is to Helena.
 
-The role decides which tools and drafts are someone's (PROTOCOL.md "Roles and tools"); a bearer
+The role decides which tools and drafts are someone's (docs/protocol.md "Roles and tools"); a bearer
 token lets another system act as a user until it is revoked or expires (users manage their own on
 /konto/: akten/accounts/konto/). Access to single Akten is in akten/services.py.
 """
@@ -27,7 +27,7 @@ def role_of(user: Any) -> str:
 
 
 # Who keeps the Fristenkalender by hand (mark erledigt, correct a Frist): the roles that may decide
-# Helena's Frist drafts (PROTOCOL.md "Roles and tools"; tests check both stay the same).
+# Helena's Frist drafts (docs/protocol.md "Roles and tools"; tests check both stay the same).
 FRIST_ROLES: frozenset[str] = frozenset({"ADMIN", "ANWALT", "SACHBEARBEITER"})
 
 

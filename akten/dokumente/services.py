@@ -37,6 +37,7 @@ Extraktion = Dokument.Extraktion
 
 
 def max_bytes() -> int:
+    """The largest file the firm accepts, for an upload and for an import alike (HELENA_UPLOAD_MAX_MB)."""
     return settings.HELENA_UPLOAD_MAX_MB * 1024 * 1024
 
 

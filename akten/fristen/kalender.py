@@ -105,6 +105,16 @@ def non_working_reason(
     return " und ".join(parts) or None
 
 
+def werktage_voraus(heute: date, tage: int, land: str) -> date:
+    """The day `tage` Werktage after heute (weekends and holidays of the Land skipped)."""
+    day, count = heute, 0
+    while count < tage:
+        day += timedelta(days=1)
+        if non_working_reason(day, land) is None:
+            count += 1
+    return day
+
+
 def step(day: date, days: int) -> date:
     """Date arithmetic that fails with FristError instead of OverflowError."""
     try:

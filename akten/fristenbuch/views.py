@@ -21,10 +21,10 @@ from django.views.decorators.http import require_GET, require_POST
 from akten.erfassung import fristen as dienst
 from akten.erfassung.rechte import darf, pruefe
 from akten.erfassung.speichern import EingabeFehler
-from akten.erfassung.verlauf import verlauf_des_eintrags
 from akten.fristen import PRESETS
 from akten.fristenbuch.forms import FristForm, GrundForm, RechnerForm, VermerkForm, uebernehmen
 from akten.models import Akte, Frist, Kanzleieinstellung
+from akten.seiten.verlauf import verlauf_des_eintrags
 from akten.selectors import get_akte, get_frist
 from config.errors import DomainError
 from config.navigation import safe_next

@@ -17,6 +17,7 @@ from django.core.files.base import ContentFile
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
+from akten.dokumente.services import max_bytes
 from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler
 from akten.importe.ausfuehren import Bericht, importiere
@@ -28,10 +29,6 @@ log = logging.getLogger(__name__)
 IMPORT_TASK = "akten.import_ausfuehren"
 FORTSCHRITT_ALLE = 1.0  # seconds between two progress writes
 Status = ImportLauf.Status
-
-
-def max_bytes() -> int:
-    return settings.HELENA_UPLOAD_MAX_MB * 1024 * 1024
 
 
 def lauf_anlegen(*, user: User, inhalt: bytes, dateiname: str, probelauf: bool = True,

@@ -1,7 +1,7 @@
 """The history of a record (django-simple-history): who changed it, when, old → new, and why.
 
 The reason is free text (an Erledigt taken back says why), so it is a TextField, not the library's
-100 characters; akten/erfassung/verlauf.py reads the history for the pages.
+100 characters; akten/seiten/verlauf.py reads the history for the pages.
 """
 
 from __future__ import annotations

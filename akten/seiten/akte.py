@@ -23,7 +23,7 @@ from akten.erfassung.rechte import darf, pruefe
 from akten.erfassung.speichern import EingabeFehler
 from akten.kollision import KollisionGefunden
 from akten.models import Akte, Beteiligter, User
-from akten.seiten.formulare import (
+from akten.seiten.forms import (
     AkteAendernForm,
     AkteForm,
     GegnerForm,

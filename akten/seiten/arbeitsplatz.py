@@ -17,12 +17,12 @@ from django.utils import timezone
 
 from akten.accounts.users import may_file_dokumente
 from akten.erfassung.rechte import rechte_von
-from akten.erfassung.verlauf import verlauf_der_akte
 from akten.fristenbuch.akte import fristen_kontext
 from akten.models import Akte, Beteiligter
 from akten.panels import Panel, panels_for
-from akten.seiten import lesen
-from akten.seiten.formulare import NotizForm, ZeitForm, ZugriffForm
+from akten.seiten import selectors
+from akten.seiten.forms import NotizForm, ZeitForm, ZugriffForm
+from akten.seiten.verlauf import verlauf_der_akte
 from akten.selectors import alerts_for, dokumente_for, notizen_for, zeiterfassung_for
 
 
@@ -83,16 +83,17 @@ def arbeitsplatz(request: HttpRequest, akte: Akte) -> dict[str, Any]:
         "rechte": rechte,
         "verlauf": verlauf_der_akte(user=user, akte_id=akte.pk, limit=VERLAUF_ZEILEN),
         "verlauf_grenze": VERLAUF_ZEILEN,
-        "zugriffe": list(lesen.zugriffe(user=user, akte_id=akte.pk)),
+        "zugriffe": list(selectors.zugriffe(user=user, akte_id=akte.pk)),
         "tab": gewaehlter_tab(request),
     }
     context.update(fristen_kontext(request, akte))
     context["naechste_fristen"] = [f for f in context.get("fristen", []) if not f.erledigt][:5]
     for b in beteiligte:  # each party's own Verlauf, from the Akte's (no query per party)
         b.verlauf = [z for z in context["verlauf"] if z.art == "beteiligter" and z.eintrag_id == b.pk]
-    context["kopf"] = lesen.kopf(user=user, akte=akte, fristen=context.get("fristen"))
+    context["kopf"] = selectors.kopf(user=user, akte=akte, fristen=context.get("fristen"))
     if rechte["zugriff"]:
-        context["zugriff_form"] = ZugriffForm(kandidaten=lesen.zugriff_kandidaten(user=user, akte_id=akte.pk),
+        kandidaten = selectors.zugriff_kandidaten(user=user, akte_id=akte.pk)
+        context["zugriff_form"] = ZugriffForm(kandidaten=kandidaten,
                                               auto_id="zugriff-%s")
     if rechte["notiz"]:
         context["notiz_form"] = NotizForm(auto_id="notiz-neu-%s")

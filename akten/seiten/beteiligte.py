@@ -16,12 +16,12 @@ from django.views.decorators.http import require_POST
 from akten.erfassung.beteiligte import FELDER, beteiligter_aendern, beteiligter_anlegen, beteiligter_entfernen
 from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler
-from akten.erfassung.verlauf import verlauf_des_eintrags
 from akten.kollision import KollisionGefunden
 from akten.models import Akte, Beteiligter
-from akten.seiten import lesen
+from akten.seiten import selectors
 from akten.seiten.akte import treffer_fuer
-from akten.seiten.formulare import BeteiligterForm, KollisionForm, fehler_zeigen
+from akten.seiten.forms import BeteiligterForm, KollisionForm, fehler_zeigen
+from akten.seiten.verlauf import verlauf_des_eintrags
 from akten.selectors import get_akte
 from config.errors import NotFound
 
@@ -34,7 +34,7 @@ def zur_liste(akte: Akte, beteiligter_id: int | None = None) -> str:
 
 
 def _beteiligter(request: HttpRequest, akte: Akte, pk: int) -> Beteiligter:
-    beteiligter = lesen.beteiligter_der_akte(user=request.user, akte_id=akte.pk, beteiligter_id=pk)
+    beteiligter = selectors.beteiligter_der_akte(user=request.user, akte_id=akte.pk, beteiligter_id=pk)
     if beteiligter is None:
         raise NotFound("Beteiligte/r nicht gefunden.")
     return beteiligter

@@ -20,9 +20,9 @@ from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler
 from akten.erfassung.zeiten import zeit_erfassen
 from akten.models import Akte, Alert, Notiz, User
-from akten.seiten import lesen
+from akten.seiten import selectors
 from akten.seiten.arbeitsplatz import arbeitsplatz
-from akten.seiten.formulare import NotizForm, ZeitForm, ZugriffForm, fehler_zeigen
+from akten.seiten.forms import NotizForm, ZeitForm, ZugriffForm, fehler_zeigen
 from akten.selectors import get_akte
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,8 @@ def zugriff_neu(request: HttpRequest, akte_id: int) -> HttpResponse:
     """Let a person see the Akte (Anwälte and the Administration)."""
     akte = get_akte(user=request.user, akte_id=akte_id)
     pruefe(request.user, "zugriff")
-    form = ZugriffForm(request.POST, kandidaten=lesen.zugriff_kandidaten(user=request.user, akte_id=akte.pk),
+    kandidaten = selectors.zugriff_kandidaten(user=request.user, akte_id=akte.pk)
+    form = ZugriffForm(request.POST, kandidaten=kandidaten,
                        auto_id="zugriff-%s")
     if form.is_valid():
         person = form.cleaned_data["person"]
@@ -139,7 +140,7 @@ def zugriff_weg(request: HttpRequest, akte_id: int, person_id: int) -> HttpRespo
     """Take the Akte away from a person; its own Anwalt keeps it."""
     akte = get_akte(user=request.user, akte_id=akte_id)
     pruefe(request.user, "zugriff")
-    person = lesen.person_mit_zugriff(user=request.user, akte_id=akte.pk, person_id=person_id)
+    person = selectors.person_mit_zugriff(user=request.user, akte_id=akte.pk, person_id=person_id)
     if person is None:
         messages.info(request, "Diese Person sieht die Akte schon nicht mehr.")
         return redirect(_tab(akte, "uebersicht", "zugriff"))

@@ -1,4 +1,4 @@
-"""The events of a run (PROTOCOL.md, websocket section): numbered 1..n, timestamped, one `done`.
+"""The events of a run (docs/protocol.md, websocket section): numbered 1..n, timestamped, one `done`.
 
 The fields of the events more than one place sends (`run_started`, `tool_call`, `tool_result`,
 `done`) are built here and nowhere else.
@@ -37,7 +37,7 @@ class Event:
 
 def run_started_fields(*, mode: str, tier: int, model: str, provider: str, max_steps: int,
                        message: str | None = None) -> dict[str, Any]:
-    """A run's `run_started` (PROTOCOL.md): how it runs, and the user's message it answers (so a second
+    """A run's `run_started` (docs/protocol.md): how it runs, and the user's message it answers (so a second
     tab shows it without a reload; absent for a continuation, which answers no new message)."""
     fields: dict[str, Any] = {"mode": mode, "tier": tier, "model": model, "provider": provider,
                               "max_steps": max_steps}
@@ -65,7 +65,7 @@ def tool_result_fields(*, call_id: str, tool: str, result: Any) -> dict[str, Any
 
 def done_fields(*, finish_reason: str, text: str = "", prompt_tokens: int = 0, completion_tokens: int = 0,
                 cap_reached: bool = False, continue_offered: bool = False) -> dict[str, Any]:
-    """The fields of a run's one `done` event (PROTOCOL.md), wherever the run ends."""
+    """The fields of a run's one `done` event (docs/protocol.md), wherever the run ends."""
     return {"finish_reason": finish_reason, "text": text,
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
             "cap_reached": cap_reached, "continue_offered": continue_offered}

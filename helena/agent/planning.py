@@ -3,7 +3,7 @@ is done, never which tool to use; the executor chooses the action per item at ru
 
 Pure functions: the planning prompt, parsing and validating the model's plan, dependency order,
 replanning that keeps completed items; and the port through which a plan is kept (`PlanStore`,
-implemented in helena/runs/plans.py). Execution is helena/agent/plan_runner.py.
+implemented in helena/runs/ports.py). Execution is helena/agent/plan_runner.py.
 """
 
 from __future__ import annotations

@@ -151,7 +151,7 @@ def events_of(*, run: AgentRun, after: int = 0) -> QuerySet[RunEvent]:
 def conversation_access(*, user: Any, conversation_id: Any) -> Conversation | str:
     """The conversation if it is the user's; else "not_found" (no such id) or "forbidden".
 
-    Only the websocket distinguishes the two (close codes 4404/4403, PROTOCOL.md); the API
+    Only the websocket distinguishes the two (close codes 4404/4403, docs/protocol.md); the API
     answers 404 for both.
     """
     try:

@@ -134,7 +134,7 @@ def _title_for(conversation: Conversation, question: str) -> dict[str, Any]:
 
 
 def _blank_message(*, user: User, conversation: Conversation) -> AgentRun:
-    """A blank message is no error (PROTOCOL.md): Helena answers it with a short clarifying question,
+    """A blank message is no error (docs/protocol.md): Helena answers it with a short clarifying question,
     in a run like any other (admitted, streamed, stored), which needs no model."""
     with _admitted(user):
         run = AgentRun.objects.create(

@@ -1,4 +1,4 @@
-"""The one timestamp format clients get (PROTOCOL.md): UTC, milliseconds, "Z". Imports nothing of
+"""The one timestamp format clients get (docs/protocol.md): UTC, milliseconds, "Z". Imports nothing of
 ours, so the models, the agent core and the edges can all use it."""
 
 from __future__ import annotations

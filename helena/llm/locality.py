@@ -1,4 +1,4 @@
-"""Local or cloud: decided by where a model runs, not by its wire format (PROTOCOL.md).
+"""Local or cloud: decided by where a model runs, not by its wire format (docs/protocol.md).
 
 A vLLM, llama.cpp, LM Studio or LiteLLM server on this machine or in the firm's private network is
 local; every other endpoint is cloud and needs the firm's opt-in, and everything sent to it is
@@ -71,7 +71,7 @@ def is_cloud(*, url: str, tier: int, standort: str = "auto") -> bool:
     """Whether a configured model counts as cloud.
 
     The admin's mark wins, except that a public model API is cloud whatever it is marked. Without a
-    mark, the tier-3 slot is the cloud tier (as PROTOCOL.md says of the environment's
+    mark, the tier-3 slot is the cloud tier (as docs/protocol.md says of the environment's
     HELENA_TIER3_MODEL / OPENAI_BASE_URL, always) unless marked internal; tiers 1 and 2 are judged
     by their address.
     """

@@ -39,7 +39,7 @@ class Conversation(models.Model):
     archiviert = models.BooleanField("im Archiv", default=False)
     angeheftet = models.BooleanField("oben angeheftet", default=False)
     # Deleting keeps the conversation and its audit (runs, events, tool calls): it only disappears for
-    # the user. One with approved drafts is archived instead (helena/gespraeche.py).
+    # the user. One with approved drafts is archived instead (helena/conversations/records.py).
     geloescht_am = models.DateTimeField("gelöscht am", null=True, blank=True)
     # Answers to Helena's questions (ask_user) by answer_key, for later runs of this conversation.
     answers = models.JSONField("Antworten", default=dict, blank=True)
@@ -169,7 +169,7 @@ class RunEvent(models.Model):
         return f"{self.run_id} #{self.seq} {self.type}"
 
     def as_dict(self) -> dict[str, Any]:
-        """The event as the websocket sends it (PROTOCOL.md): type, run_id, seq, ts and its fields."""
+        """The event as the websocket sends it (docs/protocol.md): type, run_id, seq, ts and its fields."""
         return {"type": self.type, "run_id": str(self.run_id), "seq": self.seq,
                 "ts": event_ts(self.created_at), **self.payload}
 

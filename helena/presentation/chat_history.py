@@ -22,7 +22,7 @@ from helena.presentation.markdown import render_markdown
 from helena.tools.registry import all_tools
 from helena.tools.sources import akte_titel, quellen_texte, shown
 
-# A German note per finish_reason (PROTOCOL.md); chat.js has the same texts.
+# A German note per finish_reason (docs/protocol.md); chat.js has the same texts.
 FINISH_NOTES = {
     "cancelled": "Abgebrochen.",
     "max_steps": "Helena hat die Höchstzahl an Schritten erreicht.",

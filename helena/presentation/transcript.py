@@ -101,7 +101,8 @@ def _read_steps(runde: Runde, events: list[RunEvent], labels: dict[str, str], *,
 
 
 def zeitpunkt(moment: datetime) -> str:
-    local = timezone.localtime(moment)
+    """'03.04.2026 um 14:05 Uhr' in the firm's time zone (the pages' filter `zeitpunkt` too)."""
+    local = timezone.localtime(moment) if timezone.is_aware(moment) else moment
     return f"{local:%d.%m.%Y} um {local:%H:%M} Uhr"
 
 

@@ -1,4 +1,4 @@
-"""The chat websocket (PROTOCOL.md "Websocket"): thin, every decision is in services/selectors.
+"""The chat websocket (docs/protocol.md "Websocket"): thin, every decision is in services/selectors.
 
 One socket per conversation. It joins the conversation's Channels group, where helena.runs.events.broadcast
 publishes every persisted event, and relays them. Per run it remembers the last seq it sent:
@@ -96,7 +96,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             user=self.user, conversation_id=conversation_id)
         if isinstance(found, str):
             # Accept first: a close before the handshake completes is a bare HTTP 403 without
-            # the close code PROTOCOL.md promises.
+            # the close code docs/protocol.md promises.
             await self.accept()
             await self.close(code=CLOSE_NOT_FOUND if found == "not_found" else CLOSE_FORBIDDEN)
             return

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from akten.fristen import BUNDESLAENDER, format_datum
+from helena.presentation import transcript
 from helena.presentation.markdown import render_markdown
 
 register = template.Library()
@@ -53,8 +54,7 @@ def zeitpunkt(value: Any) -> str:
     """'03.04.2026 um 14:05 Uhr' in the firm's time zone."""
     if not isinstance(value, datetime):
         return "" if value in (None, "") else str(value)
-    local = timezone.localtime(value) if timezone.is_aware(value) else value
-    return f"{local:%d.%m.%Y} um {local:%H:%M} Uhr"
+    return transcript.zeitpunkt(value)
 
 
 @register.filter

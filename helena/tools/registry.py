@@ -2,7 +2,7 @@
 
 Every module of helena.tools.handlers (one per tool family) is imported and its module-level `Tool`
 objects (and lists named TOOLS) are collected, so adding a tool is adding a file. The role
-filter of PROTOCOL.md is `roles_for` (write tools: drafts/roles.py).
+filter of docs/protocol.md is `roles_for` (write tools: drafts/roles.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from helena.agent.tooling import Tool, ToolKind
 
 
 def roles_for(kind: ToolKind, name: str) -> frozenset[str]:
-    """The roles that may use a tool (PROTOCOL.md role filter): read and meta tools every role, a
+    """The roles that may use a tool (docs/protocol.md role filter): read and meta tools every role, a
     write tool the roles that may propose and decide its drafts (the rule is drafts/roles.py)."""
     if kind in ("read", "meta"):
         return ALL_ROLES
@@ -71,7 +71,7 @@ def _tools_of(module: ModuleType) -> list[Tool]:
 
 @cache
 def all_tools() -> dict[str, Tool]:
-    """Every discovered tool by name, with `roles` narrowed to what PROTOCOL.md allows."""
+    """Every discovered tool by name, with `roles` narrowed to what docs/protocol.md allows."""
     tools: dict[str, Tool] = {}
     originals: dict[str, Tool] = {}
     for module in _tool_modules():

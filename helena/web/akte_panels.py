@@ -21,7 +21,7 @@ SHOWN = 15
 GEDAECHTNIS_TITEL = "Was Helena über die Akte weiß"
 
 
-# What the Akte's own Verlauf (akten/erfassung/verlauf.py, on the same tab) already tells with who and
+# What the Akte's own Verlauf (akten/seiten/verlauf.py, on the same tab) already tells with who and
 # old → new; the feed adds only what it does not: Helena's drafts and the Dokumente.
 IM_VERLAUF = frozenset({"frist_angelegt", "frist_erledigt", "notiz_angelegt"})
 

@@ -14,8 +14,7 @@ from akten.selectors import get_akte
 from config.errors import DATUM_PATTERN, NOT_BLANK, errors, invalid
 from config.schemas import IdIn, file_response
 from drafts.api import DraftDetailOut, draft_out
-from helena.conversations import records as gespraeche
-from helena.conversations import selectors, services
+from helena.conversations import records, selectors, services
 from helena.conversations.export import export
 from helena.models import AgentRun
 from helena.proactive import auftraege
@@ -79,7 +78,7 @@ class ConversationListOut(Schema):
 
 
 class ConversationPatch(Schema):
-    titel: str | None = Field(None, max_length=gespraeche.MAX_TITLE_CHARS)
+    titel: str | None = Field(None, max_length=records.MAX_TITLE_CHARS)
     archiviert: bool | None = None
     angeheftet: bool | None = None
 
@@ -185,7 +184,7 @@ def _listed(*, user: Any, conversation_id: str) -> Any:
               summary="Gespräch umbenennen, archivieren, anheften")
 def patch_conversation(request: HttpRequest, conversation_id: str, payload: ConversationPatch) -> dict:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
-    gespraeche.aendern(conversation=conversation, titel=payload.titel, archiviert=payload.archiviert,
+    records.aendern(conversation=conversation, titel=payload.titel, archiviert=payload.archiviert,
                        angeheftet=payload.angeheftet)
     return _list_out(_listed(user=request.auth, conversation_id=conversation_id))
 
@@ -194,7 +193,7 @@ def patch_conversation(request: HttpRequest, conversation_id: str, payload: Conv
                summary="Gespräch löschen (mit freigegebenen Entwürfen: archivieren)")
 def delete_conversation(request: HttpRequest, conversation_id: str) -> dict:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
-    ergebnis = gespraeche.loeschen(conversation=conversation)
+    ergebnis = records.loeschen(conversation=conversation)
     return {"ergebnis": ergebnis.art, "message": ergebnis.message}
 
 
@@ -205,7 +204,7 @@ def delete_conversation(request: HttpRequest, conversation_id: str) -> dict:
                  "schema": {"$ref": "#/components/schemas/VermerkIn"}}}}})
 def aktenvermerk(request: HttpRequest, conversation_id: str, payload: VermerkIn | None = None) -> Status:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
-    draft = gespraeche.aktenvermerk(user=request.auth, conversation=conversation,
+    draft = records.aktenvermerk(user=request.auth, conversation=conversation,
                                     run_id=payload.run_id if payload else None)
     return Status(201, draft_out(draft, request.auth, history=True))
 

@@ -4,7 +4,7 @@ Thin: reads go through helena.conversations.selectors (scoped to the user), writ
 helena.conversations.services, and the history the chat page shows comes from
 helena.presentation.chat_history, with the same markup static/helena/chat.js builds from live
 events, so a reload shows finished answers at once and the client only streams what is still in
-progress (PROTOCOL.md "Websocket").
+progress (docs/protocol.md "Websocket").
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from akten.accounts.users import role_of
 from config.errors import DomainError, Forbidden, NotFound
-from helena.conversations import records as gespraeche
-from helena.conversations import selectors, services
+from helena.conversations import records, selectors, services
 from helena.conversations.export import export
 from helena.knowledge.muster import draft_from_muster
 from helena.models import Conversation, HelenaTask, RunEvent
@@ -86,7 +85,7 @@ def gespraech_aendern(request: HttpRequest, conversation_id: int) -> HttpRespons
     conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
     flags = {name: request.POST[name] == "1" for name in ("archiviert", "angeheftet") if name in request.POST}
     try:
-        gespraeche.aendern(conversation=conversation, titel=request.POST.get("titel"), **flags)
+        records.aendern(conversation=conversation, titel=request.POST.get("titel"), **flags)
     except DomainError as exc:
         messages.error(request, exc.message)
     else:
@@ -102,7 +101,7 @@ def gespraech_aendern(request: HttpRequest, conversation_id: int) -> HttpRespons
 def gespraech_loeschen(request: HttpRequest, conversation_id: int) -> HttpResponse:
     conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
     try:
-        ergebnis = gespraeche.loeschen(conversation=conversation)
+        ergebnis = records.loeschen(conversation=conversation)
     except DomainError as exc:
         messages.error(request, exc.message)
         return _back(request, conversation.pk)
@@ -116,7 +115,7 @@ def gespraech_aktenvermerk(request: HttpRequest, conversation_id: int) -> HttpRe
     """The conversation (or one answer) as an Aktenvermerk draft; its card waits in the chat."""
     conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
     try:
-        draft = gespraeche.aktenvermerk(user=request.user, conversation=conversation,
+        draft = records.aktenvermerk(user=request.user, conversation=conversation,
                                         run_id=request.POST.get("run_id") or None)
     except (Forbidden, NotFound):
         raise

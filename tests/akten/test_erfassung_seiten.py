@@ -19,7 +19,6 @@ import pytest
 from django.test import Client
 
 from akten.erfassung.akten import akte_aendern, akte_anlegen, naechstes_aktenzeichen
-from akten.erfassung.verlauf import verlauf_der_akte, verlauf_des_eintrags
 from akten.models import (
     Akte,
     AktenZugriff,
@@ -31,6 +30,7 @@ from akten.models import (
     User,
     Zeiterfassung,
 )
+from akten.seiten.verlauf import verlauf_der_akte, verlauf_des_eintrags
 from config.errors import NotFound
 from tests.conftest import Kanzlei
 
@@ -486,7 +486,7 @@ def test_the_workspace_shows_each_tab_and_keeps_its_anchors(kanzlei: Kanzlei) ->
     assert _seite(kanzlei, "praktikant").get(f"/akten/{kanzlei.akten['A'].pk}/?tab=zeiten").status_code == 404
 
 
-# --- the Verlauf as a selector (akten/erfassung/verlauf.py) -------------------------------------
+# --- the Verlauf as a selector (akten/seiten/verlauf.py) -------------------------------------
 
 
 def test_the_verlauf_reads_as_a_person_reads_it_and_only_for_who_sees_the_akte(kanzlei: Kanzlei) -> None:

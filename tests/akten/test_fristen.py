@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from akten.fristen import (
+    BUNDESLAENDER,
     PRESETS,
     Dauer,
     FristError,
@@ -25,6 +26,7 @@ from akten.fristen import (
     parse_datum,
     parse_dauer,
 )
+from akten.models import Bundesland
 
 # --------------------------------------------------------------------------- #
 # §§ 187, 188 BGB without any shift
@@ -771,3 +773,9 @@ def test_berechne_vorfrist_fehler(kwargs: dict[str, Any], meldung: str) -> None:
 def test_unbekanntes_preset(preset: Any) -> None:
     with pytest.raises(FristError, match="Unbekannte Fristart"):
         berechne_preset(preset=preset, start=date(2026, 3, 3))
+
+
+def test_the_akte_offers_exactly_the_laender_the_calculator_knows() -> None:
+    """The Bundesland of an Akte (a database choice) and the calculator's holiday basis (pure Python,
+    no Django) are two lists of the same sixteen Länder: they must never drift apart."""
+    assert dict(Bundesland.choices) == dict(BUNDESLAENDER)

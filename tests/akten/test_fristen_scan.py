@@ -12,7 +12,8 @@ from django.test import Client
 from django.utils import timezone
 
 from akten.erfassung.fristen import frist_erledigen
-from akten.fristen_scan import scan_fristen, werktage_voraus
+from akten.fristen.kalender import werktage_voraus
+from akten.fristen_scan import scan_fristen
 from akten.models import Akte, AktenZugriff, Alert, Frist, User
 from tests.conftest import Kanzlei
 

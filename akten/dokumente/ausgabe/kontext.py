@@ -20,12 +20,11 @@ from django.utils import timezone
 
 from akten.dokumente.anrede import formen
 from akten.dokumente.typen import bereinigt
+from akten.fristen.typen import MONATE
 from akten.models import Akte, Beteiligter, Briefkopf, Dokument, User
 from akten.models.dokument import NIEMAND
 
 _BERLIN = ZoneInfo("Europe/Berlin")
-_MONATE = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September",
-           "Oktober", "November", "Dezember")
 
 
 @dataclass(frozen=True)
@@ -68,7 +67,7 @@ PLATZHALTER: tuple[str, ...] = (*(feld.name for feld in dataclasses.fields(Brief
 
 def datum_lang(tag: date) -> str:
     """German long form without a leading zero: "1. März 2026"."""
-    return f"{tag.day}. {_MONATE[tag.month - 1]} {tag.year}"
+    return f"{tag.day}. {MONATE[tag.month - 1]} {tag.year}"
 
 
 def heute() -> date:

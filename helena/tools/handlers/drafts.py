@@ -1,4 +1,4 @@
-"""Write tools: each proposes a Draft and nothing else (PROTOCOL.md "Every write tool creates a Draft").
+"""Write tools: each proposes a Draft and nothing else (docs/protocol.md "Every write tool creates a Draft").
 
 A human approves, edits or rejects the draft on its preview card; only drafts.services turns it
 into a record. The observation tells the model that nothing was saved yet, and the card goes to

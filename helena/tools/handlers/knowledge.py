@@ -1,6 +1,6 @@
 """Read tools over the knowledge base: search_gesetze, search_urteile, search_muster.
 
-Plain async handlers with pydantic parameter models (names as in PROTOCOL.md); the agent's tool
+Plain async handlers with pydantic parameter models (names as in docs/protocol.md); the agent's tool
 registry picks them up. Failures come back as {"error": ...} observations, never exceptions.
 """
 

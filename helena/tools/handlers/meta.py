@@ -1,4 +1,4 @@
-"""Meta tools (PROTOCOL.md): ask_user pauses the run with a question; agent_create_plan plans and
+"""Meta tools (docs/protocol.md): ask_user pauses the run with a question; agent_create_plan plans and
 runs multi-step objectives (helena/agent/plan_runner.py)."""
 
 from __future__ import annotations
