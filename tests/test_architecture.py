@@ -5,6 +5,7 @@ docs/architecture.md explains the layers; pyproject.toml holds the contracts.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -146,3 +147,40 @@ def test_every_package_says_what_it_is() -> None:
         if not source.startswith('"""'):
             silent.append(package)
     assert silent == []
+
+
+_PATH_RE = re.compile(r"(?<![\w./])((?:helena|akten|drafts|config|tests|bench)/[\w/]*\w\.py)\b")
+_DOTTED_RE = re.compile(r"(?<![\w./])((?:helena|akten|drafts|config)(?:\.[A-Za-z_]\w*){2,})")
+
+
+def _resolves(parts: list[str]) -> bool:
+    """A dotted name names a module, or a name defined or imported in one."""
+    for end in range(len(parts), 0, -1):
+        base = BASE_DIR.joinpath(*parts[:end])
+        source = base.with_suffix(".py") if base.with_suffix(".py").is_file() else base / "__init__.py"
+        if source.is_file():
+            if end == len(parts):
+                return True
+            name = re.escape(parts[end])
+            text = source.read_text(encoding="utf-8")
+            defined = (rf"^\s*(async def|def|class)\s+{name}\b|^\s*{name}\s*[:=]"
+                       rf"|import[^\n]*\b{name}\b|^\s+{name},?$")
+            return bool(re.search(defined, text, re.M))
+    return False
+
+
+def test_comments_and_docs_name_only_code_that_exists() -> None:
+    """After a move, a docstring that still names the old path sends the next reader to nothing."""
+    sources = [*(p for package in (*PACKAGES, "templates", "static") for p in (BASE_DIR / package).rglob("*")
+                 if p.suffix in {".py", ".html", ".js", ".css"} and "/migrations/" not in p.as_posix()),
+               *(BASE_DIR / "docs").glob("*.md"), BASE_DIR / "README.md"]
+    dead = []
+    for path in sources:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in _PATH_RE.finditer(line):
+                if not (BASE_DIR / match.group(1)).is_file():
+                    dead.append(f"{path.relative_to(BASE_DIR)}:{number}: {match.group(1)}")
+            for match in _DOTTED_RE.finditer(line if path.suffix != ".js" else ""):  # JS: objects
+                if not _resolves(match.group(1).split(".")):
+                    dead.append(f"{path.relative_to(BASE_DIR)}:{number}: {match.group(1)}")
+    assert dead == []

@@ -23,7 +23,7 @@ _VERMERK = re.compile(r"^\W*(?:interner\s+)?(?:akten|telefon|gesprächs|besprech
 # Whom a Dokument is addressed to: a role of the Akte's Beteiligte, whose name and address the
 # DOCX/PDF print in the address field (akten/dokumente/ausgabe/kontext.py). Empty: not stated – the
 # court, an Aktenvermerk nobody (what every Dokument got before it was stated); „niemand“: a form or
-# note without an addressee. The same choices name a Muster's addressee (helena.knowledge.Muster).
+# note without an addressee. The same choices name a Muster's addressee (helena.knowledge.models.Muster).
 NIEMAND = "niemand"
 EMPFAENGER_CHOICES: list[tuple[str, str]] = [
     ("", "nicht angegeben (Gericht; Aktenvermerk: niemand)"),
