@@ -15,8 +15,8 @@ class HelenaConfig(AppConfig):
         panels.register(muster_form)
         panels.register(activity)
         from helena import signals  # noqa: PLC0415
-        from helena.proactive.auftraege import close_tasks  # noqa: PLC0415
+        from helena.proactive.auftraege import auftraege_abschliessen  # noqa: PLC0415
         from helena.runs.ending import on_run_end  # noqa: PLC0415
 
         signals.connect()
-        on_run_end(close_tasks)  # an Auftrag ends with its run
+        on_run_end(auftraege_abschliessen)  # an Auftrag ends with its run

@@ -1,4 +1,4 @@
-"""„@Helena“ in a new Notiz starts a task (helena.proactive.auftraege.task_from_notiz), once the
+"""„@Helena“ in a new Notiz starts a task (helena.proactive.auftraege.auftrag_aus_notiz), once the
 Notiz is saved; and a change to an Akte's Dokumente, Notizen or Fristen asks for a refresh of
 Helena's memory of it (helena/proactive/memory.py).
 
@@ -18,7 +18,7 @@ from akten.models import Alert, Dokument, Frist, Notiz
 from config.errors import DomainError
 from helena.infra import settings_cache
 from helena.models import HelenaSettings, ModelTier, RateLimit, TaskRoute
-from helena.proactive.auftraege import HELENA_MENTION, task_from_notiz
+from helena.proactive.auftraege import HELENA_MENTION, auftrag_aus_notiz
 from helena.proactive.memory import request_refresh
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 def _start(notiz: Notiz) -> None:
     try:
-        task_from_notiz(notiz=notiz)
+        auftrag_aus_notiz(notiz=notiz)
     except DomainError as exc:  # RunRefused among them
         log.info("task from Notiz %s refused: %s", notiz.pk, exc)
         Alert.objects.create(empfaenger=notiz.verfasst_von, akte=notiz.akte, art=Alert.Art.AUFGABE,

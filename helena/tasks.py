@@ -12,7 +12,7 @@ from django.db import close_old_connections, connection
 from helena.conversations.questions import expire_stale_questions
 from helena.knowledge.aktensuche import indexing
 from helena.knowledge.aktensuche.indexing import DRAIN_TASK, SWEEP_TASK
-from helena.proactive.auftraege import close_tasks
+from helena.proactive.auftraege import auftraege_abschliessen
 from helena.proactive.memory import refresh_due
 from helena.runs.dispatch import BACKGROUND_TASK, inline_runner
 from helena.runs.execute import execute_run
@@ -72,7 +72,7 @@ def index_unindexed_akten() -> int:
 @shared_task(name="helena.close_tasks")
 def close_finished_tasks() -> int:
     """Every minute: tasks whose run ended where no one closed them (a cancel, the sweep)."""
-    return close_tasks()
+    return auftraege_abschliessen()
 
 
 @shared_task(name="helena.refresh_memories")

@@ -3,7 +3,7 @@ Notiz beginning with „@Helena“) as a background run in the requester's name,
 its run has ended, the task takes the run's outcome and the requester gets a Hinweis with the
 result (and how many drafts wait for them).
 
-The end is taken where a run ends (helena.runs.ending calls `close_tasks`, registered in
+The end is taken where a run ends (helena.runs.ending calls `auftraege_abschliessen`, registered in
 HelenaConfig.ready, since runs know nothing above them) and by a beat task every minute, which
 also catches the ends that happen elsewhere (a cancel while queued, the sweep of a lost run).
 """
@@ -60,7 +60,7 @@ def _why_failed(task: HelenaTask) -> str:
     return " ".join(str(message).split())[:RESULT_CHARS]
 
 
-def close_tasks(*, run_pk: Any = None) -> int:
+def auftraege_abschliessen(*, run_pk: Any = None) -> int:
     """Close every task whose run has ended (only that run's, if given); the number closed."""
     tasks = HelenaTask.objects.filter(status=HelenaTask.Status.LAEUFT, run__status__in=list(_ENDED))
     if run_pk is not None:
@@ -87,22 +87,22 @@ def close_tasks(*, run_pk: Any = None) -> int:
 HELENA_MENTION = "@helena"
 
 
-TASK_FORBIDDEN = "Deine Rolle darf Helena keine Aufträge geben; frag sie im Chat."
+AUFTRAG_VERBOTEN = "Deine Rolle darf Helena keine Aufträge geben; frag sie im Chat."
 
 
-def may_give_task(user: User) -> bool:
+def darf_auftraege_geben(user: User) -> bool:
     """A task is Helena working in the requester's name, and her work ends in drafts: who may make
     none (the Praktikant reads) gives her none; asking her in the chat stays open to everyone."""
     return bool(kinds_decidable_by(user))
 
 
-def start_task(*, user: User, auftrag: Any, akte_id: Any = None,
+def auftrag_geben(*, user: User, auftrag: Any, akte_id: Any = None,
                quelle: str = HelenaTask.Quelle.API) -> HelenaTask:
     """A task for Helena: a background run in the requester's name, in a conversation of its own
     (bound to the Akte if given, which the user must see); its end brings a Hinweis
     (helena/proactive/auftraege.py)."""
-    if not may_give_task(user):
-        raise RunRefused(code="forbidden", status=403, message=TASK_FORBIDDEN)
+    if not darf_auftraege_geben(user):
+        raise RunRefused(code="forbidden", status=403, message=AUFTRAG_VERBOTEN)
     text = " ".join(auftrag.split()) if isinstance(auftrag, str) else ""
     if not text:
         raise RunRefused(code="invalid_message", message="Bitte beschreibe den Auftrag an Helena.")
@@ -122,10 +122,10 @@ def start_task(*, user: User, auftrag: Any, akte_id: Any = None,
                                          quelle=quelle, run=run)
 
 
-def task_from_notiz(*, notiz: Any) -> HelenaTask | None:
+def auftrag_aus_notiz(*, notiz: Any) -> HelenaTask | None:
     """A Notiz that begins with „@Helena“ is a task for her, from its author, in its Akte."""
     inhalt = (notiz.inhalt or "").strip()
     if not inhalt.casefold().startswith(HELENA_MENTION) or notiz.verfasst_von is None:
         return None
-    return start_task(user=notiz.verfasst_von, auftrag=inhalt[len(HELENA_MENTION):].lstrip(" :,-"),
+    return auftrag_geben(user=notiz.verfasst_von, auftrag=inhalt[len(HELENA_MENTION):].lstrip(" :,-"),
                       akte_id=notiz.akte_id, quelle=HelenaTask.Quelle.NOTIZ)

@@ -33,7 +33,7 @@ from helena.llm.pii.touched import privacy_for
 from helena.llm.router import get_model_for_tier
 from helena.llm.wrappers.accounting import RecordingModel
 from helena.models import AktenGedaechtnis, LLMCall
-from helena.runs.setup import akte_facts
+from helena.runs.setup import akte_fuer_prompt
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def request_refresh(*, akte_id: int) -> None:
 
 
 def _material(akte: Akte, memory: AktenGedaechtnis) -> str:
-    facts = akte_facts(akte)
+    facts = akte_fuer_prompt(akte)
     parts = [json.dumps({k: v for k, v in facts.items() if v}, ensure_ascii=False, default=str)]
     for d in akte.dokumente.order_by("-angelegt_am")[:10]:
         parts.append(f"Dokument „{d.titel}“: {' '.join(d.inhalt.split())[:TEXT_CHARS]}")

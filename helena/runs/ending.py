@@ -2,7 +2,7 @@
 
 A run ends in runs (execute, finish_without_loop), but what hangs on its end lives higher up: an
 Auftrag given to Helena takes its run's outcome and tells the requester
-(helena.proactive.auftraege.close_tasks, registered in HelenaConfig.ready). The hooks run in the
+(helena.proactive.auftraege.auftraege_abschliessen, registered in HelenaConfig.ready). The hooks run in the
 caller's thread, synchronously, as the calls they replace did.
 """
 

@@ -252,5 +252,5 @@ def _record_outcome(*, run_pk: Any, result: Any) -> None:
             Message.objects.create(
                 conversation_id=run.conversation_id, role=Message.Role.ASSISTANT, text=result.text, run=run
             )
-    if run.mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (auftraege.start_task); inline runs
+    if run.mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (auftraege.auftrag_geben); inline runs
         run_ended(run_pk=run_pk)  # save the query: a task given to Helena ends with its run

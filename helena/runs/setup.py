@@ -34,7 +34,7 @@ class RunSetup:
     known_names: frozenset[str] = field(default_factory=lambda: frozenset(all_tools()))
 
 
-def akte_facts(akte: Akte) -> dict[str, Any]:
+def akte_fuer_prompt(akte: Akte) -> dict[str, Any]:
     """The key facts of an Akte for the prompt (already scoped by the caller)."""
     parties = {b.rolle: b.name for b in akte.beteiligte.all()}
     fristen = [
@@ -101,7 +101,7 @@ def prepare_run(
                 + "\n".join(notes))]))
     prompt = system_prompt(
         tools=tools, today=format_datum(timezone.localdate()), user_name=anzeigename(user),
-        role=role_of(user), akte=akte_facts(akte) if akte else None, first_contact=first_contact,
+        role=role_of(user), akte=akte_fuer_prompt(akte) if akte else None, first_contact=first_contact,
         extra=extra_prompt, context_type=context_type, not_set_up=not_set_up_for(user),
     )
     messages = [{"role": "system", "content": prompt}, *history, {"role": "user", "content": question}]

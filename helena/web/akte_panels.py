@@ -13,7 +13,7 @@ from drafts.roles import may_make
 from helena.knowledge.models import Muster
 from helena.models import AktenGedaechtnis
 from helena.proactive.activity import aktivitaet
-from helena.proactive.auftraege import may_give_task
+from helena.proactive.auftraege import darf_auftraege_geben
 from helena.proactive.memory import may_correct
 
 SHOWN = 15
@@ -39,8 +39,8 @@ AUFTRAG_ENTWURF = "helena_auftrag_entwurf"  # the session keeps a refused task's
 
 
 def auftrag_form(request: HttpRequest, akte: Akte) -> Panel | None:
-    """A task for Helena, for those who may give her one (helena.proactive.auftraege.may_give_task)."""
-    if not may_give_task(request.user):
+    """A task for Helena, for those who may give her one (helena.proactive.auftraege.darf_auftraege_geben)."""
+    if not darf_auftraege_geben(request.user):
         return None
     entwurf = request.session.pop(f"{AUFTRAG_ENTWURF}:{akte.pk}", "")  # this Akte's, not another's
     html = render_to_string("helena/_auftrag_form.html", {"akte": akte, "entwurf": entwurf}, request=request)

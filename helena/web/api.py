@@ -349,7 +349,7 @@ class TaskOut(Schema):
 @router.post("/helena/tasks", response={202: TaskStartedOut, **errors(404, 429)},
              summary="Auftrag an Helena (läuft im Hintergrund, endet mit einem Hinweis)")
 def start_task(request: HttpRequest, payload: TaskIn) -> Status:
-    task = auftraege.start_task(user=request.auth, auftrag=payload.auftrag, akte_id=payload.akte_id)
+    task = auftraege.auftrag_geben(user=request.auth, auftrag=payload.auftrag, akte_id=payload.akte_id)
     return Status(202, {"id": str(task.pk), "run_id": str(task.run_id)})
 
 

@@ -214,7 +214,7 @@ def akte_auftrag(request: HttpRequest, akte_id: int) -> HttpResponse:
     """A task for Helena from the Akte page: it runs in the background, a Hinweis tells its end."""
     auftrag = request.POST.get("auftrag", "")
     try:
-        auftraege.start_task(user=request.user, auftrag=auftrag, akte_id=akte_id,
+        auftraege.auftrag_geben(user=request.user, auftrag=auftrag, akte_id=akte_id,
                             quelle=HelenaTask.Quelle.AKTE)
     except services.RunRefused as exc:
         messages.error(request, exc.message)

@@ -1,4 +1,4 @@
-// The chat with Helena: one websocket per conversation (PROTOCOL.md "Websocket").
+// The chat with Helena: one websocket per conversation (docs/protocol.md "Websocket").
 //
 // The server renders the finished history; this module streams what happens from now on. Every
 // event carries run_id and seq (1, 2, 3 … per run): we remember the last seq per run and drop

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,3 +73,15 @@ def test_a_parameter_given_twice_is_refused_not_guessed(kanzlei) -> None:
     assert response.status_code == 422
     assert response.json()["detail"] == "Diese Angabe darf nur einmal vorkommen: typ."
     assert kanzlei.client("anwalt").get("/api/v1/fristen?typ=frist").status_code == 200
+
+
+def test_operations_keep_their_public_names() -> None:
+    """Clients generated from the document call each operation by its operationId: moving a handler
+    into another folder must not rename it (tests/data/openapi_operations.txt lists every operation;
+    a new one is added there on purpose)."""
+    document = openapi_document()
+    now = sorted(f"{method.upper()} {path} {operation['operationId']}"
+                 for path, item in document["paths"].items() for method, operation in item.items())
+    listed = (Path(__file__).resolve().parents[1] / "data" / "openapi_operations.txt").read_text()
+    listed = listed.splitlines()
+    assert now == sorted(listed)

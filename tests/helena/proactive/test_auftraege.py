@@ -17,7 +17,7 @@ from drafts.models import Draft
 from helena.infra import settings_cache
 from helena.llm.router import clear_health_cache
 from helena.models import Conversation, HelenaTask, ModelTier
-from helena.proactive.auftraege import start_task
+from helena.proactive.auftraege import auftrag_geben
 from helena.runs.execute import execute_run
 from tests.conftest import Kanzlei, start_celery_worker, stop_celery_worker
 from tests.scripted_llm_server import ScriptedLLMServer
@@ -142,7 +142,7 @@ def test_without_a_reachable_model_a_task_is_refused_at_once_and_says_why(kanzle
 
 def test_the_hinweis_of_a_failed_task_says_why(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
     anwalt = kanzlei.users["anwalt"]
-    task = start_task(user=anwalt, auftrag="Prüfe die Fristen", akte_id=kanzlei.akten["A"].pk)
+    task = auftrag_geben(user=anwalt, auftrag="Prüfe die Fristen", akte_id=kanzlei.akten["A"].pk)
     ModelTier.objects.update(base_url=_dead_model_server())  # the server went down after the start
     settings_cache.clear()
     clear_health_cache()
