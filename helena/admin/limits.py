@@ -25,8 +25,8 @@ class HelenaSettingsForm(forms.ModelForm):
     class Meta:
         model = HelenaSettings
         # cloud_confirmed_by/_at are set in save_model, never typed in.
-        fields = ("cloud_allowed", "cloud_confirmation", "llm_classifier", "inline_max_steps",
-                  "background_max_steps", "inline_timeout_s", "background_timeout_s",
+        fields = ("cloud_allowed", "cloud_confirmation", "llm_classifier", "antwort_in_sprache_der_frage",
+                  "inline_max_steps", "background_max_steps", "inline_timeout_s", "background_timeout_s",
                   "max_tool_calls_per_turn", "max_concurrent_runs_per_user")
 
     def clean(self) -> dict[str, Any]:
@@ -50,6 +50,7 @@ class HelenaSettingsAdmin(admin.ModelAdmin):
         ("Cloud", {"fields": ("cloud_allowed", "cloud_confirmation", "cloud_confirmed_by",
                               "cloud_confirmed_at", "was_das_haus_verlaesst")}),
         ("Einstufung", {"fields": ("llm_classifier",)}),
+        ("Sprache", {"fields": ("antwort_in_sprache_der_frage",)}),
         ("Grenzen", {"fields": ("inline_max_steps", "background_max_steps", "inline_timeout_s",
                                 "background_timeout_s", "max_tool_calls_per_turn",
                                 "max_concurrent_runs_per_user")}),

@@ -148,6 +148,12 @@ class HelenaSettings(models.Model):
                   "– im Chat oder im Hintergrund, welche Stufe. Das kostet vor jeder Antwort etwas Zeit. "
                   "Aus: nur die festen Regeln entscheiden. Standard: aus.",
     )
+    antwort_in_sprache_der_frage = models.BooleanField(
+        "In der Sprache der Frage antworten", default=False,
+        help_text="Aus: Helena antwortet immer auf Deutsch, auch auf eine englische Frage (Seed 001). "
+                  "An: Eine Frage in einer anderen Sprache (z. B. eines ausländischen Mandanten) beantwortet "
+                  "sie in dieser Sprache. Standard: aus.",
+    )
     inline_max_steps = models.PositiveSmallIntegerField(
         "Schritte im Chat (höchstens)", default=5,
         help_text="Wie viele Schritte (je ein Modellaufruf mit seinen Werkzeugen) Helena für eine Anfrage im "
