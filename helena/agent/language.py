@@ -11,6 +11,10 @@ import re
 from typing import Literal
 
 Language = Literal["de", "en", "unknown"]
+AnswerLanguage = Literal["de", "en"]
+# Before an English answer the model gave even when asked again in German: the first words a user
+# sees are German (seed 001: always German), and the English is better than no answer.
+ENGLISH_ONLY_NOTE = "Ich konnte die Antwort leider nur auf Englisch formulieren:"
 
 _GERMAN = frozenset("""
 der die das den dem des ein eine einen einem einer eines und oder aber nicht kein keine ist sind war
@@ -80,11 +84,20 @@ class Gate:
                 return released
         return ""
 
-    def finish(self) -> str:
-        """At the end of the turn: what is still held and may be shown (nothing if English)."""
+    def finish(self, *, last_chance: bool = False) -> str:
+        """At the end of the turn: what is still held and may be shown. Nothing if English, unless it
+        is the last chance (asked again already): then the English after a German note."""
         if self.verdict == "unknown":
             self.verdict = language_of(self.held, final=True)
-        if self.verdict == "en":
+        if self.verdict == "en" and not last_chance:
             return ""
         released, self.held = self.held, ""
+        if self.verdict == "en" and released.strip():
+            return f"{ENGLISH_ONLY_NOTE}\n\n{released.strip()}"
         return released
+
+
+def answer_language(question: str, *, follow_question: bool) -> AnswerLanguage:
+    """The language Helena answers in: German, unless the firm lets her answer in the question's
+    language (HelenaSettings.antwort_in_sprache_der_frage) and the question is English."""
+    return "en" if follow_question and language_of(question, final=True) == "en" else "de"

@@ -23,7 +23,7 @@ from helena.agent.events import (
     tool_call_fields,
     tool_result_fields,
 )
-from helena.agent.language import Gate, language_of
+from helena.agent.language import AnswerLanguage, Gate
 from helena.agent.nudges import (
     ANSWER_PROMPT,
     CONTINUE_OFFER,
@@ -91,7 +91,7 @@ class _Run:
     emitter: Emitter
     cancel: asyncio.Event
     execute: Execute
-    german_only: bool  # the persona answers in German: an English answer is asked again
+    german_only: bool  # Helena answers in German: an English answer is asked again (run_agent)
     known_names: set[str]  # every tool's name: a call of one not offered is still never shown raw
     messages: list[dict[str, Any]]
     usage: Usage = field(default_factory=Usage)
@@ -103,7 +103,7 @@ class _Run:
     stall: StallDetector = field(default_factory=StallDetector)
     paused: bool = False  # a tool asked the user (ask_user); the run ends waiting for the answer
     english: bool = False  # the last turn's text was English (and not shown)
-    reasked: bool = False  # an English answer was asked again in German (once a run)
+    reasked: bool = False  # an answer was asked again (once a run): English now shows, after a note
     nudged: bool = False  # an announced lookup without a call got its nudge (once a run)
     # The offered tools' schemas, built once per set of tools: the same list objects every turn let
     # the model clients reuse what they derived from them (ollama_tools).
@@ -179,10 +179,12 @@ class _Run:
                 turn.finish_reason = chunk.finish_reason
         self.usage.prompt_tokens += turn.usage.prompt_tokens
         self.usage.completion_tokens += turn.usage.completion_tokens
-        rest = gate.finish()
+        rest = gate.finish(last_chance=self.reasked and not turn.tool_calls)
         if rest:
             await self.emitter.emit("text", delta=rest)
         self.english = gate.verdict == "en"
+        if self.english and rest:  # no second chance: the English answer as shown, after a German note
+            turn.text = rest
         return turn
 
     async def run_tools(self, calls: list[ToolCall]) -> None:
@@ -238,9 +240,8 @@ class _Run:
     async def final_answer(self, prompt: str) -> None:
         """One last call without tools, so a run never ends with an empty answer."""
         await self.emitter.emit("agent_state", state="thinking", details="Formuliert die Antwort")
+        self.reasked = True  # no second chance here: an English answer is better than none
         turn = await self.model_turn(with_tools=False, extra=prompt)
-        if self.english:  # no second chance here: an English answer is better than none
-            await self.emitter.emit("text", delta=turn.text)
         self.text = turn.text.strip() or self.text
         self.messages.append({"role": "assistant", "content": turn.text})
 
@@ -269,6 +270,7 @@ async def run_agent(
     known_names: Collection[str] = (),
     cancel: asyncio.Event | None = None,
     question: str = "",
+    answer_language: AnswerLanguage = "de",
 ) -> AgentResult:
     """Run the loop over `messages` (system prompt first, the user's message last).
 
@@ -276,7 +278,8 @@ async def run_agent(
     `known_names` are every tool's name, so a call of one not offered is never shown raw.
 
     `question` is the user's message this run answers; `run_started` carries it so that a second
-    tab on the conversation shows it without a reload.
+    tab on the conversation shows it without a reload. `answer_language` (helena/runs/setup.py decides):
+    "de" always German, an English answer held and asked again; "en" English answers go out.
     """
     limits = limits or LIMITS[mode]
     cancel = cancel or asyncio.Event()
@@ -287,7 +290,7 @@ async def run_agent(
                               execute=execute)
     run = _Run(model=model, tools=tools, ctx=ctx, mode=mode, limits=limits, emitter=emitter,
                cancel=cancel, execute=execute, messages=list(messages),
-               german_only=language_of(question, final=True) != "en", known_names=set(known_names))
+               german_only=answer_language == "de", known_names=set(known_names))
     await emitter.emit("run_started", **run_started_fields(
         mode=mode, tier=tier, model=model.name, provider=model.provider, max_steps=limits.max_steps,
         message=question or None))
@@ -354,8 +357,6 @@ async def _loop(run: _Run) -> FinishReason:
                 run.messages += [{"role": "assistant", "content": turn.text},
                                  {"role": "user", "content": GERMAN_PROMPT if run.english else ANSWER_PROMPT}]
                 continue
-            if run.english:  # asked once; an English answer is better than none
-                await run.emitter.emit("text", delta=turn.text)
             if run.tools and not run.nudged and announces_lookup(turn.text):
                 run.nudged = True
                 run.messages += [{"role": "assistant", "content": turn.text},

@@ -12,9 +12,15 @@ FIRST_CONTACT = (
     "Was kann ich für dich tun?"
 )
 
+# The language Helena answers in (helena/agent/language.py: answer_language), the persona's second line.
+ANSWER_LANGUAGE = {
+    "de": '- Du antwortest immer auf Deutsch, auch wenn jemand auf Englisch oder in einer anderen Sprache schreibt.',
+    "en": '- Die Frage ist auf Englisch gestellt, und die Kanzlei erlaubt Antworten in der Sprache der Frage: Antworte auf Englisch.',
+}
 PERSONA = "\n".join((
     'Du bist Helena, die KI-Kollegin in einer deutschen Anwaltskanzlei.',
-    '- Du antwortest immer auf Deutsch und duzt dein Gegenüber: freundlich, kompetent, präzise, gern mit einer Prise Leichtigkeit, nie flapsig.',
+    '{answer_language}',
+    '- Du duzt dein Gegenüber: freundlich, kompetent, präzise, gern mit einer Prise Leichtigkeit, nie flapsig.',
     '- Rechtliche Aussagen belegst du mit Quellen: Normen mit § und Gesetz (z. B. § 517 ZPO), Entscheidungen mit Gericht, Datum und Aktenzeichen, Muster mit ihrem Titel. Gesetzestexte aus der Datenbank sind nicht amtliche Fassungen; nenne den Stand, wenn er für die Antwort zählt.',
     '- Du erfindest nichts: keine Normen, keine Urteile, keine Aktendaten. Wenn du etwas nicht findest, sag es.',
     '- Fristen und Gebühren rechnest du nicht im Kopf, sondern mit calculate_frist und get_kosten_rules.',
@@ -112,8 +118,10 @@ def system_prompt(
     extra: str = "",
     context_type: str = "global",
     not_set_up: Sequence[Tool] = (),
+    answer_language: str = "de",
 ) -> str:
-    parts = [PERSONA, f"Heute ist {today}. Du sprichst mit {user_name} (Rolle: {role})."]
+    persona = PERSONA.replace("{answer_language}", ANSWER_LANGUAGE.get(answer_language, ANSWER_LANGUAGE["de"]))
+    parts = [persona, f"Heute ist {today}. Du sprichst mit {user_name} (Rolle: {role})."]
     if context_type in CONTEXT_GUIDANCE:
         parts.append(CONTEXT_GUIDANCE[context_type])
     if akte:

@@ -19,7 +19,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from helena.infra import settings_cache
-from helena.llm import locality
+from helena.llm import learned, locality
 from helena.llm.base import ChatModel, ModelUnavailable
 from helena.llm.dialects import profiles
 from helena.llm.pii.privacy import Privacy
@@ -216,11 +216,11 @@ def is_cloud_allowed(*, helena: Any = None, configs: dict[int, TierConfig] | Non
 
 
 def clear_health_cache() -> None:
-    """Forget health results, /api/show results and what was learned about models (tests; or after an
-    admin changed a host)."""
+    """Forget health results, /api/show results and what was learned about models, the latter in
+    every process (tests; the admin forgets learned facts with helena.llm.learned.forget)."""
     health.forget()
     forget_context_lengths()
-    profiles.forget_learned()
+    learned.forget_all()
 
 
 def _candidates(tier: int, *, cloud: bool) -> list[int]:
@@ -349,29 +349,29 @@ def escalate(
 
 
 def detected_dialect(config: TierConfig, *, cloud_allowed: bool, timeout: float = 2.0) -> dict[str, Any]:
-    """What Helena knows about a tier's model, for the admin: the profile it uses and why.
+    """What Helena knows about a tier's model, for the admin: the profile it uses and why (its
+    `prefill_source`), and what it learned about the model (helena.llm.learned.Fact, newest first).
 
     Asks Ollama's /api/show (with a short timeout; the admin page must not hang on a server that
     is down); an OpenAI-compatible server has no such endpoint, so only the name tells. A cloud
     server is not asked before the firm's opt-in: no call of any kind goes there before it.
     """
     capabilities: list[str] | None = None
-    template = ""
     reachable: bool | None = None
+    profile = profiles.detect(config.name, choice=config.dialect)
     if config.describes_itself and (cloud_allowed or not config.cloud):
-        model = OllamaModel(config.name, host=config.host, timeout=timeout)
+        model = OllamaModel(config.name, host=config.host, timeout=timeout, dialect=config.dialect)
 
         async def show() -> Any:
             try:
-                return await model.model_info()
+                return await model.model_info(), await model.profile()
             finally:
                 await model.aclose()
 
-        info = asyncio.run(show())
+        info, profile = asyncio.run(show())
         reachable = model.show_failed is False
-        capabilities, template = info.capabilities, info.template
-    profile = profiles.with_learned(
-        profiles.detect(config.name, template=template, capabilities=capabilities, choice=config.dialect),
-        (config.provider, config.host, config.name),
-    )
-    return {"profile": profile, "capabilities": capabilities, "reachable": reachable}
+        capabilities = info.capabilities
+    key = (config.provider, config.host, config.name)
+    facts = learned.facts_of(key)  # read from Redis first: what every process learned
+    return {"profile": profiles.with_learned(profile, key), "capabilities": capabilities,
+            "reachable": reachable, "learned": facts}

@@ -94,6 +94,7 @@ def _claim(run_id: Any) -> _Claimed | None:
             run_id=str(run.pk),
             context_type=run.conversation.context_type,
             conversation_id=run.conversation_id,
+            answer_in_question_language=helena.antwort_in_sprache_der_frage,
         )
         setup.ctx.sources = sources
         setup.ctx.privacy = privacy
@@ -207,6 +208,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
                 limits=limits,
                 cancel=cancel,
                 question=question,
+                answer_language=tools_setup.answer_language,
             )
             if result.finish_reason == "stall" and may_escalate:
                 await emitter.emit("warning", code="escalation", message=(

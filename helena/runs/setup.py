@@ -15,6 +15,7 @@ from akten.accounts.users import anzeigename, role_of
 from akten.fristen import format_datum
 from akten.models import Akte, Beteiligter
 from drafts.selectors import outcome_notes
+from helena.agent.language import AnswerLanguage, answer_language
 from helena.agent.prompts import system_prompt
 from helena.agent.tooling import Execute, Tool, ToolContext
 from helena.models import AktenGedaechtnis
@@ -29,6 +30,7 @@ class RunSetup:
     tools: list[Tool]
     ctx: ToolContext
     question: str = ""  # the user's message the run answers
+    answer_language: AnswerLanguage = "de"  # German, or English for an English question if the firm allows it
     execute: Execute = execute
     # Every tool's name: a call of one not offered is refused, and never shown to the user raw.
     known_names: frozenset[str] = field(default_factory=lambda: frozenset(all_tools()))
@@ -83,9 +85,15 @@ def prepare_run(
     extra_prompt: str = "",
     context_type: str = "global",
     conversation_id: int | str | None = None,
+    answer_in_question_language: bool = False,
 ) -> RunSetup:
     """Build the messages for a run; an Akte the user may not see is silently left out (and so
-    never reaches the model)."""
+    never reaches the model).
+
+    Helena answers in German (seed 001), in English only to an English question and only when the
+    firm allows it (`answer_in_question_language`: HelenaSettings.antwort_in_sprache_der_frage); a
+    run without a new question (a continuation) goes by the conversation's last question.
+    """
     akte = None
     if akte_id is not None:
         try:
@@ -99,12 +107,16 @@ def prepare_run(
             extra_prompt = "\n\n".join(filter(None, [extra_prompt, (
                 "Deine Entwürfe in diesem Gespräch (schlage Abgelehntes nicht unverändert erneut vor):\n"
                 + "\n".join(notes))]))
+    earlier = [m.get("content") or "" for m in history if m.get("role") == "user"]
+    asked = question or (earlier[-1] if earlier else "")
+    language = answer_language(asked, follow_question=answer_in_question_language)
     prompt = system_prompt(
         tools=tools, today=format_datum(timezone.localdate()), user_name=anzeigename(user),
         role=role_of(user), akte=akte_fuer_prompt(akte) if akte else None, first_contact=first_contact,
         extra=extra_prompt, context_type=context_type, not_set_up=not_set_up_for(user),
+        answer_language=language,
     )
     messages = [{"role": "system", "content": prompt}, *history, {"role": "user", "content": question}]
     ctx = attach(ToolContext(user=user, akte_id=akte.pk if akte else None, run_id=run_id,
                              conversation_id=str(conversation_id) if conversation_id is not None else None))
-    return RunSetup(messages=messages, tools=tools, ctx=ctx, question=question)
+    return RunSetup(messages=messages, tools=tools, ctx=ctx, question=question, answer_language=language)

@@ -4,8 +4,11 @@ Every dialect's markup is recognised in every stream, whatever the profile says 
 formats, and markup must never be shown). The profile decides what the stream cannot tell in time:
 whether the chat template pre-fills "<think>" (then the output starts as reasoning), whether the
 server takes tools at all, and how tools are described when it does not (prompt-based calling).
-Facts learned while streaming (a 400 "does not support tools", a "</think>" without its opener)
-are remembered per model, so the next call starts right.
+Facts learned while streaming (a 400 "does not support tools", a "</think>" without its opener,
+a guessed pre-fill the stream refuted) are this process's copy of what helena/llm/learned.py shares
+between processes; a learned pre-fill stays a guess (held until it shows, helena/llm/providers/
+stream.py), while a template that ends its generation prompt with "<think>", the admin's choice or
+a server that separates the reasoning itself are known.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ class Profile:
     reasoning_prefilled: bool = False
     prompt_format: PromptFormat = "hermes"
     native_tools: bool = True
+    # Whether reasoning_prefilled is known (template, admin, server) or a guess (name, learned): a
+    # guess never hides an answer (helena/llm/providers/stream.py). The source, for the admin.
+    prefill_known: bool = False
+    prefill_source: str = ""  # a key of PREFILL_SOURCES, "" when nothing says anything
 
 
 # key -> profile; the admin's choices (ModelTier.dialect) are these keys plus "auto".
@@ -70,7 +77,36 @@ _BY_TEMPLATE: tuple[tuple[str, str], ...] = (
     ("<|tool_call|>", "granite"),
     ("tool_code", "gemma"),
 )
-_PREFILLED_RE = re.compile(r"<think>\s*(?:\n|\\n)?\s*(?:\{\{-?\s*end\s*-?\}\}|\{%-?\s*endif)?\s*\Z")
+PREFILL_SOURCES = {
+    "name": "am Modellnamen vermutet",
+    "template": "laut Vorlage (/api/show)",
+    "admin": "in der Verwaltung eingestellt",
+    "server": "der Server trennt die Überlegung selbst",
+    "learned": "aus einer früheren Ausgabe gelernt",
+}
+_THINK = "<think>"
+# What may follow the generation prompt's "<think>" in an Ollama (Go) or a Jinja template without
+# adding text: escaped and real newlines, the string's quotes, the tag's end, {{ end }} / {% endif %},
+# and Ollama's {{ .Response }} (where the output goes).
+_TAIL_NOISE_RE = re.compile(
+    r"\\n|\s+|['\"]|\{\{-?\s*(?:end|\.Response)\s*-?\}\}|\{%-?\s*endif\s*-?%\}|-?\}\}")
+_CONTROL_RE = re.compile(r"\{[{%]-?\s*(if|elif|else|end\w*|range|for)\b[^{}]*?-?[}%]\}")
+
+
+def template_prefills_think(template: str) -> bool | None:
+    """Whether a chat template ends the generation prompt with "<think>" (the output then starts
+    as reasoning); None when the template does not tell: none, Ollama's bare "{{ .Prompt }}", or a
+    "<think>" in one branch of a choice (DeepSeek V3.1: "</think>" or "<think>" by a flag)."""
+    text = template.strip()
+    if not text or text == "{{ .Prompt }}":
+        return None
+    index = text.rfind(_THINK)
+    if index < 0 or _TAIL_NOISE_RE.sub("", text[index + len(_THINK):]):
+        return False
+    controls = _CONTROL_RE.findall(text[:index])
+    if controls and controls[-1] in ("else", "elif"):
+        return None
+    return True
 
 
 def detect(name: str, *, template: str = "", capabilities: list[str] | None = None,
@@ -78,6 +114,8 @@ def detect(name: str, *, template: str = "", capabilities: list[str] | None = No
     """The profile for a model; an explicit admin choice wins over detection."""
     if choice and choice != AUTO and choice in PROFILES:
         profile = PROFILES[choice]
+        if profile.reasoning_prefilled:
+            profile = replace(profile, prefill_known=True, prefill_source="admin")
     else:
         profile = _detected(name.lower(), template)
     if capabilities is not None and "tools" not in capabilities:
@@ -93,8 +131,11 @@ def _detected(name: str, template: str) -> Profile:
     else:
         key = next((key for marker, key in _BY_TEMPLATE if marker in template), "generic")
         profile = PROFILES[key]
-    if template and _PREFILLED_RE.search(template.rstrip()):
-        profile = replace(profile, reasoning_prefilled=True)
+    if profile.reasoning_prefilled:
+        profile = replace(profile, prefill_source="name")
+    told = template_prefills_think(template)
+    if told is not None:  # yes: known; no: better than the name, but a stray "</think>" may still teach
+        profile = replace(profile, reasoning_prefilled=told, prefill_known=told, prefill_source="template")
     return profile
 
 
@@ -104,11 +145,15 @@ _learned: dict[tuple[str, str, str], set[str]] = {}
 _lock = threading.Lock()
 NO_TOOLS = "no_tools"
 PREFILLED = "reasoning_prefilled"
+NOT_PREFILLED = "not_prefilled"  # a guessed pre-fill the stream refuted
+OPPOSITE = {PREFILLED: NOT_PREFILLED, NOT_PREFILLED: PREFILLED}
 
 
 def learn(key: tuple[str, str, str], fact: str) -> None:
     with _lock:
-        _learned.setdefault(key, set()).add(fact)
+        facts = _learned.setdefault(key, set())
+        facts.discard(OPPOSITE.get(fact, ""))
+        facts.add(fact)
 
 
 def learned(key: tuple[str, str, str]) -> frozenset[str]:
@@ -121,10 +166,18 @@ def forget_learned() -> None:
         _learned.clear()
 
 
+def replace_learned(facts: dict[tuple[str, str, str], set[str]]) -> None:
+    """This process's copy becomes `facts` (helena/llm/learned.py, as all processes share them)."""
+    with _lock:
+        _learned.clear()
+        _learned.update({key: set(values) for key, values in facts.items()})
+
+
 def with_learned(profile: Profile, key: tuple[str, str, str]) -> Profile:
+    """The profile with what was learned about the model; a known pre-fill is not overruled."""
     facts = learned(key)
     if NO_TOOLS in facts:
         profile = replace(profile, native_tools=False)
-    if PREFILLED in facts:
-        profile = replace(profile, reasoning_prefilled=True)
+    if not profile.prefill_known and (PREFILLED in facts or NOT_PREFILLED in facts):
+        profile = replace(profile, reasoning_prefilled=PREFILLED in facts, prefill_source="learned")
     return profile

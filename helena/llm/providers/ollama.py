@@ -9,7 +9,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Collection
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import httpx
@@ -60,6 +60,11 @@ def forget_context_lengths() -> None:
     """Drop the shared /api/show results (with the router's health results)."""
     with _context_lock:
         _model_infos.clear()
+
+
+def thinks(info: ModelInfo) -> bool:
+    """Whether Helena asks the model to think (`think: true`): it has the capability."""
+    return bool(info.capabilities and "thinking" in info.capabilities)
 
 
 TOOL_CALL_PARSE_MARKER = "error parsing tool call"
@@ -277,10 +282,16 @@ class OllamaModel:
         return min(self.num_ctx, length) if self.num_ctx else length
 
     async def profile(self) -> profiles.Profile:
-        """The dialect profile: the admin's choice, else detected from the name and /api/show."""
+        """The dialect profile: the admin's choice, else detected from the name and /api/show (the
+        template tells whether "<think>" is pre-filled). A model asked to think (`thinks`) gets its
+        reasoning in a field of its own, Ollama's parser having taken it out of the content: the
+        content then never starts as reasoning, whatever the template pre-fills."""
         info = await self.model_info()
-        return profiles.detect(self.name, template=info.template, capabilities=info.capabilities,
-                               choice=self.dialect)
+        profile = profiles.detect(self.name, template=info.template, capabilities=info.capabilities,
+                                  choice=self.dialect)
+        if thinks(info):
+            profile = replace(profile, reasoning_prefilled=False, prefill_known=True, prefill_source="server")
+        return profile
 
     def stream(
         self,
@@ -298,8 +309,7 @@ class OllamaModel:
         options: dict[str, Any] = {"num_ctx": await self.context_window()}
         if temperature is not None:
             options["temperature"] = temperature
-        info = await self.model_info()
-        think = True if info.capabilities and "thinking" in info.capabilities else None
+        think = True if thinks(await self.model_info()) else None
 
         def raw(sent: list[dict[str, Any]], sent_tools: list[dict[str, Any]] | None) -> AsyncIterator[Raw]:
             return self._raw(sent, sent_tools, options, think)

@@ -3,7 +3,11 @@
 A provider yields raw parts as its server sends them (content text, a separate reasoning field,
 structured tool calls, the end); this turns them into the Chunks the agent sees: content runs
 through the dialect parser, structured calls are repaired, and a server that refuses tools gets
-the same turn again with prompt-based tool calling (remembered per model).
+the same turn again with prompt-based tool calling (remembered per model, helena/llm/learned.py).
+
+A pre-filled "<think>" that is only guessed (from the model's name, or learned from an earlier
+stream) never hides an answer: the output is held until "</think>" confirms it, and a stream that
+ends with the reasoning never closed is the answer, parsed as if nothing were pre-filled (_Guess).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from helena.llm import learned
 from helena.llm.base import Chunk, FinishReason, ModelHTTPError, ToolCall, Usage
 from helena.llm.dialects import (
     Call,
@@ -66,6 +71,7 @@ async def parsed_turn(*, raw: RawStream, key: tuple[str, str, str], profile: pro
                       messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                       tool_names: Collection[str] | None) -> AsyncIterator[Chunk]:
     """Chunks of one turn; ends with exactly one end chunk (finish "tool_calls" if a call came)."""
+    await learned.arefresh()
     profile = profiles.with_learned(profile, key)
     offered = {(tool.get("function") or {}).get("name", "") for tool in tools or []}
     names = frozenset(offered | set(tool_names or ()))
@@ -74,8 +80,7 @@ async def parsed_turn(*, raw: RawStream, key: tuple[str, str, str], profile: pro
         sent_messages = messages
         if prompt_mode:
             sent_messages = render_prompt(messages, tools or [], profile.prompt_format)
-        turn = _Turn(StreamParser(names=names, reasoning_first=profile.reasoning_prefilled,
-                                  types=tool_types(tools)), names)
+        turn = _Turn(profile, names, tool_types(tools))
         try:
             async with aclosing(raw(sent_messages, None if prompt_mode else tools)) as parts:
                 async for part in parts:
@@ -86,27 +91,58 @@ async def parsed_turn(*, raw: RawStream, key: tuple[str, str, str], profile: pro
             if prompt_mode or not tools or turn.produced or not refused:
                 raise
             log.info("%s refuses tools (%s): prompt-based tool calling from now on", key, exc.detail[:200])
-            profiles.learn(key, profiles.NO_TOOLS)
+            await learned.alearn(key, profiles.NO_TOOLS,
+                                 f"Der Server lehnte Werkzeuge ab (HTTP {exc.status}): {exc.detail[:200]}")
             prompt_mode = True
             continue
-        for flag in turn.parser.flags:
-            profiles.learn(key, flag)
+        for fact, why in turn.facts():
+            await learned.alearn(key, fact, why)
         return
+
+
+STRAY_CLOSE = "„</think>“ ohne „<think>“ in der Ausgabe: die Vorlage belegt die Überlegung vor"
+NEVER_CLOSED = ("Die vermutete Überlegung wurde nie geschlossen: der Text war die Antwort; die Vermutung "
+                "ist verworfen")
+SERVER_REASONING = "Der Server liefert die Überlegung in einem eigenen Feld: die Ausgabe ist die Antwort"
 
 
 class _Turn:
     """One attempt's state: raw parts in, Chunks out."""
 
-    def __init__(self, parser: StreamParser, names: frozenset[str]) -> None:
-        self.parser = parser
+    def __init__(self, profile: profiles.Profile, names: frozenset[str],
+                 types: dict[str, dict[str, str]]) -> None:
         self.names = names
+        self.types = types
+        self.prefilled = profile.reasoning_prefilled
+        self.parser = self._parser(prefilled=self.prefilled)
+        guessed = profile.reasoning_prefilled and not profile.prefill_known
+        self.guess: _Guess | None = _Guess() if guessed else None
+        self.content = False  # content came (a reasoning field after it says nothing about a pre-fill)
         self.produced = False
         self.saw_call = False
+        self.refuted = ""  # why a guessed pre-fill was dropped
+
+    def _parser(self, *, prefilled: bool) -> StreamParser:
+        return StreamParser(names=self.names, reasoning_first=prefilled, types=self.types)
+
+    def facts(self) -> list[tuple[str, str]]:
+        """What this turn taught about the model: (fact, why in German)."""
+        out = [(flag, STRAY_CLOSE if flag == profiles.PREFILLED else "in der Ausgabe gesehen")
+               for flag in self.parser.flags]
+        if self.refuted:
+            out.append((profiles.NOT_PREFILLED, self.refuted))
+        return out
 
     def chunks(self, part: Raw) -> list[Chunk]:
         if part.kind == "content":
-            chunks = chunks_of(self.parser.feed(part.text))
+            self.content = True
+            chunks = self._content(part.text)
         elif part.kind == "reasoning":
+            if not self.content and self.prefilled:
+                # The server took the reasoning out of the content itself: the content is the answer.
+                self._reparse(prefilled=False)
+                if self.guess is not None:
+                    self.guess, self.refuted = None, SERVER_REASONING
             chunks = [Chunk(kind="reasoning", text=part.text)] if part.text else []
         elif part.kind == "cut":
             chunks = chunks_of([Malformed("Aufruf abgeschnitten", part.text, truncated=True)])
@@ -114,7 +150,7 @@ class _Turn:
             chunks = [Chunk(kind="tool_call", tool_call=normalize_call(part.call, self.names))]
         else:
             truncated = part.finish == "length"
-            chunks = chunks_of(self.parser.finish(truncated=truncated))
+            chunks = self._ended(truncated) + chunks_of(self.parser.finish(truncated=truncated))
             called = self.saw_call or any(c.kind == "tool_call" for c in chunks)
             finish: FinishReason = ("tool_calls" if called else "length" if truncated
                                     else "error" if part.finish == "error" else "stop")
@@ -123,3 +159,66 @@ class _Turn:
             self.produced = True
             self.saw_call = self.saw_call or any(c.kind == "tool_call" for c in chunks)
         return chunks
+
+    def _content(self, text: str) -> list[Chunk]:
+        guess = self.guess
+        if guess is None:
+            return chunks_of(self.parser.feed(text))
+        verdict = guess.feed(text)
+        if verdict == "wait":
+            return []
+        if verdict == "own_opener":  # the model opened "<think>" itself: nothing pre-filled this turn
+            self.guess = None
+            self._reparse(prefilled=False)
+            return chunks_of(self.parser.feed(guess.raw))
+        fresh = chunks_of(self.parser.feed(guess.raw[guess.fed:]))
+        guess.fed = len(guess.raw)
+        if verdict == "hold":
+            guess.held += fresh
+            return []
+        self.guess = None  # "</think>" came: what was held goes out as reasoning, the rest live
+        return [*guess.held, *fresh]
+
+    def _reparse(self, *, prefilled: bool) -> None:
+        self.parser = self._parser(prefilled=prefilled)
+        self.prefilled = prefilled
+
+    def _ended(self, truncated: bool) -> list[Chunk]:
+        """At the end: a guessed pre-fill whose reasoning never closed was wrong; its text is the
+        answer (what was held as reasoning is dropped and the output parsed as if nothing were
+        pre-filled). A cut-off stream does not tell, so only a whole one refutes the guess."""
+        guess, self.guess = self.guess, None
+        if guess is None:
+            return []
+        self._reparse(prefilled=False)
+        if guess.raw.strip() and not truncated:
+            self.refuted = NEVER_CLOSED
+        return chunks_of(self.parser.feed(guess.raw))
+
+
+class _Guess:
+    """The content of a turn under a guessed pre-fill, held until it shows which it is."""
+
+    CLOSE = "</think>"
+    OPEN = "<think>"
+
+    def __init__(self) -> None:
+        self.raw = ""
+        self.fed = 0  # how much of raw went into the pre-filled parser
+        self.held: list[Chunk] = []  # its chunks, not shown yet
+        self.opener_possible = True  # the output may still start with the model's own "<think>"
+
+    def feed(self, text: str) -> Literal["wait", "hold", "confirmed", "own_opener"]:
+        """wait: nothing to parse yet (whitespace, or what may become "<think>"); hold: reasoning so
+        far, not shown; confirmed: "</think>" came; own_opener: the output starts with "<think>"."""
+        scan = max(0, len(self.raw) - len(self.CLOSE) + 1)
+        self.raw += text
+        if self.opener_possible:
+            start = self.raw.lstrip()
+            if start.startswith(self.OPEN):
+                return "own_opener"
+            if self.OPEN.startswith(start):
+                return "wait"
+            self.opener_possible = False
+            scan = 0
+        return "confirmed" if self.CLOSE in self.raw[scan:] else "hold"
