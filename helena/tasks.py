@@ -1,6 +1,7 @@
 """Celery tasks (thin; the file Celery looks for): background runs and the sweep call into
 helena.runs; the Akten vectors into helena.knowledge.aktensuche; questions, Aufträge and memory into
-conversations and proactive. A Celery task is not an Auftrag an Helena (helena/proactive/auftraege.py)."""
+conversations and proactive; the model check into helena.model_check. A Celery task is not an
+Auftrag an Helena (helena/proactive/auftraege.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from django.db import close_old_connections, connection
 from helena.conversations.questions import expire_stale_questions
 from helena.knowledge.aktensuche import indexing
 from helena.knowledge.aktensuche.indexing import DRAIN_TASK, SWEEP_TASK
+from helena.model_check.services import TASK_NAME as MODEL_CHECK_TASK
+from helena.model_check.services import run_stored_check
 from helena.proactive.auftraege import auftraege_abschliessen
 from helena.proactive.memory import refresh_due
 from helena.runs.dispatch import BACKGROUND_TASK, inline_runner
@@ -79,3 +82,13 @@ def close_finished_tasks() -> int:
 def refresh_memories() -> int:
     """Every minute: Helena's memory of the Akten that changed a minute ago or more (debounced)."""
     return refresh_due()
+
+
+@shared_task(name=MODEL_CHECK_TASK, acks_late=False, ignore_result=True)
+def modellpruefung(check_id: int) -> None:
+    """The model check the admin started: minutes of model calls, so here and not in the request.
+    Acks early: a re-delivered check would run (and book its calls) twice."""
+    try:
+        run_stored_check(check_id=check_id)
+    finally:
+        close_old_connections()

@@ -4,6 +4,8 @@ Without a row a tier comes from the server configuration (HELENA_TIER1_MODEL …
 which the list of rows alone would hide ("0 Modellstufen" while qwen3:4b answers every run). So
 the list shows each tier as the router reads it right now, where it comes from, whether it runs
 in the house or in the cloud, and whether its server answers; the rate limits show their default.
+Beside each tier: its last model check (helena/model_check/) and the button that starts the next one
+in the Celery worker, so the admin learns whether a model will do before the lawyers find out.
 """
 
 from __future__ import annotations
@@ -13,12 +15,19 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django import forms
 from django.conf import settings
-from django.contrib import admin
-from django.http import HttpRequest, HttpResponse
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.template.defaultfilters import date as date_filter
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
 
+from config.errors import DomainError
+from config.navigation import safe_next
 from helena.llm import locality, router
 from helena.llm.providers import health
-from helena.models import HelenaSettings, ModelTier, TaskRoute
+from helena.model_check import services as model_check
+from helena.models import HelenaSettings, ModelCheck, ModelTier, TaskRoute
 
 NAMES = {1: "Stufe 1 – klein, schnell", 2: "Stufe 2 – groß, lokal", 3: "Stufe 3 – Cloud"}
 
@@ -57,6 +66,28 @@ def rate_limit_default() -> int:
     return settings.HELENA_RATE_LIMIT_PER_HOUR
 
 
+def check_summary(check: ModelCheck | None, *, model_name: str = "") -> str:
+    """A tier's last model check in one line: when, and what came out (or how far it is)."""
+    if check is None:
+        return "noch nicht geprüft"
+    when = date_filter(check.finished_at or check.created_at, "d.m.Y H:i")
+    if check.status in (ModelCheck.Status.WARTET, ModelCheck.Status.LAEUFT):
+        done = sum(1 for line in check.lines if line[:3].strip().rstrip(".").isdigit())
+        return f"läuft seit {when} ({done} Aufgaben fertig)"
+    text = f"{when}: {check.verdict or check.get_status_display()}"
+    if model_name and check.model_name and check.model_name != model_name:
+        text += f" (geprüft wurde {check.model_name})"
+    return text
+
+
+def check_rows() -> list[dict[str, Any]]:
+    """One row per configured tier for the list's „Modellprüfung“: its model and last check."""
+    latest = model_check.latest_checks()
+    return [{"stufe": NAMES.get(tier, tier), "tier": tier, "modell": config.name,
+             "ergebnis": check_summary(latest.get(tier), model_name=config.name),
+             "url": reverse("admin:helena_modeltier_modellpruefung", args=[tier])}
+            for tier, config in sorted(router.tier_configs().items())]
+
 
 class ModelTierForm(forms.ModelForm):
     class Meta:
@@ -88,13 +119,65 @@ class ModelTierForm(forms.ModelForm):
 class ModelTierAdmin(admin.ModelAdmin):
     form = ModelTierForm
     list_display = ("tier", "provider", "model_name", "standort_erkannt", "dialect", "enabled",
-                    "price_input_per_1k", "price_output_per_1k")
+                    "price_input_per_1k", "price_output_per_1k", "pruefung_kurz")
     list_filter = ("provider", "enabled", "standort")
     ordering = ("tier",)
-    readonly_fields = ("standort_erkannt", "erkennung")
+    readonly_fields = ("standort_erkannt", "erkennung", "modellpruefung")
+    change_list_template = "admin/helena/modeltier/modellpruefung_liste.html"
+    change_form_template = "admin/helena/modeltier/modellpruefung_formular.html"
 
     def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
-        return super().changelist_view(request, {**(extra_context or {}), "wirksam": effective_tiers()})
+        return super().changelist_view(request, {**(extra_context or {}), "wirksam": effective_tiers(),
+                                                 "pruefungen": check_rows()})
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict | None = None) -> HttpResponse:
+        row = ModelTier.objects.filter(pk=object_id).first()
+        url = reverse("admin:helena_modeltier_modellpruefung", args=[row.tier]) if row else ""
+        return super().change_view(request, object_id, form_url,
+                                   {**(extra_context or {}), "pruefung_url": url})
+
+    def get_urls(self) -> list[URLPattern]:
+        return [path("modellpruefung/<int:tier>/", self.admin_site.admin_view(self.modellpruefung_view),
+                     name="helena_modeltier_modellpruefung"), *super().get_urls()]
+
+    def modellpruefung_view(self, request: HttpRequest, tier: int) -> HttpResponse:
+        """„Modell prüfen“: the check runs in the Celery worker; its result appears beside the tier."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        try:
+            check, new = model_check.start_check(tier=tier, requested_by=request.user)
+        except DomainError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, (
+                f"Die Modellprüfung für Stufe {tier} ({check.model_name}) läuft im Hintergrund, meist "
+                "einige Minuten. Lade die Seite später neu: Das Ergebnis steht dann bei der Stufe."
+                if new else f"Für Stufe {tier} läuft schon eine Modellprüfung; ihr Ergebnis steht bald "
+                            "bei der Stufe."))
+        back = safe_next(request, request.POST.get("next")) or reverse("admin:helena_modeltier_changelist")
+        return HttpResponseRedirect(back)
+
+    def _last_check(self, obj: ModelTier) -> ModelCheck | None:
+        return ModelCheck.objects.filter(tier=obj.tier).order_by("-created_at").first()
+
+    @admin.display(description="Modellprüfung")
+    def pruefung_kurz(self, obj: ModelTier) -> str:
+        return check_summary(self._last_check(obj), model_name=obj.model_name)
+
+    @admin.display(description="Modellprüfung")
+    def modellpruefung(self, obj: ModelTier) -> str:
+        """The last check with its report, line by line (the button above starts the next one)."""
+        if obj is None or not obj.pk:
+            return "– (nach dem Speichern)"
+        check = self._last_check(obj)
+        summary = check_summary(check, model_name=obj.model_name)
+        if check is None or not check.lines:
+            return summary
+        return format_html("<p><strong>{}</strong></p><pre style=\"white-space: pre-wrap\">{}</pre>",
+                           summary, format_html_join("\n", "{}", ((line,) for line in check.lines)))
 
     @admin.display(description="Läuft")
     def standort_erkannt(self, obj: ModelTier) -> str:

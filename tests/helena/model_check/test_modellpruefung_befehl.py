@@ -1,0 +1,104 @@
+"""`manage.py modellpruefung` from the outside: the report's lines, its last line and the exit codes
+(0 suitable, 1 not suitable, 2 the server cannot be reached) against the scripted server."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+from helena.models import LLMCall, ModelCheck
+from tests.conftest import Kanzlei
+from tests.helena.model_check.conftest import behaving, english, never_calls_tools
+from tests.scripted_llm_server import ScriptedLLMServer
+
+pytestmark = pytest.mark.django_db
+
+
+def befehl(*args: str) -> tuple[int, list[str], str]:
+    """The command as call_command runs it: (exit code, stdout's lines, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("modellpruefung", *args, stdout=out, stderr=err)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code)
+    return code, out.getvalue().splitlines(), err.getvalue()
+
+
+def test_a_model_that_calls_the_right_tools_is_suitable(tier1: ScriptedLLMServer, kanzlei: Kanzlei) -> None:
+    tier1.respond_with(behaving())
+    code, lines, err = befehl("--stufe", "1")
+    print("\n".join(lines))
+    assert code == 0, lines
+    assert lines[-1] == "Ergebnis: geeignet für Stufe 1"
+    assert lines[0].startswith("Modellprüfung Stufe 1: qwen3:4b auf http://127.0.0.1:")
+    assert lines[1].startswith("Format: Qwen3") and lines[1].endswith(
+        " · Fähigkeiten laut /api/show: completion, tools · Werkzeuge über die Schnittstelle"
+        " · Kontextfenster 40.960 Tokens")
+    tasks = [line for line in lines if line[:3].strip().rstrip(".").isdigit()]
+    assert len(tasks) == 10 and all(" ✓ " in line for line in tasks), tasks
+    assert " ✓ Fristen lesen: read_fristen erkannt, Argumente richtig · Deutsch · ohne Markup" in tasks[0]
+    assert "Tokens/s" in tasks[0] and "erstes Token" in tasks[0]
+    assert "Eignung: Stufe 1 ja · Stufe 2 und 3 ja" in lines
+    assert "Urteil Stufe 1: geeignet für Stufe 1" in lines
+    assert err == ""
+    # The real loop with the registry's tools, the calls booked as the check's; the firm's records
+    # never reach the model, only the made-up Akte does.
+    chats = tier1.requests_to("/api/chat")
+    assert {"read_fristen", "search_gesetze", "create_draft_frist"} <= {
+        tool["function"]["name"] for tool in chats[0]["tools"]}
+    sent = json.dumps(chats, ensure_ascii=False)
+    assert "PRÜF-7/26" in sent
+    assert not any(akte.kurzrubrum.split(" ")[0] in sent for akte in kanzlei.akten.values())
+    assert LLMCall.objects.filter(operation="modellpruefung", model="qwen3:4b").count() == len(chats)
+    check = ModelCheck.objects.get()
+    assert (check.tier, check.suitable, check.exit_code, check.status) == (1, True, 0, "fertig")
+    assert check.lines == lines[:-1] and check.verdict == "geeignet für Stufe 1"
+
+
+def test_a_model_that_never_calls_tools_is_not_suitable(tier1: ScriptedLLMServer) -> None:
+    tier1.respond_with(never_calls_tools())
+    code, lines, _ = befehl("--stufe", "1")
+    assert code == 1, lines
+    assert lines[-1].startswith("Ergebnis: nicht geeignet für Stufe 1 – Werkzeugaufrufe unzuverlässig: "
+                                "7 von 8 Aufgaben ohne richtigen Aufruf (Fristen lesen, Vorschrift suchen")
+    assert any(line.startswith(" 1. ✗ Fristen lesen: Werkzeugaufruf falsch: kein Werkzeugaufruf (erwartet: "
+                               "read_fristen mit akte_id 4711)") for line in lines), lines
+    assert any(line.startswith(" 4. ✓ Frage ohne Werkzeug: kein Werkzeug, richtig") for line in lines)
+    assert "Eignung: Stufe 1 nein (Werkzeugaufrufe unzuverlässig) · Stufe 2 und 3 nein (Werkzeugaufrufe " \
+           "unzuverlässig)" in lines
+    assert any(line.startswith("Empfehlung: Das Modell ruft Werkzeuge selten oder falsch auf.")
+               for line in lines)
+    assert ModelCheck.objects.get().suitable is False
+
+
+def test_a_model_that_answers_in_english_is_flagged(tier1: ScriptedLLMServer) -> None:
+    tier1.respond_with(english())
+    code, lines, _ = befehl("--stufe", "1")
+    assert code == 1, lines
+    assert lines[-1].startswith("Ergebnis: nicht geeignet für Stufe 1 – antwortet nicht auf Deutsch: "
+                                "8 von 8 Antworten in anderer Sprache")
+    assert any(line.startswith(" 8. ✗ Englische Frage: read_fristen erkannt, Argumente richtig · "
+                               "nicht Deutsch") for line in lines), lines
+    assert any(line.startswith("Empfehlung: Das Modell antwortet nicht auf Deutsch.") for line in lines)
+    # The loop asked once more in German, as in a real run; the model stayed English.
+    assert any("vollständig auf Deutsch" in m.get("content", "")
+               for body in tier1.requests_to("/api/chat") for m in body["messages"])
+
+
+def test_a_server_that_is_down_ends_with_exit_code_2(db, settings) -> None:
+    from helena.llm import router
+    from tests.scripted_llm_server import unused_port
+
+    router.clear_health_cache()
+    settings.HELENA_TIER1_MODEL, settings.OLLAMA_HOST = "qwen3:4b", f"http://127.0.0.1:{unused_port()}"
+    settings.HELENA_TIER2_MODEL = ""
+    code, lines, err = befehl()
+    assert code == 2
+    assert lines[-2] == f"Nicht geprüft: der Server antwortet nicht ({settings.OLLAMA_HOST})."
+    assert lines[-1] == f"Ergebnis: nicht geprüft – der Server antwortet nicht ({settings.OLLAMA_HOST})"
+    assert "Traceback" not in err
+    assert ModelCheck.objects.get().exit_code == 2
