@@ -173,10 +173,11 @@ class _Turn:
             return chunks_of(self.parser.feed(guess.raw))
         fresh = chunks_of(self.parser.feed(guess.raw[guess.fed:]))
         guess.fed = len(guess.raw)
-        if verdict == "hold":
+        # Closed: "</think>" came, or the parser's pre-filled block ended at another closing marker.
+        if verdict == "hold" and all(chunk.kind == "reasoning" for chunk in fresh):
             guess.held += fresh
             return []
-        self.guess = None  # "</think>" came: what was held goes out as reasoning, the rest live
+        self.guess = None  # what was held goes out as reasoning, the rest live
         return [*guess.held, *fresh]
 
     def _reparse(self, *, prefilled: bool) -> None:
