@@ -111,13 +111,14 @@ def held_prefix(text: str, markers: tuple[str, ...], start: int = 0) -> int:
     the start of their closing marker.
     """
     end = len(text)
-    first = end
-    for marker in markers:
-        for length in range(min(len(marker) - 1, end - start), 0, -1):
-            if marker.startswith(text[end - length:]):
-                first = min(first, end - length)
-                break
-    return first
+    longest = max(len(marker) for marker in markers) - 1
+    firsts = {marker[0] for marker in markers}
+    for index in range(max(start, end - longest), end):  # only a marker's first character starts one
+        if text[index] in firsts:
+            tail = text[index:]
+            if any(marker.startswith(tail) for marker in markers):
+                return index
+    return end
 
 
 _STRONG = ("[TOOL_CALLS]", "[THINK]")

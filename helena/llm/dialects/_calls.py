@@ -1,7 +1,8 @@
 """What counts as a tool call once a dialect has found its text: JSON shapes, Python calls, names.
 
 Only calls of known tools count: JSON that merely has "name"/"arguments" keys but names no offered
-tool is data, and stays text.
+tool is data, and stays text. An object whose single key is an offered tool is a call of it
+({"get_fristen": {"akte_id": 3}}, as Apertus writes its calls).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import re
 import uuid
 from collections.abc import Collection
 from typing import Any
@@ -19,7 +21,7 @@ from helena.llm.dialects._jsonish import repair_arguments
 # Keys models use for the tool name and its arguments when they write a call as text.
 NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
 ARG_KEYS = ("arguments", "parameters", "args", "input", "action_input", "tool_input", "params")
-META_KEYS = frozenset({"type", "id", "call_id", "index"})
+META_KEYS = frozenset({"type", "id", "call_id", "tool_call_id", "index"})
 # Keys a call object may start with: the streaming parser decides "no call" from any other first key.
 FIRST_KEYS = frozenset({*NAME_KEYS, *ARG_KEYS, *META_KEYS, "tool_calls"})
 NAME_PREFIXES = ("functions.", "function.", "tools.", "default_api.")
@@ -82,7 +84,12 @@ def as_call(obj: Any, names: Collection[str], *, any_name: bool = False) -> Tool
     object is complete). `any_name`: the object sits inside a dialect's call markup, so an unknown
     name is still a call (the executor tells the model the tool does not exist).
     """
-    if not isinstance(obj, dict) or not obj or next(iter(obj)) not in FIRST_KEYS:
+    if not isinstance(obj, dict) or not obj:
+        return None
+    keyed = _keyed_by_name(obj, names, any_name=any_name)
+    if keyed is not None:
+        return keyed
+    if next(iter(obj)) not in FIRST_KEYS:
         return None
     function = obj.get("function")
     if isinstance(function, dict):  # OpenAI shape: {"type": "function", "function": {...}}
@@ -108,6 +115,19 @@ def as_call(obj: Any, names: Collection[str], *, any_name: bool = False) -> Tool
     else:
         args = rest  # flat form: {"name": "search_gesetze", "query": "..."}
     return ToolCall(id=new_id(), name=name, arguments=coerce_args(args))
+
+
+def _keyed_by_name(obj: dict[str, Any], names: Collection[str], *, any_name: bool) -> ToolCall | None:
+    """{"tool": {arguments}}: one key, the tool's name (in markup: any name but a call object's keys)."""
+    if len(obj) != 1:
+        return None
+    key, value = next(iter(obj.items()))
+    name = known_name(key, names)
+    if name is None and any_name and key not in FIRST_KEYS and re.fullmatch(r"[A-Za-z_][\w.\-]*", key):
+        name = key
+    if name is None or not isinstance(value, dict) or _looks_like_schema(value):
+        return None
+    return ToolCall(id=new_id(), name=name, arguments=value)
 
 
 def calls_from(value: Any, names: Collection[str], *, any_name: bool = False) -> list[ToolCall] | None:
@@ -138,7 +158,7 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def _python_call(node: ast.expr, names: Collection[str]) -> ToolCall | None:
+def _python_call(node: ast.expr, names: Collection[str], any_name: bool = False) -> ToolCall | None:
     if isinstance(node, ast.Call) and _dotted(node.func) == "print" and len(node.args) == 1:
         node = node.args[0]  # Gemma writes print(default_api.tool(...)) in tool_code
     if not isinstance(node, ast.Call) or node.args:
@@ -148,7 +168,7 @@ def _python_call(node: ast.expr, names: Collection[str]) -> ToolCall | None:
         return None
     if dotted.endswith(".call"):  # Llama's built-in form: brave_search.call(query="…")
         dotted = dotted[: -len(".call")]
-    name = known_name(dotted, names)
+    name = known_name(dotted, names) or (dotted if any_name else None)
     if name is None:
         return None
     arguments: dict[str, Any] = {}
@@ -156,7 +176,7 @@ def _python_call(node: ast.expr, names: Collection[str]) -> ToolCall | None:
         if keyword.arg is None:
             return None
         try:
-            arguments[keyword.arg] = ast.literal_eval(keyword.value)
+            arguments[keyword.arg] = ast.literal_eval(_json_literals(keyword.value))
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return None
     try:
@@ -166,7 +186,25 @@ def _python_call(node: ast.expr, names: Collection[str]) -> ToolCall | None:
     return ToolCall(id=new_id(), name=name, arguments=arguments)
 
 
-def python_calls(source: str, names: Collection[str]) -> list[ToolCall] | None:
+_JSON_LITERALS = {"true": True, "false": False, "null": None}
+
+
+class _JsonLiterals(ast.NodeTransformer):
+    """true/false/null written in a Python call (Olmo 3, LFM2) as the constants they mean."""
+
+    def visit_Name(self, name: ast.Name) -> ast.AST:
+        if name.id in _JSON_LITERALS:
+            return ast.copy_location(ast.Constant(_JSON_LITERALS[name.id]), name)
+        return name
+
+
+def _json_literals(node: ast.expr) -> ast.expr:
+    if isinstance(node, ast.Constant) or not any(isinstance(n, ast.Name) for n in ast.walk(node)):
+        return node
+    return _JsonLiterals().visit(node)
+
+
+def python_calls(source: str, names: Collection[str], *, any_name: bool = False) -> list[ToolCall] | None:
     """`[f(a="x"), g(b=1)]`, `f(a="x")` or one call a line: the calls, or None if not only calls.
 
     Gemma's tool_code may assign the result and print it (`r = f(a="x")` then `print(r)`): the
@@ -191,7 +229,7 @@ def python_calls(source: str, names: Collection[str]) -> list[ToolCall] | None:
                 and isinstance(value.args[0], ast.Name)):
             continue
         nodes.extend(value.elts if isinstance(value, ast.List | ast.Tuple) else [value])
-    calls = [_python_call(node, names) for node in nodes]
+    calls = [_python_call(node, names, any_name) for node in nodes]
     if not calls or not all(calls):
         return None
     return [call for call in calls if call]

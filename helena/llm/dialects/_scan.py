@@ -55,13 +55,13 @@ def _early_object(text: str, pos: int, names: Collection[str]) -> Verdict:
     if match.group("key") is not None:
         key = match.group("key")
         if match.end() == len(text):
-            return WAIT if any(k.startswith(key) for k in FIRST_KEYS) else NO
+            return WAIT if _may_be_first_key(key, names) else NO
     else:
         key = match.group("qkey")
         if not match.group("qend"):
-            return WAIT if any(k.startswith(key) for k in FIRST_KEYS) else NO
+            return WAIT if _may_be_first_key(key, names) else NO
     if key not in FIRST_KEYS:
-        return NO
+        return WAIT if known_name(key, names) is not None else NO  # {"tool": {arguments}}
     named = _NAME_VALUE_RE.match(text, skip_separators(text, pos + 1))  # only a first key's value
     if named is not None:
         value = named.group("value")
@@ -70,6 +70,10 @@ def _early_object(text: str, pos: int, names: Collection[str]) -> Verdict:
         if not may_become_name(value, names):
             return NO
     return WAIT
+
+
+def _may_be_first_key(key: str, names: Collection[str]) -> bool:
+    return any(k.startswith(key) for k in FIRST_KEYS) or may_become_name(key, names)
 
 
 def json_call(text: str, pos: int, names: Collection[str], *, final: bool, truncated: bool = False,

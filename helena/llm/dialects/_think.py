@@ -1,18 +1,26 @@
-"""Reasoning blocks: Qwen3, QwQ, DeepSeek-R1 (<think>…</think>), Magistral ([THINK]…[/THINK]).
+"""Reasoning blocks: Qwen3, QwQ, DeepSeek-R1 (<think>…</think>), Magistral ([THINK]…[/THINK]),
+Granite 3.2 and Apriel (reasoning introduced by a sentence), and any other family's markers (_fallback).
 
 Reasoning streams live as Reasoning events (a collapsed "Überlegung"), holding back only what may
 be the start of the closing tag. When the chat template pre-fills the opening tag (DeepSeek-R1,
-QwQ, the Qwen3 thinking models), the output starts inside the block and only the closing tag
-appears: the parser then starts with a prefilled block. Whatever looks like a call inside the
-reasoning is reasoning: the model may decide against it, so it is never executed.
+QwQ, the Qwen3 thinking models, Cohere's <|START_THINKING|>), the output starts inside the block and
+only a closing marker appears: the parser then starts with a prefilled block, which ends at any
+family's closing marker. Whatever looks like a call inside the reasoning is reasoning: the model may
+decide against it, so it is never executed.
 """
 
 from __future__ import annotations
 
 from helena.llm.dialects._base import Block, Ctx, Emit, Opener, Outcome, Reasoning, Text, held_prefix
+from helena.llm.dialects._markers import THINK_CLOSERS
 
 _CALL_TAG = "<tool_call>"
 PAIRS = {"<think>": "</think>", "<thinking>": "</thinking>", "[THINK]": "[/THINK]"}
+# Reasoning a sentence introduces (vLLM's granite parser; Apriel's template): not a tag, so a
+# sentence without its opener is prose, never a stray closer.
+SENTENCES = {"Here is my thought process:": ("Here is my response:", "Here's my response:"),
+             "Here's my thought process:": ("Here is my response:", "Here's my response:"),
+             "Here are my reasoning steps:": ("[BEGIN FINAL RESPONSE]",)}
 
 
 def _after_whitespace(text: str, pos: int) -> int:
@@ -30,19 +38,27 @@ class ThinkBlock(Block):
     the held calls are parsed as calls.
     """
 
-    def __init__(self, ctx: Ctx, opener: str, *, prefilled: bool = False) -> None:
+    def __init__(self, ctx: Ctx, opener: str, *, prefilled: bool = False,
+                 closers: tuple[str, ...] | None = None) -> None:
         super().__init__(ctx, opener)
-        self.close = PAIRS[opener]
+        if closers is None:
+            closers = THINK_CLOSERS if prefilled else SENTENCES.get(opener) or (PAIRS[opener],)
+        self.closers = closers
         self.opened = prefilled
+
+    def _close(self, text: str) -> tuple[int, str]:
+        """The first closing marker in text: (index, marker), or (-1, "")."""
+        found = [(index, close) for close in self.closers if (index := text.find(close)) >= 0]
+        return min(found) if found else (-1, "")
 
     def step(self, text: str, final: bool) -> Outcome:
         if not self.opened:
             self.opened = True
             return Emit(consumed=len(self.opener), done=False)
-        index = text.find(self.close)
+        index, close = self._close(text)
         held = text.find(_CALL_TAG, 0, index if index >= 0 else len(text))
         if index >= 0:
-            after = _after_whitespace(text, index + len(self.close))
+            after = _after_whitespace(text, index + len(close))
             reasoning = _untagged(text[:index])
             events = [Reasoning(reasoning)] if reasoning else []
             if after == len(text) and not final:  # the answer's leading blank lines are not text yet
@@ -59,7 +75,7 @@ class ThinkBlock(Block):
                 head = [Reasoning(text[:held])] if text[:held] else []
                 return Emit(consumed=len(text), events=[*head, *tail])
             return Emit(consumed=len(text), events=[Reasoning(text)] if text else [])
-        keep = held if held >= 0 else held_prefix(text, (self.close, _CALL_TAG))
+        keep = held if held >= 0 else held_prefix(text, (*self.closers, _CALL_TAG))
         if not keep:
             return None
         return Emit(consumed=keep, events=[Reasoning(text[:keep])], done=False)
@@ -84,6 +100,6 @@ class StrayClose(Block):
         return Emit(consumed=after)
 
 
-OPENERS = [Opener(open_tag, ThinkBlock) for open_tag in PAIRS] + [
+OPENERS = [Opener(open_tag, ThinkBlock) for open_tag in (*PAIRS, *SENTENCES)] + [
     Opener(close_tag, StrayClose) for close_tag in PAIRS.values()
 ]

@@ -6,8 +6,9 @@
     <|start|>assistant<|channel|>final<|message|>Es sind 20 Grad.<|return|>
 
 A message's header runs to <|message|>; its body to <|end|>, <|call|>, <|return|> or the next
-header. Analysis streams as reasoning, final (and commentary without a recipient: the preamble
-harmony shows to users) as text, a message to a function is a call once complete.
+header. Final (and commentary without a recipient: the preamble harmony shows to users) streams as
+text, a message to a function is a call once complete, and every other channel (analysis, or one
+Helena does not know) as reasoning: when in doubt, a message is held back from the answer.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ _NEXT = ("<|start|>", "<|channel|>")
 _CHANNEL_RE = re.compile(r"<\|channel\|>\s*(?P<channel>\w+)")
 _RECIPIENT_RE = re.compile(r"\bto=(?P<to>[\w.\-:]+)")
 _MAX_HEADER = 300
+_ANSWER_CHANNELS = frozenset({"final", "commentary"})
 
 
 class MessageBlock(Block):
@@ -90,7 +92,7 @@ class MessageBlock(Block):
             call = ToolCall(id=new_id(), name=known_name(name, self.ctx.names) or name,
                             arguments=coerce_args(body.strip()))
             return [Call(call)]
-        if self.channel == "analysis":
+        if self.channel not in _ANSWER_CHANNELS:
             return [Reasoning(body)] if body else []
         if self.inner is None:
             assert self.ctx.nested is not None

@@ -4,7 +4,8 @@ One or several calls in a row, JSON or Python-dict literals inside, or Qwen3-Cod
 block reads Granite's <|tool_call|>[{…}] (no closing tag; arguments may be a JSON string holding
 JSON) and the <tool_calls>/<function_call> variants small models invent. Inside the markup any
 name counts as a call attempt: an unknown tool gets the executor's "unknown tool" answer, so the
-model can correct itself, instead of raw markup reaching the user.
+model can correct itself, instead of raw markup reaching the user. A body that is neither JSON nor
+Python nor Qwen3-Coder's XML is read by _payload (GLM's NAME<arg_key>…, Laguna's NAME\n{…}).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 
 from helena.llm.dialects._base import Block, Call, Ctx, Emit, Fragment, Malformed, Opener, Outcome
 from helena.llm.dialects._calls import calls_from, python_calls
+from helena.llm.dialects._payload import read_calls
 from helena.llm.dialects._scan import repair_value, value_sequence
 from helena.llm.dialects.qwen3_coder import xml_calls
 
@@ -23,6 +25,14 @@ CLOSERS = {"<tool_call>": "</tool_call>", "<tool_calls>": "</tool_calls>",
 
 def body_events(body: str, ctx: Ctx) -> list[Fragment] | None:
     """The calls written in a tag body; None when the body is not made of calls."""
+    events = _known_shapes(body, ctx)
+    if events is None:
+        calls = read_calls(body, ctx, any_name=True)
+        events = [Call(call) for call in calls] if calls else None
+    return events
+
+
+def _known_shapes(body: str, ctx: Ctx) -> list[Fragment] | None:
     stripped = _FENCE_RE.sub("", body.strip()).strip()
     if not stripped:
         return []

@@ -5,7 +5,9 @@
     [get_weather(city="Berlin"), get_time(zone="CET")]
 
 A bare "{" or "[" is held only while it can still become a call of an offered tool: the first key
-must be one a call starts with, and the name must fit a tool; otherwise it is prose at once.
+must be one a call starts with, and the name must fit a tool; otherwise it is prose at once. A "["
+goes to _fallback first (it may be a bracket token such as [BEGIN FINAL RESPONSE]), which hands a
+call list to ListBlock.
 """
 
 from __future__ import annotations
@@ -171,6 +173,5 @@ def _builtin_names(source: str) -> frozenset[str]:
 
 OPENERS = [
     Opener("{", JsonBlock, needs_tools=True),
-    Opener("[", ListBlock, needs_tools=True),
     Opener("<|python_tag|>", PythonTagBlock),
 ]

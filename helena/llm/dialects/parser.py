@@ -3,16 +3,33 @@
 Text is released the moment it cannot be the start of any dialect's marker; at a possible marker
 only the shortest suffix that could still grow into one is held, and released as soon as it is
 decided. Every dialect is always on (small models mix formats; markup of any kind must never be
-shown), so the profile only says whether the output starts inside a reasoning block.
+shown), so the profile only says whether the output starts inside a reasoning block. Markup no
+family claims is read by its words (_fallback), and an offered tool's name is a marker too
+(_names): it is held until what follows says call or prose, so it never flashes as text before a
+call. A call repeated with the same arguments in one answer (a model echoing its call) is one call.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from collections.abc import Collection, Iterable
 
-from helena.llm.dialects import _think, _tokens, deepseek, gemma, harmony, hermes, llama, mistral, qwen3_coder
+from helena.llm.dialects import (
+    _fallback,
+    _names,
+    _think,
+    _tokens,
+    deepseek,
+    gemma,
+    gemma4,
+    harmony,
+    hermes,
+    llama,
+    mistral,
+    qwen3_coder,
+)
 from helena.llm.dialects._base import (
     REJECT,
     Block,
@@ -28,8 +45,32 @@ from helena.llm.dialects._base import (
 
 ALL_OPENERS: tuple[Opener, ...] = (
     *_think.OPENERS, *hermes.OPENERS, *qwen3_coder.OPENERS, *llama.OPENERS, *gemma.OPENERS,
-    *mistral.OPENERS, *deepseek.OPENERS, *harmony.OPENERS, *_tokens.OPENERS,
+    *gemma4.OPENERS, *mistral.OPENERS, *deepseek.OPENERS, *harmony.OPENERS, *_tokens.OPENERS,
+    *_fallback.OPENERS,
 )
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-")
+
+
+Tables = tuple[dict[str, list[Opener]], re.Pattern[str], frozenset[str]]
+
+
+_TABLES: dict[tuple[frozenset[str], int], Tables] = {}
+
+
+def _tables(names: frozenset[str], openers: tuple[Opener, ...]) -> Tables:
+    """Openers by first character, the pattern finding possible markers (a tool's name among them)
+    and the characters that start a marker: built once per set of tools for the parser's own
+    openers (a firm's tools are the same every turn)."""
+    active = [o for o in openers if names or not o.needs_tools]
+    marker_chars = "".join(sorted({o.literal[0] for o in active}))
+    words = _names.literals(names)
+    by_char: dict[str, list[Opener]] = {}
+    for opener in sorted([*active, *_names.openers(names)], key=lambda o: -len(o.literal)):
+        by_char.setdefault(opener.literal[0], []).append(opener)
+    pattern = "[" + re.escape(marker_chars) + "]"
+    if words:  # a name is a marker where a word starts (at the buffer's start: checked in _open)
+        pattern += "|" + _names.pattern(words)
+    return by_char, re.compile(pattern), frozenset(marker_chars)
 
 
 class StreamParser:
@@ -44,15 +85,19 @@ class StreamParser:
                  types: dict[str, dict[str, str]] | None = None,
                  openers: Iterable[Opener] = ALL_OPENERS) -> None:
         self._ctx = Ctx(names=frozenset(names), types=types or {}, nested=StreamParser)
-        active = [o for o in openers if self._ctx.names or not o.needs_tools]
-        self._by_char: dict[str, list[Opener]] = {}
-        for opener in sorted(active, key=lambda o: -len(o.literal)):
-            self._by_char.setdefault(opener.literal[0], []).append(opener)
-        self._candidates = re.compile("[" + re.escape("".join(self._by_char)) + "]")
+        key = (self._ctx.names, id(openers))
+        tables = _TABLES.get(key) if openers is ALL_OPENERS else None
+        if tables is None:
+            tables = _tables(self._ctx.names, tuple(openers))
+            if openers is ALL_OPENERS and len(_TABLES) < 64:
+                _TABLES[key] = tables
+        self._by_char, self._candidates, self._marker_chars = tables
         self._buf = ""
+        self._last = ""  # the last character out of the buffer: whether a name there starts a word
         self._block: Block | None = None
         if reasoning_first:
             self._block = _think.ThinkBlock(self._ctx, "<think>", prefilled=True)
+        self._calls: set[str] = set()
         self.flags: set[str] = set()
         self.finished = False
 
@@ -98,6 +143,7 @@ class StreamParser:
             outcome = block.step(self._buf, final)
             if outcome is REJECT:
                 _text(out, self._buf[0])
+                self._last = self._buf[0]
                 self._buf = self._buf[1:]
                 self._block = None
                 continue
@@ -115,7 +161,7 @@ class StreamParser:
             outcome = self._block.step("", True)
             if isinstance(outcome, Emit):
                 for event in outcome.events:
-                    _append(out, event)
+                    self._emit(out, event)
             self._block = None
         return out
 
@@ -124,28 +170,50 @@ class StreamParser:
         nothing is to be opened now: all text went out, or a possible marker waits for more text."""
         opener: Opener | bool | None = None
         pos = -1
-        for found in self._candidates.finditer(self._buf):
-            opener = self._match(found.start(), final)
+        buf = self._buf
+        for found in self._candidates.finditer(buf):
+            start = found.start()
+            before = buf[start - 1] if start else self._last
+            if buf[start] not in self._marker_chars and before in _WORD_CHARS:
+                continue  # a name inside a word ("xread_akte") is none
+            opener = self._match(start, final)
             if opener is not None:
-                pos = found.start()
+                pos = start
                 break
-        if pos < 0:
-            _text(out, self._buf)
+        if pos < 0:  # the common case: plain text, all of it out
+            _append(out, Text(buf))
+            self._last = buf[-1]
             self._buf = ""
             return None
         if pos:
-            _text(out, self._buf[:pos])
-            self._buf = self._buf[pos:]
+            self._release(out, buf[:pos])
         if opener is True:
             return None  # hold the possible marker until more text decides it
         assert isinstance(opener, Opener)
         self._block = opener.make(self._ctx, opener.literal)
         return self._block
 
+    def _release(self, out: list[Fragment], text: str) -> None:
+        _text(out, text)
+        self._last = text[-1]
+        self._buf = self._buf[len(text):]
+
+    def _emit(self, out: list[Fragment], event: Fragment) -> None:
+        """An event out; a call identical to one already out (an echo) is that call, not another."""
+        if isinstance(event, Call):
+            arguments = json.dumps(event.call.arguments, sort_keys=True, ensure_ascii=False, default=str)
+            key = f"{event.call.name}\0{arguments}"
+            if key in self._calls:
+                return
+            self._calls.add(key)
+        _append(out, event)
+
     def _take(self, block: Block, outcome: Emit, out: list[Fragment]) -> None:
         """A block's events out, the text they account for consumed; a finished block closed."""
         for event in outcome.events:
-            _append(out, event)
+            self._emit(out, event)
+        if outcome.consumed:
+            self._last = self._buf[outcome.consumed - 1]
         self._buf = self._buf[outcome.consumed:]
         if outcome.done:
             flag = getattr(block, "flag", None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -161,9 +162,17 @@ def learned(key: tuple[str, str, str]) -> frozenset[str]:
         return frozenset(_learned.get(key, ()))
 
 
+# Called by forget_learned: helena/llm/learned.py registers the shared store's forget_all here, so a
+# test that forgets starts clean in Redis too (this module imports nothing of Django or Redis).
+FORGET_HOOKS: list[Callable[[], None]] = []
+
+
 def forget_learned() -> None:
+    """Forget what was learned, here and (through FORGET_HOOKS) in the store all processes share."""
     with _lock:
         _learned.clear()
+    for hook in list(FORGET_HOOKS):
+        hook()
 
 
 def replace_learned(facts: dict[tuple[str, str, str], set[str]]) -> None:

@@ -31,7 +31,7 @@ _PARAMETER_RE = re.compile(
 )
 
 
-def _value(raw: str, kind: str | None) -> Any:
+def typed_value(raw: str, kind: str | None) -> Any:
     """A parameter's text as the value its schema type asks for (like vLLM's qwen3coder parser)."""
     text = raw.strip("\n")
     stripped = text.strip()
@@ -63,7 +63,7 @@ def xml_calls(body: str, names: Collection[str], types: dict[str, dict[str, str]
         if "<parameter=" in inner:
             kinds = (types or {}).get(name, {})
             arguments: dict[str, Any] | str = {
-                p.group("key").strip(): _value(p.group("value"), kinds.get(p.group("key").strip()))
+                p.group("key").strip(): typed_value(p.group("value"), kinds.get(p.group("key").strip()))
                 for p in _PARAMETER_RE.finditer(inner)
             }
         else:  # Llama 3.1's custom format: <function=name>{"a": 1}</function>

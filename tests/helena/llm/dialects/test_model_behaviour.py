@@ -105,6 +105,13 @@ def test_an_english_answer_is_asked_again_in_german_before_it_is_shown(kanzlei: 
 
 
 def test_an_english_question_gets_its_english_answer(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    """Only where the firm lets Helena answer in the question's language (always German otherwise,
+    tests/helena/agent/test_answer_language.py)."""
+    from helena.models import HelenaSettings
+
+    settings = HelenaSettings.load()
+    settings.antwort_in_sprache_der_frage = True
+    settings.save()
     tiers.script([{"text": "The deadline for an appeal is one month."}])
     client = kanzlei.client("anwalt")
     _, run_id = ask(client, "What is the deadline for an appeal in Germany?", mode="inline")
