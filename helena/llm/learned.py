@@ -209,7 +209,7 @@ def forget(*, provider: str | None = None, host: str | None = None, model: str |
 
 
 def forget_all() -> None:
-    """Forget everything, everywhere (tests; router.clear_health_cache)."""
+    """Forget everything, everywhere (tests, also via profiles.forget_learned; router.clear_health_cache)."""
     global _synced_at
     with _lock:
         _facts.clear()
@@ -219,3 +219,6 @@ def forget_all() -> None:
         _redis().delete(HELENA_KEY)
     except redis.RedisError:
         log.debug("learned facts: Redis unavailable while forgetting", exc_info=True)
+
+
+profiles.FORGET_HOOKS.append(forget_all)
