@@ -36,12 +36,13 @@ class HelenaAPI(NinjaAPI):
     WITH_BODY = (400, 403)
     # An operation's id is the name a generated client calls it by: a public name, so it does not
     # follow a handler module into a new folder (issue 33 moved these three).
-    MOVED = {"helena.web.api": "helena.api", "helena.quicksearch.api": "helena.suche.api",
-             "akten.accounts.konto.api": "akten.konto.api"}
+    MOVED = {"helena.web.api": "helena_api", "helena.quicksearch.api": "helena_suche_api",
+             "akten.accounts.konto.api": "akten_konto_api"}
 
     def get_openapi_operation_id(self, operation: Any) -> str:
         module = operation.view_func.__module__
-        return f"{self.MOVED.get(module, module)}_{operation.view_func.__name__}".replace(".", "_")
+        prefix = self.MOVED.get(module, module.replace(".", "_"))
+        return f"{prefix}_{operation.view_func.__name__}"
 
     def get_openapi_schema(self, *args: Any, **kwargs: Any) -> Any:
         schema = super().get_openapi_schema(*args, **kwargs)
