@@ -190,7 +190,7 @@ def catalogue(*, today: date, context_window: int) -> list[Task]:
         Task("ohne_werkzeug", "Frage ohne Werkzeug",
              "Formuliere bitte einen kurzen, freundlichen Satz, mit dem ich einer Mandantin für ihre Geduld "
              "danke.", no_tool=True,
-             example_answer="Vielen Dank für Ihre Geduld – wir melden uns, sobald es Neuigkeiten gibt."),
+             example_answer="Herzlichen Dank für die Geduld – wir melden uns, sobald es Neuigkeiten gibt."),
         Task("entwurf_frist", "Fristentwurf mit Datum und Umlauten",
              f"Leg bitte eine Frist „{weiss}“ zum {frist_am:%d.%m.%Y} an.", akte=True,
              calls=(Expected(("create_draft_frist",), _draft(weiss, frist_am),

@@ -2,7 +2,7 @@
 
 Ten short German tasks through the real agent loop on a made-up Akte (helena/model_check/), one line
 per task as it finishes, then the verdict, what to change and a last line `Ergebnis: …`. The exit code
-is a public contract (docs/protocol.md): 0 suitable, 1 not suitable, 2 the server cannot be reached.
+is a public contract (docs/modellpruefung.md): 0 suitable, 1 not suitable, 2 the server cannot be reached.
 """
 
 from __future__ import annotations

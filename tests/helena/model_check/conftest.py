@@ -3,6 +3,7 @@ server's respond_with), finding the task by the conversation's first user messag
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -19,19 +20,25 @@ WINDOW = DEFAULT_MODEL_INFO["qwen3.context_length"]
 def _task_of(request: dict[str, Any]) -> tuple[Task, list[dict[str, Any]]]:
     messages = request["messages"]
     first = next(m["content"] for m in messages if m["role"] == "user")
-    tasks = {t.prompt: t for t in catalogue(today=timezone.localdate(), context_window=WINDOW)}
-    return tasks[first], messages
+    # By the prompt's start: the long text's length depends on the window the server reports.
+    tasks = {t.prompt[:40]: t for t in catalogue(today=timezone.localdate(), context_window=WINDOW)}
+    return tasks[first[:40]], messages
 
 
 def _turns_done(messages: list[dict[str, Any]]) -> int:
     return sum(1 for m in messages if m["role"] == "assistant" and m.get("tool_calls"))
 
 
-def behaving(*, answer: Callable[[Task], str] = lambda task: task.example_answer) -> Responder:
-    """A careful model: the catalogue's example calls, turn by turn, then its answer."""
+def behaving(*, answer: Callable[[Task], str] = lambda task: task.example_answer,
+             as_text: bool = False) -> Responder:
+    """A careful model: the catalogue's example calls, turn by turn, then its answer. `as_text`: the
+    calls as Hermes markup in the content, as a server without a tool parser passes them on."""
     def respond(request: dict[str, Any]) -> dict[str, Any]:
         task, messages = _task_of(request)
         done = _turns_done(messages)
+        if done < len(task.example) and as_text:
+            return {"raw": "".join(f"<tool_call>{json.dumps(call, ensure_ascii=False)}</tool_call>"
+                                   for call in task.example[done])}
         if done < len(task.example):
             return {"tool_calls": [dict(call) for call in task.example[done]]}
         return {"text": answer(task)}

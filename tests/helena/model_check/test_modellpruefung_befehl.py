@@ -102,3 +102,79 @@ def test_a_server_that_is_down_ends_with_exit_code_2(db, settings) -> None:
     assert lines[-1] == f"Ergebnis: nicht geprüft – der Server antwortet nicht ({settings.OLLAMA_HOST})"
     assert "Traceback" not in err
     assert ModelCheck.objects.get().exit_code == 2
+
+
+def test_an_openai_compatible_server_is_checked_over_its_own_wire_format(server: ScriptedLLMServer) -> None:
+    from helena.models import ModelTier
+
+    ModelTier.objects.create(tier=2, provider="openai", model_name="qwen2.5-14b-instruct",
+                             base_url=f"{server.url}/v1", standort="intern")
+    server.respond_with(behaving())
+    code, lines, _ = befehl("--stufe", "2")
+    assert code == 0, lines
+    assert lines[0].startswith(f"Modellprüfung Stufe 2: qwen2.5-14b-instruct auf {server.url}/v1 "
+                               "(OpenAI-kompatibel, intern")
+    assert "Kontextfenster 128.000 Tokens" in lines[1] and "Fähigkeiten" not in lines[1]
+    assert lines[-1] == "Ergebnis: geeignet für Stufe 2"
+    assert server.requests_to("/v1/chat/completions") and not server.requests_to("/api/chat")
+
+
+def test_an_openai_compatible_server_that_is_down_ends_with_exit_code_2(db) -> None:
+    from helena.models import ModelTier
+    from tests.scripted_llm_server import unused_port
+
+    host = f"http://127.0.0.1:{unused_port()}/v1"
+    ModelTier.objects.create(tier=2, provider="openai", model_name="qwen2.5-14b-instruct", base_url=host)
+    code, lines, err = befehl("--stufe", "2")
+    assert code == 2, lines
+    assert lines[-1] == f"Ergebnis: nicht geprüft – der Server antwortet nicht ({host})"
+    assert "Traceback" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_the_command_in_a_shell_exit_codes_and_last_line(server: ScriptedLLMServer) -> None:
+    """As an operator runs it: German lines, the last one `Ergebnis: …`, no traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import database_url
+    from tests.scripted_llm_server import unused_port
+
+    def manage(host: str, *args: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "true", "OLLAMA_HOST": host,
+               "HELENA_TIER1_MODEL": "qwen3:4b", "HELENA_TIER2_MODEL": "", "HELENA_TIER3_MODEL": ""}
+        return subprocess.run([sys.executable, "manage.py", "modellpruefung", *args], capture_output=True,
+                              text=True, cwd=Path(__file__).resolve().parents[3], env=env, check=False,
+                              timeout=180)
+
+    hilfe = manage(server.url, "--help")
+    hilfetext = " ".join(hilfe.stdout.split())
+    assert hilfe.returncode == 0 and "Exit-Code 0: geeignet, 1: nicht geeignet, 2: Server" in hilfetext
+    server.respond_with(behaving())
+    gut = manage(server.url)
+    assert gut.returncode == 0, gut.stdout + gut.stderr
+    assert gut.stdout.splitlines()[-1] == "Ergebnis: geeignet für Stufe 1"
+    server.respond_with(never_calls_tools())
+    schlecht = manage(server.url, "--stufe", "1")
+    assert schlecht.returncode == 1
+    last = schlecht.stdout.splitlines()[-1]
+    assert last.startswith("Ergebnis: nicht geeignet für Stufe 1 – Werkzeugaufrufe unzuverlässig")
+    down = f"http://127.0.0.1:{unused_port()}"
+    weg = manage(down)
+    assert weg.returncode == 2
+    assert weg.stdout.splitlines()[-1] == f"Ergebnis: nicht geprüft – der Server antwortet nicht ({down})"
+    assert "Traceback" not in weg.stderr and weg.stderr.strip() == "", weg.stderr
+    assert ModelCheck.objects.count() == 3
+
+
+def test_calls_written_as_markup_go_through_the_dialect_parser(tier1: ScriptedLLMServer) -> None:
+    """A server without a tool parser passes the model's <tool_call> markup on: Helena reads it, and
+    none of it shows in an answer."""
+    tier1.respond_with(behaving(as_text=True))
+    code, lines, _ = befehl("--stufe", "1")
+    assert code == 0, lines
+    assert any(line.startswith(" 3. ✓ Zwei Aufrufe in einem Zug: read_fristen, search_gesetze erkannt, "
+                               "Argumente richtig · Deutsch · ohne Markup") for line in lines), lines
