@@ -150,9 +150,16 @@ def _unreachable(config: router.TierConfig, exc: LLMError) -> str:
 
 def check_tiers(*, tiers: Sequence[int] | None = None, requested_by: Any = None,
                 progress: Progress | None = None) -> list[TierCheck]:
-    """The command's check: the tiers asked for (else every configured one), each kept beside its tier."""
+    """The command's check: the tiers asked for (else every one the firm may use), each kept beside its
+    tier. A cloud tier without the firm's opt-in is named, not checked: no call may go there."""
     if tiers is None:
-        tiers = sorted(router.tier_configs())
+        configs = router.tier_configs()
+        usable = router.usable_tiers(configs, cloud_allowed=bool(HelenaSettings.load().cloud_allowed))
+        for tier in sorted(set(configs) - usable):
+            if progress is not None:
+                progress(f"Stufe {tier}: nicht geprüft – das Modell läuft in der Cloud, und die Cloud ist "
+                         "nicht freigegeben (Verwaltung → Helena-Einstellungen).")
+        tiers = sorted(usable)
     checks = []
     for tier in tiers:
         if checks and progress is not None:

@@ -22,7 +22,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--stufe", type=int, choices=(1, 2, 3),
-                            help="nur diese Modellstufe prüfen (ohne: jede eingerichtete)")
+                            help="nur diese Modellstufe prüfen (ohne: jede, die Helena nutzen darf)")
 
     def handle(self, *args: Any, stufe: int | None, **options: Any) -> None:
         # The report says it in German; the clients' and the loop's own (English) log lines would

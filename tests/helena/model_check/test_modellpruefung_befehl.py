@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -178,3 +179,37 @@ def test_calls_written_as_markup_go_through_the_dialect_parser(tier1: ScriptedLL
     assert code == 0, lines
     assert any(line.startswith(" 3. ✓ Zwei Aufrufe in einem Zug: read_fristen, search_gesetze erkannt, "
                                "Argumente richtig · Deutsch · ohne Markup") for line in lines), lines
+
+
+def test_a_model_that_thinks_before_every_answer_is_told_to_stop(tier1: ScriptedLLMServer) -> None:
+    """Ollama's thinking field: the reasoning never shows in an answer, and tier 1 gets the advice."""
+    tier1.capabilities = ["completion", "tools", "thinking"]
+    careful = behaving()
+    tier1.respond_with(lambda request: {**careful(request), "thinking": "Okay, the user wants to know. "
+                                                                        "Let me think about the tools."})
+    code, lines, _ = befehl("--stufe", "1")
+    assert code == 0, lines
+    assert any(line.startswith("Empfehlung: Schalte das Überlegen ab: Das Modell denkt vor jeder Antwort "
+                               "nach (10 von 10 Aufgaben)") for line in lines), lines
+    tasks = [line for line in lines if line[:3].strip().rstrip(".").isdigit()]
+    assert len(tasks) == 10 and all(" · ohne Markup · " in line for line in tasks), tasks
+    assert all(body.get("think") is True for body in tier1.requests_to("/api/chat"))
+
+
+def test_a_cloud_tier_without_the_opt_in_is_named_not_checked(tier1: ScriptedLLMServer,
+                                                              settings: Any) -> None:
+    from helena.models import ModelTier
+
+    settings.HELENA_TIER2_MODEL = ""
+    ModelTier.objects.create(tier=3, provider="openai", model_name="gpt-4o", base_url="https://api.openai.com/v1",
+                             enabled=False)
+    ModelTier.objects.filter(tier=3).update(enabled=True)  # as if the opt-in was withdrawn afterwards
+    tier1.respond_with(behaving())
+    code, lines, _ = befehl()
+    assert code == 0, lines
+    assert lines[0] == ("Stufe 3: nicht geprüft – das Modell läuft in der Cloud, und die Cloud ist nicht "
+                        "freigegeben (Verwaltung → Helena-Einstellungen).")
+    assert lines[-1] == "Ergebnis: geeignet für Stufe 1"
+    code, lines, _ = befehl("--stufe", "3")
+    assert code == 2 and lines[-1].startswith("Ergebnis: nicht geprüft – das Modell läuft in der Cloud")
+    assert not tier1.requests_to("/v1/chat/completions")
