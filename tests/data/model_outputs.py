@@ -17,6 +17,58 @@ _SGLANG = "github.com/sgl-project/sglang"
 _OLLAMA = "github.com/ollama/ollama"
 _LLAMA_MODELS = "github.com/meta-llama/llama-models"
 _GEMMA_COOKBOOK = "github.com/google-gemini/gemma-cookbook"
+_LLAMA_CPP = "github.com/ggml-org/llama.cpp"
+
+# --- Seed-OSS-36B outputs in vLLM's seed_oss tool parser test (reasoning with a thinking budget) ---
+_SEED_512 = (
+    "<seed:think>The user's current thinking budget is 512.</seed:cot_budget_reflect>\nLet me analyze the "
+    "question. The user wants to know the weather in Barcelona, Spain. Looking at the functions available, "
+    "there's a get_weather function that can retrieve the current temperature for a given location. "
+    "\n\nFirst, "
+    "check the parameters required by get_weather: location is mandatory (needs city and country), and "
+    "unit is "
+    "optional. The user provided \"Barcelona Spain\" as the location, which fits the required format (city, "
+    "country). \n<seed:cot_budget_reflect>I have used 131 tokens, and there are 381 tokens remaining for use."
+    "</seed:cot_budget_reflect>\n Since the unit isn't specified, the function will default to Celsius, "
+    "which "
+    "is fine. \n\nThere's no need to ask for more information because the location is clear. So I should "
+    "call "
+    "the get_weather function with location set to \"Barcelona, Spain\" (adding a comma for clarity, "
+    "though the "
+    "user's input has a space, but the function might accept either; to be safe, using the standard format "
+    "with a comma).\n<seed:cot_budget_reflect>I have used 257 tokens, and there are 255 tokens remaining for "
+    "use.</seed:cot_budget_reflect>\n The unit parameter can be omitted since it's optional.</seed:think>\n"
+    "<seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, Spain</parameter>\n</function>"
+    "\n</seed:tool_call>"
+)
+_SEED_UNLIMITED = (
+    "<seed:think>\nGot it, let's see. The user asked for the weather in Barcelona, Spain. "
+    "First, I need to remember the function I can use: get_weather. The function requires a "
+    "location (city and country) which is \"Barcelona, Spain\" here, and unit is optional. Since "
+    "the user didn't specify the unit, the default in the function is Celsius, right? Wait, "
+    "let me check the function docstring again. Oh, the function says unit is optional, and "
+    "returns temperature in Celsius. So I should call get_weather with location \"Barcelona, "
+    "Spain\" and maybe omit unit or set to Celsius. Let me format the function call correctly. "
+    "The format is <seed:tool_call>\n<function=get_weather>\n<parameter=location>Barcelona, "
+    "Spain</parameter>\n<parameter=unit>celsius</parameter>\n</function>\n</seed:tool_call>. "
+    "Wait, but does the unit parameter accept \"celsius\"? The docstring says unit is the unit "
+    "of temperature, but the return is in Celsius anyway. Maybe even if I don't pass unit, "
+    "it's okay, but to be explicit, maybe pass \"celsius\". Let me go with that. So the function "
+    "call should be as above. Then wait for the result to come back and tell the user the "
+    "temperature in Celsius.</seed:think><seed:tool_call>\n<function=get_weather>\n<parameter=location>"
+    "Barcelona, Spain</parameter>\n<parameter=unit>celsius</parameter>\n</function>\n</seed:tool_call>"
+)
+
+
+def _between(text: str, opener: str, closer: str) -> str:
+    return text.split(opener, 1)[1].split(closer, 1)[0]
+
+
+# --- Kimi K2 tool-call section as vLLM's kimi_k2 parser test builds it (_tool / _wrap helpers) ---
+def _kimi(*calls: tuple[str, str]) -> str:
+    return ("<|tool_calls_section_begin|>" + "".join(
+        f"<|tool_call_begin|>{call_id} <|tool_call_argument_begin|>{args}<|tool_call_end|>"
+        for call_id, args in calls) + "<|tool_calls_section_end|>")
 
 # --- QwQ-32B output captured in vLLM's hermes parser test (the chat template prefills "<think>\n") ---
 _QWQ_INTERNET_SEARCH = (
@@ -1217,6 +1269,569 @@ FIXTURES: list[dict] = [
         "2024, the temperature is expected to be around 25.9°C.",
         "reasoning": "",
         "note": "captured output (Qwen2.5-7B-Instruct); answer after tool results, ends with <|im_end|>",
+    },
+    # ------------------------------------------------------------------ unknown formats (issue 34 B)
+    # Families Helena has no module for: their markup is read by its words (_fallback, _payload).
+    {
+        "id": "minimax-m2-invoke-after-text",
+        "dialect": "invoke_xml",
+        "family": "MiniMax-M2",
+        "source": f"{_VLLM} tests/tool_parsers/test_minimax_m2_tool_parser.py "
+        "TestContentStreaming.test_content_before_tool_call",
+        "text": 'Let me check. <minimax:tool_call><invoke name="get_weather"><parameter name="city">Seattle'
+        "</parameter></invoke></minimax:tool_call>",
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"city": "Seattle"}}],
+        "content": "Let me check.",
+        "reasoning": "",
+        "note": "parser-test input; namespaced call tag around invoke/parameter XML",
+    },
+    {
+        "id": "minimax-m2-two-invokes",
+        "dialect": "invoke_xml",
+        "family": "MiniMax-M2",
+        "source": f"{_VLLM} tests/tool_parsers/test_minimax_m2_tool_parser.py "
+        "TestMultipleInvokes.test_two_invokes_incremental",
+        "text": '<minimax:tool_call><invoke name="search_web"><parameter '
+        'name="query">OpenAI</parameter></invoke>'
+        '<invoke name="search_web"><parameter name="query">Gemini</parameter></invoke></minimax:tool_call>',
+        "tools": ["search_web"],
+        "calls": [
+            {"name": "search_web", "arguments": {"query": "OpenAI"}},
+            {"name": "search_web", "arguments": {"query": "Gemini"}},
+        ],
+        "content": "",
+        "reasoning": "",
+        "note": "parser-test input; two calls of one tool in one block",
+    },
+    {
+        "id": "step3-steptml-invoke-between-text",
+        "dialect": "invoke_xml",
+        "family": "Step3",
+        "source": f"{_VLLM} tests/tool_parsers/test_step3_tool_parser.py surrounding_text_output",
+        "text": "Let me check the weather for you.\n\n<｜tool_calls_begin｜><｜tool_call_begin｜>"
+        '<steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter>'
+        "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>\n\nI'll get that information.",
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"city": "Tokyo"}}],
+        "content": "Let me check the weather for you.\n\nI'll get that information.",
+        "reasoning": "",
+        "note": "parser-test input; <｜tool_calls_begin｜> without DeepSeek's ▁, namespaced invoke inside",
+    },
+    {
+        "id": "deepseek-v32-dsml-after-text",
+        "dialect": "invoke_xml",
+        "family": "DeepSeek V3.2",
+        "source": f"{_VLLM} tests/tool_parsers/test_deepseekv32_tool_parser.py "
+        "TestExtractToolCalls.test_content_before_tool_call (build_tool_call)",
+        "text": "Sure, let me check! <｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n"
+        '<｜DSML｜parameter name="location" string="true">NYC</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
+        "</｜DSML｜function_calls>",
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"location": "NYC"}}],
+        "content": "Sure, let me check!",
+        "reasoning": "",
+        "note": "parser-test input; |DSML| namespace on every tag",
+    },
+    {
+        "id": "seed-oss-think-then-call",
+        "dialect": "reasoning_markers",
+        "family": "Seed-OSS-36B",
+        "source": f"{_VLLM} tests/tool_parsers/test_seed_oss_tool_parser.py test_extract_tool_calls "
+        "(tool_call_512_thinkg_budget)",
+        "text": _SEED_512,
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"location": "Barcelona, Spain"}}],
+        "content": "",
+        "reasoning": _between(_SEED_512, "<seed:think>", "</seed:think>"),
+        "note": "captured Seed-OSS output (the test tokenizes it with the real tokenizer); <seed:think> with "
+        "nested <seed:cot_budget_reflect> and a stray closer; vLLM's tool parser leaves the reasoning in "
+        "content, ours separates it",
+    },
+    {
+        "id": "seed-oss-call-format-inside-reasoning",
+        "dialect": "reasoning_markers",
+        "family": "Seed-OSS-36B",
+        "source": f"{_VLLM} tests/tool_parsers/test_seed_oss_tool_parser.py test_extract_tool_calls "
+        "(tool_call_unlimited_thinking_budget)",
+        "text": _SEED_UNLIMITED,
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"location": "Barcelona, Spain", "unit": "celsius"}}],
+        "content": "",
+        "reasoning": _between(_SEED_UNLIMITED, "<seed:think>", "</seed:think>"),
+        "note": "captured Seed-OSS output; the reasoning writes the call's markup itself: reasoning, not a "
+        "call",
+    },
+    {
+        "id": "kimi-k2-section-after-text",
+        "dialect": "kimi",
+        "family": "Kimi-K2-Instruct",
+        "source": f"{_VLLM} tests/tool_parsers/test_kimi_k2_tool_parser.py test_extract_tool_calls "
+        "(single_tool_call)",
+        "text": "I'll check. " + _kimi(("functions.get_weather:0", '{"city": "Beijing"}')),
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"city": "Beijing"}}],
+        "content": "I'll check.",
+        "reasoning": "",
+        "note": "parser-test input; <|…section_begin|> tokens, name as functions.NAME:index",
+    },
+    {
+        "id": "kimi-k2-parallel",
+        "dialect": "kimi",
+        "family": "Kimi-K2-Instruct",
+        "source": f"{_VLLM} tests/tool_parsers/test_kimi_k2_tool_parser.py test_extract_tool_calls "
+        "(parallel_tool_calls)",
+        "text": "Compare weather. " + _kimi(("functions.get_weather:0", '{"city": "Beijing"}'),
+                                          ("functions.get_weather:1", '{"city": "Shanghai"}')),
+        "tools": ["get_weather"],
+        "calls": [
+            {"name": "get_weather", "arguments": {"city": "Beijing"}},
+            {"name": "get_weather", "arguments": {"city": "Shanghai"}},
+        ],
+        "content": "Compare weather.",
+        "reasoning": "",
+        "note": "parser-test input",
+    },
+    {
+        "id": "glm45-think-text-call",
+        "dialect": "glm",
+        "family": "GLM-4.5",
+        "source": f"{_VLLM} tests/tool_parsers/test_glm4_moe_tool_parser.py "
+        "test_extract_tool_calls_with_thinking_tags",
+        "text": "<think>I want to get the weather.</think>\n\nI will help you get the "
+        "weather.\n<tool_call>get_weather\n"
+        "<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n"
+        "<arg_value>2025-08-01</arg_value>\n</tool_call>",
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"city": "Beijing", "date": "2025-08-01"}}],
+        "content": "I will help you get the weather.",
+        "reasoning": "I want to get the weather.",
+        "note": "parser-test input; <tool_call>NAME then arg_key/arg_value pairs (vLLM keeps the <think> "
+        "block "
+        "in content, its reasoning parser takes it out)",
+    },
+    {
+        "id": "glm45-two-calls-text-between",
+        "dialect": "glm",
+        "family": "GLM-4.5",
+        "source": f"{_VLLM} tests/tool_parsers/test_glm4_moe_tool_parser.py "
+        f"test_extract_tool_calls_mixed_content",
+        "text": "I will help you get the weather info.\n\n<tool_call>get_weather\n<arg_key>city</arg_key>\n"
+        "<arg_value>Beijing</arg_value>\n<arg_key>date</arg_key>\n<arg_value>2025-08-01</arg_value>\n"
+        "</tool_call>\n\nmeaningwhile, I will also check the weather in Shanghai.\n\n<tool_call>get_weather\n"
+        "<arg_key>city</arg_key>\n<arg_value>Shanghai</arg_value>\n<arg_key>date</arg_key>\n"
+        "<arg_value>2025-08-01</arg_value>\n</tool_call>",
+        "tools": ["get_weather"],
+        "calls": [
+            {"name": "get_weather", "arguments": {"city": "Beijing", "date": "2025-08-01"}},
+            {"name": "get_weather", "arguments": {"city": "Shanghai", "date": "2025-08-01"}},
+        ],
+        "content": "I will help you get the weather info.\n\nmeaningwhile, I will also check the weather "
+        "in Shanghai.",
+        "reasoning": "",
+        "note": "parser-test input; vLLM's parser keeps only the text before the first call as content, the "
+        "sentence between the calls is visibly there and ours keeps it",
+    },
+    {
+        "id": "laguna-user-tag-around-json-call",
+        "dialect": "unknown_markup",
+        "family": "Laguna",
+        "source": f"{_OLLAMA} model/parsers/laguna_test.go "
+        "TestLagunaParserUserTaggedJSONToolCallWithLeadingContent",
+        "text": "I'll run git diff for you.<user>\n{\"name\":\"bash\",\"arguments\":{\"command\":\"git "
+        "diff main\"}}\n"
+        "</user>",
+        "tools": ["bash"],
+        "calls": [{"name": "bash", "arguments": {"command": "git diff main"}}],
+        "content": "I'll run git diff for you.",
+        "reasoning": "",
+        "note": "parser-test input (Poolside Laguna); an unrelated tag around a call of an offered tool",
+    },
+    {
+        "id": "laguna-user-tag-around-arg-key-call",
+        "dialect": "unknown_markup",
+        "family": "Laguna",
+        "source": f"{_OLLAMA} model/parsers/laguna_test.go "
+        f"TestLagunaParserUserTaggedToolAliasWithLeadingContent",
+        "text": "I'll read the file for you.\n<user>read\n<arg_key>path</arg_key>\n"
+        "<arg_value>/Users/test/code/myproject/go.mod</arg_value>\n</user>",
+        "tools": ["read"],
+        "calls": [{"name": "read", "arguments": {"path": "/Users/test/code/myproject/go.mod"}}],
+        "content": "I'll read the file for you.",
+        "reasoning": "",
+        "note": "parser-test input; the tool's name is also a word of the sentence before (prose, shown)",
+    },
+    {
+        "id": "laguna-user-tag-not-a-call",
+        "dialect": "plain",
+        "family": "Laguna",
+        "source": f"{_OLLAMA} model/parsers/laguna_test.go TestLagunaParserUserTaggedNonToolContent",
+        "text": "<user>hello</user>",
+        "tools": ["get_weather"],
+        "calls": [],
+        "content": "<user>hello</user>",
+        "reasoning": "",
+        "note": "parser-test input; an unknown tag around prose stays text, as Ollama keeps it",
+    },
+    {
+        "id": "laguna-duplicated-call-runs-once",
+        "dialect": "echo",
+        "family": "Laguna",
+        "source": f"{_OLLAMA} model/parsers/laguna_test.go TestLagunaParserIgnoresDuplicatedNestedToolCall",
+        "text": "<tool_call>skill\n{\"name\":\"git-diff-review\"}\n"
+        "<tool_call>skill\n{\"name\":\"git-diff-review\"}</tool_call>",
+        "tools": ["skill"],
+        "calls": [{"name": "skill", "arguments": {"name": "git-diff-review"}}],
+        "content": "",
+        "reasoning": "",
+        "note": "parser-test input; the model writes its call a second time right after the first: one call "
+        "(Ollama expects one too); NAME\\n{arguments} inside <tool_call>",
+    },
+    {
+        "id": "nemotron-toolcall-after-text",
+        "dialect": "unknown_markup",
+        "family": "Nemotron",
+        "source": f"{_VLLM} tests/tool_parsers/test_nemotron_json_tool_parser.py "
+        "test_extract_tool_calls_from_nemotron_array",
+        "text": 'Let me check that.<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Tokyo", '
+        '"unit": "celsius"}}]</TOOLCALL>',
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"city": "Tokyo", "unit": "celsius"}}],
+        "content": "Let me check that.",
+        "reasoning": "",
+        "note": "parser-test input; upper-case call tag",
+    },
+    {
+        "id": "longcat-call-between-text",
+        "dialect": "unknown_markup",
+        "family": "LongCat-Flash",
+        "source": f"{_VLLM} tests/tool_parsers/test_longcat_tool_parser.py surrounding_text_output",
+        "text": "Let me check the weather for you.\n<longcat_tool_call>{\"name\": \"get_weather\", "
+        "\"arguments\": {\"city\": \"Tokyo\"}}</longcat_tool_call>\nHere is the result.",
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"city": "Tokyo"}}],
+        "content": "Let me check the weather for you.\nHere is the result.",
+        "reasoning": "",
+        "note": "parser-test input; a prefixed call tag",
+    },
+    {
+        "id": "lfm2-call-after-text",
+        "dialect": "unknown_markup",
+        "family": "LFM2",
+        "source": f"{_OLLAMA} model/parsers/lfm2_test.go (\"I'll check the weather.\" tool call)",
+        "text": "I'll check the "
+        "weather.<|tool_call_start|>[get_weather(location=\"Paris\")]<|tool_call_end|>",
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+        "content": "I'll check the weather.",
+        "reasoning": "",
+        "note": "parser-test input; a pythonic call list between start/end tokens",
+    },
+    {
+        "id": "lfm2-think-text-call",
+        "dialect": "unknown_markup",
+        "family": "LFM2",
+        "source": f"{_OLLAMA} model/parsers/lfm2_test.go (thinking, then \"I'll get that for you.\" and a "
+        f"call)",
+        "text": "<think>Let me check the weather...</think>I'll get that for you.<|tool_call_start|>"
+        "[get_weather(location=\"Paris\")]<|tool_call_end|>",
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+        "content": "I'll get that for you.",
+        "reasoning": "Let me check the weather...",
+        "note": "parser-test input",
+    },
+    {
+        "id": "cohere-command-action-prefilled-thinking",
+        "dialect": "unknown_markup",
+        "family": "Command A Reasoning",
+        "source": f"{_OLLAMA} model/parsers/cohere_test.go TestCohereParseToolCall",
+        "text": "plan<|END_THINKING|><|START_ACTION|>[\n"
+        '    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}},'
+        '    {"tool_call_id": "1", "tool_name": "get_time", "parameters": {}}'
+        "\n]<|END_ACTION|>",
+        "tools": ["get_weather", "get_time"],
+        "calls": [
+            {"name": "get_weather", "arguments": {"city": "Paris"}},
+            {"name": "get_time", "arguments": {}},
+        ],
+        "content": "",
+        "reasoning": "plan",
+        "prefilled_think": True,
+        "note": "parser-test input (the test's chunks joined); the template opens <|START_THINKING|>, the "
+        "output starts inside the reasoning and closes it with <|END_THINKING|>",
+    },
+    {
+        "id": "cohere-command-thinking-then-text",
+        "dialect": "wrapper",
+        "family": "Command A Reasoning",
+        "source": f"{_OLLAMA} model/parsers/cohere_test.go TestCohereParseThinkingThenText",
+        "text": "Let me think about this.<|END_THINKING|><|START_TEXT|>Hello world!<|END_TEXT|>",
+        "tools": [],
+        "calls": [],
+        "content": "Hello world!",
+        "reasoning": "Let me think about this.",
+        "prefilled_think": True,
+        "note": "parser-test input (chunks joined); the answer wrapped in <|START_TEXT|>…<|END_TEXT|>",
+    },
+    {
+        "id": "llamacpp-hermes-tool-tag",
+        "dialect": "unknown_markup",
+        "family": "Hermes 2 Pro",
+        "source": f"{_LLAMA_CPP} tests/test-chat.cpp (COMMON_CHAT_FORMAT_HERMES_2_PRO, \"<tool>\")",
+        "text": '<tool>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</tool>',
+        "tools": ["special_function"],
+        "calls": [{"name": "special_function", "arguments": {"arg1": 1}}],
+        "content": "",
+        "reasoning": "",
+        "note": "parser-test input; one of the tags llama.cpp's Hermes parser accepts around a call",
+    },
+    {
+        "id": "llamacpp-hermes-response-tag",
+        "dialect": "wrapper",
+        "family": "Hermes 2 Pro",
+        "source": f"{_LLAMA_CPP} tests/test-chat.cpp (COMMON_CHAT_FORMAT_HERMES_2_PRO, \"<response>\")",
+        "text": '<response>\n  {"name": "special_function", "arguments": {"arg1": 1}}\n</response>',
+        "tools": ["special_function"],
+        "calls": [{"name": "special_function", "arguments": {"arg1": 1}}],
+        "content": "",
+        "reasoning": "",
+        "note": "parser-test input; a wrapper tag around the whole answer, here a call",
+    },
+    {
+        "id": "llamacpp-hermes-function-name-attribute",
+        "dialect": "unknown_markup",
+        "family": "Hermes 2 Pro",
+        "source": f"{_LLAMA_CPP} tests/test-chat.cpp (COMMON_CHAT_FORMAT_HERMES_2_PRO, "
+        "'<function name=\"special_function\">')",
+        "text": '<function name="special_function">\n{"arg1": 1}\n</function>',
+        "tools": ["special_function"],
+        "calls": [{"name": "special_function", "arguments": {"arg1": 1}}],
+        "content": "",
+        "reasoning": "",
+        "note": "parser-test input",
+    },
+    {
+        "id": "gemma4-call-after-text",
+        "dialect": "gemma4",
+        "family": "Gemma 4",
+        "source": f"{_OLLAMA} model/parsers/gemma4_test.go (content_then_tool_call)",
+        "text": 'Let me check that for '
+        'you.<|tool_call>call:get_weather{location:<|"|>Paris<|"|>}<tool_call|>',
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+        "content": "Let me check that for you.",
+        "reasoning": "",
+        "note": "parser-test input; strings between <|\"|> tokens, bare keys",
+    },
+    {
+        "id": "gemma4-thought-then-call",
+        "dialect": "gemma4",
+        "family": "Gemma 4",
+        "source": f"{_OLLAMA} model/parsers/gemma4_test.go (thinking_then_tool_call)",
+        "text": "<|channel>thought\nI need to check the weather<channel|><|tool_call>call:get_weather"
+        '{location:<|"|>Paris<|"|>}<tool_call|>',
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+        "content": "",
+        "reasoning": "I need to check the weather",
+        "note": "parser-test input; the reasoning channel's first line names it (\"thought\")",
+    },
+    {
+        "id": "gemma4-channel-then-answer",
+        "dialect": "gemma4",
+        "family": "Gemma 4",
+        "source": f"{_OLLAMA} model/parsers/gemma4_test.go (thinking_then_content)",
+        "text": "<|channel>thought\nLet me think about this...<channel|>The answer is 42.",
+        "tools": [],
+        "calls": [],
+        "content": "The answer is 42.",
+        "reasoning": "Let me think about this...",
+        "note": "parser-test input",
+    },
+    {
+        "id": "gemma4-bare-call-after-channel",
+        "dialect": "gemma4",
+        "family": "Gemma 4",
+        "source": f"{_VLLM} tests/tool_parsers/test_gemma4_regex_and_bare_calls.py "
+        "test_bare_call_after_thought_channel",
+        "text": "<|channel>thought\nI need to read the entry source file to inspect the crash "
+        "point.\n<channel|>"
+        'call:bash{command:<|"|>cat /work/src/entry.c<|"|>}',
+        "tools": ["bash"],
+        "calls": [{"name": "bash", "arguments": {"command": "cat /work/src/entry.c"}}],
+        "content": "",
+        "reasoning": "I need to read the entry source file to inspect the crash point.",
+        "note": "parser-test input; the model dropped <|tool_call>: a bare call:NAME{…} after its reasoning",
+    },
+    {
+        "id": "functiongemma-call-after-text",
+        "dialect": "gemma4",
+        "family": "FunctionGemma",
+        "source": f"{_OLLAMA} model/parsers/functiongemma_test.go (content_before_tool_call, chunks joined)",
+        "text": "Let me "
+        "check.<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+        "content": "Let me check.",
+        "reasoning": "",
+        "note": "parser-test input; strings between <escape> tokens",
+    },
+    {
+        "id": "apertus-single-key-object-after-text",
+        "dialect": "single_key_json",
+        "family": "Apertus",
+        "source": f"{_VLLM} tests/tool_parsers/test_apertus_tool_parser.py test_text_before_tool_call",
+        "text": 'Let me check the weather for you. <|tools_prefix|>[{"get_weather": {"location": "Paris"}}]'
+        "<|tools_suffix|>",
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+        "content": "Let me check the weather for you.",
+        "reasoning": "",
+        "note": "parser-test input; an object whose single key is the tool's name",
+    },
+    {
+        "id": "apertus-two-single-key-objects",
+        "dialect": "single_key_json",
+        "family": "Apertus",
+        "source": f"{_VLLM} tests/tool_parsers/test_apertus_tool_parser.py test_multiple_tool_calls",
+        "text": '<|tools_prefix|>[{"get_weather": {"location": "London"}}, {"get_time": {"location": '
+        '"London"}}]'
+        "<|tools_suffix|>",
+        "tools": ["get_weather", "get_time"],
+        "calls": [
+            {"name": "get_weather", "arguments": {"location": "London"}},
+            {"name": "get_time", "arguments": {"location": "London"}},
+        ],
+        "content": "",
+        "reasoning": "",
+        "note": "parser-test input",
+    },
+    {
+        "id": "gemma3-1b-pythonic-lines-bfcl",
+        "dialect": "pythonic_lines",
+        "family": "Gemma 3 1B",
+        "source": "github.com/HuanzhiMao/BFCL-Result 2025-04-25/result/google_gemma-3-1b-it/"
+        "BFCL_v3_live_parallel_result.json (live_parallel_1-0-1)",
+        "text": "get_current_weather(location='Boston, MA')\nget_current_weather(location='San Francisco, "
+        "CA')",
+        "tools": ["get_current_weather"],
+        "calls": [
+            {"name": "get_current_weather", "arguments": {"location": "Boston, MA"}},
+            {"name": "get_current_weather", "arguments": {"location": "San Francisco, CA"}},
+        ],
+        "content": "",
+        "reasoning": "",
+        "note": "captured output (BFCL run of google/gemma-3-1b-it); calls one a line without list brackets",
+    },
+    {
+        "id": "gemma3-1b-pythonic-lines-bfcl-hotel",
+        "dialect": "pythonic_lines",
+        "family": "Gemma 3 1B",
+        "source": "github.com/HuanzhiMao/BFCL-Result 2025-04-25/result/google_gemma-3-1b-it/"
+        "BFCL_v3_live_parallel_result.json (live_parallel_10-6-0)",
+        "text": "hotel_booking_book(hotel_name='Sheraton Hotel', location='New York', check_in='2022-05-01', "
+        "check_out='2022-05-05', adults=2, children=1)\nhotel_booking_book(hotel_name='Marriott', "
+        "location='Los Angeles', check_in='2022-06-01', check_out='2022-06-10', adults=1, children=2)",
+        "tools": ["hotel_booking_book"],
+        "calls": [
+            {"name": "hotel_booking_book", "arguments": {
+                "hotel_name": "Sheraton Hotel", "location": "New York", "check_in": "2022-05-01",
+                "check_out": "2022-05-05", "adults": 2, "children": 1}},
+            {"name": "hotel_booking_book", "arguments": {
+                "hotel_name": "Marriott", "location": "Los Angeles", "check_in": "2022-06-01",
+                "check_out": "2022-06-10", "adults": 1, "children": 2}},
+        ],
+        "content": "",
+        "reasoning": "",
+        "note": "captured output (BFCL run of google/gemma-3-1b-it)",
+    },
+    {
+        "id": "olmo3-function-calls-lines",
+        "dialect": "pythonic_lines",
+        "family": "Olmo 3",
+        "source": f"{_OLLAMA} model/parsers/olmo3_test.go TestOlmo3Parser (multiple tool calls)",
+        "text": '<function_calls>get_weather(location="San Francisco")\nget_weather(location="New York")'
+        "</function_calls>",
+        "tools": ["get_weather"],
+        "calls": [
+            {"name": "get_weather", "arguments": {"location": "San Francisco"}},
+            {"name": "get_weather", "arguments": {"location": "New York"}},
+        ],
+        "content": "",
+        "reasoning": "",
+        "note": "parser-test input; pythonic calls one a line inside <function_calls>",
+    },
+    {
+        "id": "olmo3-json-literals",
+        "dialect": "pythonic_lines",
+        "family": "Olmo 3",
+        "source": f"{_VLLM} tests/tool_parsers/test_olmo3_tool_parser.py "
+        f"(more_types_nonstreaming_json_literals)",
+        "text": "<function_calls>register_user(name='John Doe', age=37, address={'city': 'San Francisco', "
+        "'state': 'CA'}, role=null, passed_test=true, aliases=['John', 'Johnny'])</function_calls>",
+        "tools": ["register_user"],
+        "calls": [{"name": "register_user", "arguments": {
+            "name": "John Doe", "age": 37, "address": {"city": "San Francisco", "state": "CA"}, "role": None,
+            "passed_test": True, "aliases": ["John", "Johnny"]}}],
+        "content": "",
+        "reasoning": "",
+        "note": "parser-test input; JSON's true/null in a Python call",
+    },
+    {
+        "id": "gptoss-bedrock-reasoning-tag",
+        "dialect": "reasoning_markers",
+        "family": "gpt-oss-20b",
+        "source": "github.com/Mirascope/mirascope "
+        "python/tests/e2e/input/snapshots/test_bedrock_openai_provider/"
+        "bedrock_openai_gpt_oss_20b_1_0_snapshots.py",
+        "text": "<reasoning>The user asks: \"What is 4200 + 42?\" They likely expect the sum 4242. That's "
+        "straightforward. No special context. Provide answer. It's 4242.</reasoning>4200 + 42 equals "
+        "**4242**.",
+        "tools": [],
+        "calls": [],
+        "content": "4200 + 42 equals **4242**.",
+        "reasoning": "The user asks: \"What is 4200 + 42?\" They likely expect the sum 4242. That's "
+        "straightforward. No special context. Provide answer. It's 4242.",
+        "note": "captured output (Amazon Bedrock's OpenAI-compatible endpoint, openai.gpt-oss-20b-1:0): the "
+        "server writes the analysis channel as <reasoning>…</reasoning> into the content",
+    },
+    {
+        "id": "kimi-angle-think",
+        "dialect": "reasoning_markers",
+        "family": "Kimi-VL",
+        "source": f"{_SGLANG} test/srt/test_reasoning_parser.py "
+        f"TestKimiDetector.test_detect_and_parse_kimi_format",
+        "text": "◁think▷Let me consider this carefully◁/think▷The answer is 42.",
+        "tools": [],
+        "calls": [],
+        "content": "The answer is 42.",
+        "reasoning": "Let me consider this carefully",
+        "note": "parser-test input; Kimi's ◁think▷ delimiters",
+    },
+    {
+        "id": "granite32-thought-process-sentences",
+        "dialect": "reasoning_markers",
+        "family": "Granite 3.2",
+        "source": f"{_VLLM} tests/reasoning/test_granite_reasoning_parser.py SIMPLE_REASONING",
+        "text": "Here is my thought process:This is a reasoning sectionHere is my response:This is the rest",
+        "tools": [],
+        "calls": [],
+        "content": "This is the rest",
+        "reasoning": "This is a reasoning section",
+        "note": "parser-test input; reasoning introduced by a sentence instead of a tag",
+    },
+    {
+        "id": "hunyuan-think-answer-wrapper",
+        "dialect": "wrapper",
+        "family": "Hunyuan-A13B",
+        "source": f"{_VLLM} tests/reasoning/test_hunyuan_reasoning_parser.py SIMPLE_REASONING",
+        "text": "<think>\nThis is a reasoning section\n</think>\n<answer>\nThis is the rest\n</answer>",
+        "tools": [],
+        "calls": [],
+        "content": "This is the rest",
+        "reasoning": "This is a reasoning section",
+        "note": "parser-test input; the whole answer wrapped in <answer>…</answer>",
     },
 ]
 

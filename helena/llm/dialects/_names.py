@@ -29,6 +29,7 @@ _NAME_RE = re.compile(r"[A-Za-z_][\w.\-]*")
 _TOKEN_RE = re.compile(r"<[|｜][^<>|｜]{1,48}[|｜]>")
 _PARTIAL_TOKEN_RE = re.compile(r"<[|｜]?[^<>|｜]{0,48}[|｜]?")
 _MISTRAL = ("[ARGS]", "[CALL_ID]")
+_GEMMA_PARTIAL_RE = re.compile(r"call:[\w.\-]*")
 _MAX_GAP = 200  # characters between a name and its arguments (spaces, an index, separator tokens)
 
 
@@ -65,6 +66,8 @@ class NameBlock(Block):
         return self._json(text, after, name, final)
 
     def _gemma(self, text: str, final: bool) -> Outcome:
+        if not final and _GEMMA_PARTIAL_RE.fullmatch(text):
+            return None  # call:NAME, its "{" still to come
         read = gemma4.call_at(text, 0, self.ctx.names, any_name=False)
         if read is True:
             return self._unfinished(text) if final else None

@@ -6,21 +6,28 @@ through the dialect parser, structured calls are repaired, and a server that ref
 the same turn again with prompt-based tool calling (remembered per model, helena/llm/learned.py).
 
 A pre-filled "<think>" that is only guessed (from the model's name, or learned from an earlier
-stream) never hides an answer: the output is held until "</think>" confirms it, and a stream that
-ends with the reasoning never closed is the answer, parsed as if nothing were pre-filled (_Guess).
+stream) never hides an answer: the output is held until "</think>" (or another family's closing
+marker) confirms it, and a stream that ends with the reasoning never closed is the answer, parsed as
+if nothing were pre-filled (_Guess).
+
+A call is one call however often the turn carries it: a server's structured call and the same call
+in the content (a model echoing it), or the previous turn's call written again before the answer
+(_Echoes). An echo that is all the turn says is passed on: the loop then sees the repetition.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Callable, Collection
-from contextlib import aclosing
+from contextlib import aclosing, suppress
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from helena.llm import learned
 from helena.llm.base import Chunk, FinishReason, ModelHTTPError, ToolCall, Usage
 from helena.llm.dialects import (
+    THINK_CLOSERS,
     Call,
     Fragment,
     Malformed,
@@ -80,7 +87,7 @@ async def parsed_turn(*, raw: RawStream, key: tuple[str, str, str], profile: pro
         sent_messages = messages
         if prompt_mode:
             sent_messages = render_prompt(messages, tools or [], profile.prompt_format)
-        turn = _Turn(profile, names, tool_types(tools))
+        turn = _Turn(profile, names, tool_types(tools), echoes=_answered_calls(messages, names))
         try:
             async with aclosing(raw(sent_messages, None if prompt_mode else tools)) as parts:
                 async for part in parts:
@@ -106,11 +113,40 @@ NEVER_CLOSED = ("Die vermutete Überlegung wurde nie geschlossen: der Text war d
 SERVER_REASONING = "Der Server liefert die Überlegung in einem eigenen Feld: die Ausgabe ist die Antwort"
 
 
+def _call_key(call: ToolCall) -> str:
+    arguments = call.arguments
+    if isinstance(arguments, str):
+        with suppress(ValueError):
+            arguments = json.loads(arguments) if arguments.strip() else {}
+    return call.name + "\0" + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _answered_calls(messages: list[dict[str, Any]], names: frozenset[str]) -> frozenset[str]:
+    """The calls of the last assistant message when only their results follow it: what a model
+    that echoes its call would write again."""
+    keys: set[str] = set()
+    for message in reversed(messages):
+        if message.get("role") == "tool":
+            continue
+        if message.get("role") == "assistant":
+            for raw in message.get("tool_calls") or []:
+                function = raw.get("function") or {}
+                arguments = function.get("arguments") or {}
+                call = ToolCall(id="", name=function.get("name", ""), arguments=arguments)
+                keys.add(_call_key(normalize_call(call, names)))
+        break
+    return frozenset(keys)
+
+
 class _Turn:
     """One attempt's state: raw parts in, Chunks out."""
 
     def __init__(self, profile: profiles.Profile, names: frozenset[str],
-                 types: dict[str, dict[str, str]]) -> None:
+                 types: dict[str, dict[str, str]], echoes: frozenset[str] = frozenset()) -> None:
+        self.echoes = echoes
+        self.seen: set[str] = set()  # the calls out so far
+        self.held: list[Chunk] = []  # echoes of the last turn's calls, out only if nothing else comes
+        self.answered = False  # text came: an echo before it is noise
         self.names = names
         self.types = types
         self.prefilled = profile.reasoning_prefilled
@@ -151,6 +187,12 @@ class _Turn:
         else:
             truncated = part.finish == "length"
             chunks = self._ended(truncated) + chunks_of(self.parser.finish(truncated=truncated))
+        chunks = self._once(chunks)
+        if part.kind == "end":
+            if not self.answered and not self.saw_call and not any(c.kind == "tool_call" for c in chunks):
+                chunks = self.held + chunks  # the echo is all there is: the loop sees the repetition
+            elif self.held:
+                log.info("dropped %d echo(es) of the last turn's call(s)", len(self.held))
             called = self.saw_call or any(c.kind == "tool_call" for c in chunks)
             finish: FinishReason = ("tool_calls" if called else "length" if truncated
                                     else "error" if part.finish == "error" else "stop")
@@ -159,6 +201,25 @@ class _Turn:
             self.produced = True
             self.saw_call = self.saw_call or any(c.kind == "tool_call" for c in chunks)
         return chunks
+
+    def _once(self, chunks: list[Chunk]) -> list[Chunk]:
+        """Each call once; an echo of the last turn's call held until the end shows what it is."""
+        out = []
+        for chunk in chunks:
+            if chunk.kind == "text" and chunk.text.strip():
+                self.answered = True
+            if chunk.kind != "tool_call" or chunk.tool_call is None:
+                out.append(chunk)
+                continue
+            key = _call_key(chunk.tool_call)
+            if key in self.seen:
+                continue
+            self.seen.add(key)
+            if key in self.echoes:
+                self.held.append(chunk)
+            else:
+                out.append(chunk)
+        return out
 
     def _content(self, text: str) -> list[Chunk]:
         guess = self.guess
@@ -200,7 +261,7 @@ class _Turn:
 class _Guess:
     """The content of a turn under a guessed pre-fill, held until it shows which it is."""
 
-    CLOSE = "</think>"
+    CLOSERS = THINK_CLOSERS  # "</think>", and what other families close their reasoning with
     OPEN = "<think>"
 
     def __init__(self) -> None:
@@ -212,7 +273,7 @@ class _Guess:
     def feed(self, text: str) -> Literal["wait", "hold", "confirmed", "own_opener"]:
         """wait: nothing to parse yet (whitespace, or what may become "<think>"); hold: reasoning so
         far, not shown; confirmed: "</think>" came; own_opener: the output starts with "<think>"."""
-        scan = max(0, len(self.raw) - len(self.CLOSE) + 1)
+        scan = max(0, len(self.raw) - max(len(close) for close in self.CLOSERS) + 1)
         self.raw += text
         if self.opener_possible:
             start = self.raw.lstrip()
@@ -222,4 +283,5 @@ class _Guess:
                 return "wait"
             self.opener_possible = False
             scan = 0
-        return "confirmed" if self.CLOSE in self.raw[scan:] else "hold"
+        tail = self.raw[scan:]
+        return "confirmed" if any(close in tail for close in self.CLOSERS) else "hold"
