@@ -19,11 +19,22 @@ from helena.llm.dialects.parser import Call, Malformed, Reasoning, StreamParser,
 from tests.data.model_outputs import FIXTURES
 
 TOOLS = {"search_gesetze", "read_akte", "list_akten", "berechne_frist"}
-# Markup of every dialect: none of it may ever be in a text delta.
+# Markup of every dialect: none of it may ever be in a text delta. The second half is markup Helena
+# reads only by its words (issue 34 B): namespaced tags, DSML, Gemma 4's half-open tokens, invoke
+# XML, reasoning and answer wrappers, Kimi's ◁think▷, bracket tokens and Granite's sentences.
 MARKUP_RE = re.compile(
     r"<\|[\w.\-]+\|>|<｜[^｜]{1,40}｜>|</?(?:tool_call|tool_calls|think|function_call)>|<function=|"
     r"</function>|<parameter=|\[TOOL_CALLS\]|\[ARGS\]|\[/?THINK\]|```tool_code"
+    r"|</?[A-Za-z_][\w.\-]*:[\w.\-]+[^<>]*>|</?[|｜]DSML[|｜]|<\|[\w.\-\"]+>|<[\w.\-]+\|>"
+    r"|</?(?:invoke|reasoning|answer|response|TOOLCALL|function_calls|arg_key|arg_value|tool|tools)\b[^<>]*>"
+    r"|</?longcat_tool_call>|<parameter name=|<function name=|<(?:start|end)_function_call>|◁/?think▷"
+    r"|\[(?:BEGIN|END) FINAL RESPONSE\]|Here is my (?:thought process|response):"
 )
+
+
+def named(text: str, names: Any) -> set[str]:
+    """The tool names written as words in text."""
+    return {n for n in names if re.search(rf"(?<![\w.:]){re.escape(n)}(?![\w])", text)}
 
 
 def norm(text: str) -> str:
@@ -77,10 +88,14 @@ def test_any_split_of_a_stream_parses_like_the_whole(fixture: dict[str, Any], da
     kwargs = {"names": fixture["tools"], "types": TYPES,
               "reasoning_first": fixture.get("prefilled_think", False)}
     pieces = streamed(text, cuts, **kwargs)
-    assert summary(merge(pieces)) == summary(parse(text, **kwargs))
-    for event in pieces:
-        if isinstance(event, Text):
-            assert not MARKUP_RE.search(event.text), event.text
+    assert summary(merge(pieces)) == summary(parse(text, **kwargs))  # text, reasoning and calls alike
+    shown = [event.text for event in pieces if isinstance(event, Text)]
+    prose_names = named(fixture["content"], fixture["tools"])  # a tool named in a sentence may show
+    for delta in shown:
+        assert not MARKUP_RE.search(delta), delta
+        assert named(delta, fixture["tools"]) <= prose_names, delta  # never a name before its call
+    if fixture["reasoning"]:  # not even a piece of the reasoning reaches the answer
+        assert norm(fixture["reasoning"])[:40] not in norm("".join(shown))
 
 
 def test_token_by_token_text_is_released_at_once() -> None:
@@ -639,6 +654,23 @@ def test_structured_calls_are_repaired(call: ToolCall, name: str, arguments: Any
     '<tool_call>{"name": "read_akte", "arguments": {"a": ' + "9" * 4301 + "}}</tool_call>",
     '{„name“: „read_akte“, „arguments“: {„akte_id“: 1}}',
     "<|channel|>analysis" + " " * 300 + "<|message|>kein Harmony-Kopf mehr<|end|>",  # decided by content
+    # issue 34 B: markers known only by their words
+    "<|begin_of_thought|>\n\nintern\n\n<|end_of_thought|>\n\n<|begin_of_solution|>\n\nAntwort\n\n"
+    "<|end_of_solution|>",  # the OpenThoughts / Sky-T1 training format (open-thoughts, NovaSky-AI)
+    "<|channel|>inner<|message|>intern<|end|><|start|>assistant<|channel|>final<|message|>Antwort<|return|>",
+    "<seed:think>intern</seed:think><answer>Antwort</answer>",
+    "[THINK]intern[/THINK][BEGIN FINAL RESPONSE]Antwort[END FINAL RESPONSE]",
+    "◁think▷intern◁/think▷<response>Antwort</response>",
+    "<|START_THINKING|>intern<|END_THINKING|><|START_RESPONSE|>Antwort<|END_RESPONSE|>",
+    "<thought>intern</thought>Antwort",
+    '<tool:call>{"name": "read_akte", "arguments": {"akte_id": 1}}</tool:call>',
+    '<|tool_call|>read_akte(akte_id=1)<|/tool_call|>',
+    '[TOOL_REQUEST]{"name": "read_akte", "arguments": {"akte_id": 1}}[END_TOOL_REQUEST]',
+    '<function_calls>\n<invoke name="read_akte">\n<parameter name="akte_id">1</parameter>\n</invoke>\n'
+    "</function_calls>",
+    'read_akte[ARGS]{"akte_id": 1}',
+    "read_akte(akte_id=1)\nsearch_gesetze(query='§ 517 ZPO')",
+    '{"read_akte": {"akte_id": 1}}',
 ])
 def test_no_markup_or_reasoning_shown_for_any_split(text: str) -> None:
     whole = summary(parse(text, names=TOOLS))
@@ -648,6 +680,79 @@ def test_no_markup_or_reasoning_shown_for_any_split(text: str) -> None:
         for event in pieces:
             if isinstance(event, Text):
                 assert not MARKUP_RE.search(event.text) and "intern" not in event.text, event.text
+
+
+# --------------------------------------------------------------------------- unknown formats (issue 34 B)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('<tool:call>{"name": "read_akte", "arguments": {"akte_id": 1}}</tool:call>',
+     [("read_akte", {"akte_id": 1})]),
+    ('<|tool_call|>read_akte(akte_id=1)<|/tool_call|>', [("read_akte", {"akte_id": 1})]),
+    ('[TOOL_REQUEST]{"name": "read_akte", "arguments": {"akte_id": 1}}[END_TOOL_REQUEST]',
+     [("read_akte", {"akte_id": 1})]),
+    ('<function_calls><invoke name="read_akte"><parameter name="akte_id">1</parameter></invoke>'
+     "</function_calls>", [("read_akte", {"akte_id": "1"})]),
+    ('<Antwort>{"name": "read_akte", "arguments": {"akte_id": 1}}</Antwort>',
+     [("read_akte", {"akte_id": 1})]),
+    ('{"read_akte": {"akte_id": 1}}', [("read_akte", {"akte_id": 1})]),
+    ('read_akte[ARGS]{"akte_id": 1}', [("read_akte", {"akte_id": 1})]),
+    ("read_akte(akte_id=1)\nlist_akten()", [("read_akte", {"akte_id": 1}), ("list_akten", {})]),
+])
+def test_a_call_of_an_offered_tool_is_a_call_whatever_wraps_it(text: str, expected: Calls) -> None:
+    shown, _, calls, broken = summary(parse(text, names=TOOLS))
+    assert (shown, calls, broken) == ("", expected, [])
+
+
+@pytest.mark.parametrize("text", [
+    "Die Akte liest read_akte, die Fristen berechnet berechne_frist.",
+    "Mit read_akte (dem Werkzeug für Akten) geht das.",
+    "<Anrede> <Name>, anbei die Unterlagen.",
+    "<b>Wichtig:</b> Die Frist läuft.",
+    '{"frist": {"tage": 14}} ist das Format, das die Schnittstelle erwartet.',
+    "[ANLAGE K1] und [Anlage K2] liegen bei.",
+    "Here is my response: nothing else.",
+])
+def test_prose_stays_prose(text: str) -> None:
+    """A tool named in a sentence, a placeholder in angle brackets, HTML, a JSON example whose key is
+    no tool, bracketed prose: text as written (a Granite sentence without its opener too)."""
+    assert summary(parse(text, names=TOOLS)) == (norm(text), "", [], [])
+
+
+def test_a_bare_name_is_held_until_what_follows_decides() -> None:
+    parser = StreamParser(names=TOOLS)
+    assert parser.feed("Ich nutze read") == [Text("Ich nutze ")]  # may become read_akte
+    assert parser.feed("_akte") == []
+    assert parser.feed(" dafür.") == [Text("read_akte dafür.")]  # prose after all
+    parser = StreamParser(names=TOOLS)
+    assert parser.feed("read_akte") == []
+    assert [type(e) for e in parser.feed("(akte_id=3)")] == [Call]  # never shown
+
+
+def test_an_echo_of_the_call_in_the_same_answer_is_one_call() -> None:
+    text = ('<tool_call>{"name": "read_akte", "arguments": {"akte_id": 1}}</tool_call>\n'
+            '{"name": "read_akte", "arguments": {"akte_id": 1}}\nread_akte(akte_id=1)')
+    assert summary(parse(text, names=TOOLS))[2] == [("read_akte", {"akte_id": 1})]
+    other = '<tool_call>{"name": "read_akte", "arguments": {"akte_id": 2}}</tool_call>'
+    assert len(summary(parse(text + other, names=TOOLS))[2]) == 2  # another call is another call
+
+
+@pytest.mark.parametrize("text", [
+    "<minimax:tool_call>Ich rufe gleich die Akte auf.</minimax:tool_call>",
+    "<|START_ACTION|>[{\"tool_name\": \"read_akte\", \"parameters\": {akte: }}]<|END_ACTION|>",
+    "read_akte(3)",
+])
+def test_an_unreadable_call_is_never_dropped_silently(text: str) -> None:
+    """Markup that says "call" around something no call can be read from is an unreadable call (the
+    model gets the retry hint); so is a call of a tool with positional arguments."""
+    shown, _, calls, broken = summary(parse(text, names=TOOLS))
+    assert (shown, calls, broken) == ("", [], ["Aufruf unlesbar"])
+
+
+def test_a_channel_helena_does_not_know_is_reasoning() -> None:
+    text = "<|channel|>inner<|message|>Nachdenken<|end|><|start|>assistant<|channel|>final<|message|>Antwort"
+    shown, reasoning, _, _ = summary(parse(text, names=TOOLS))
+    assert (shown, reasoning) == ("Antwort", "Nachdenken")
 
 
 def test_a_call_with_a_long_brief_streams_in_linear_time() -> None:

@@ -15,7 +15,7 @@ from drafts.models import Draft
 from helena.agent.nudges import GERMAN_PROMPT, NUDGE_PROMPT, PARSE_ERROR_HINT, TRUNCATED_PROMPT
 from helena.models import Message
 from tests.conftest import Kanzlei
-from tests.helena.llm.dialects.test_dialects import MARKUP_RE
+from tests.helena.llm.dialects.test_dialects import MARKUP_RE, norm
 from tests.helena.web.test_runs_api import ask, assert_one_done, events, wait
 from tests.scripted_llm_server import ScriptedLLMServer
 
@@ -198,3 +198,129 @@ def test_admin_shows_the_detected_dialect_and_capabilities(kanzlei: Kanzlei,
     router.clear_health_cache()
     page = admin.get(f"/admin/helena/modeltier/{row.pk}/change/").content.decode()
     assert "im Prompt beschrieben" in page
+
+
+# --------------------------------------------------------------------------- unknown formats (issue 34 B)
+# Each raw output has the shape of a public fixture in tests/data/model_outputs.py (named per case),
+# written with Helena's own tool; tier 1 is the model under the name a firm's server lists it by.
+
+ANSWER = "Die Berufungsfrist beträgt einen Monat (§ 517 ZPO)."
+SEARCH = ("search_gesetze", {"query": "Berufungsfrist"})
+
+
+def served_as(name: str) -> None:
+    """Tier 1 is this model, named as the firm's Ollama lists it."""
+    from helena.models import ModelTier
+
+    row = ModelTier.objects.get(tier=1)
+    row.model_name = name
+    row.save()
+
+
+def run_turns(kanzlei: Kanzlei, tiers: ScriptedLLMServer, model: str, turns: list[dict],
+              question: str = "Wie lange ist die Berufungsfrist?") -> tuple[dict, list[dict], str]:
+    served_as(model)
+    tiers.script(turns)
+    client = kanzlei.client("anwalt")
+    conversation, run_id = ask(client, question, mode="inline")
+    run = wait(client, run_id)
+    evs = events(client, run_id)
+    assert_nothing_raw(evs, conversation)
+    for event in evs:  # a tool's name never flashes as text before its call
+        assert event["type"] != "text" or "search_gesetze" not in event["delta"], event
+    return run, evs, conversation
+
+
+def calls_run(evs: list[dict]) -> list[tuple[str, dict]]:
+    return [(e["tool"], e["arguments"]) for e in evs if e["type"] == "tool_call"]
+
+
+@pytest.mark.parametrize(("model", "raw"), [
+    ("laguna:latest",  # laguna-user-tag-around-json-call
+     'Ich sehe im Gesetz nach.<user>\n{"name":"search_gesetze","arguments":{"query":"Berufungsfrist"}}'
+     "\n</user>"),
+    ("hf.co/unsloth/MiniMax-M2-GGUF:Q3_K_XL",  # minimax-m2-invoke-after-text
+     'Ich sehe im Gesetz nach. <minimax:tool_call><invoke name="search_gesetze"><parameter name="query">'
+     "Berufungsfrist</parameter></invoke></minimax:tool_call>"),
+    ("kimi-k2:1t-cloud",  # kimi-k2-section-after-text
+     "Ich sehe im Gesetz nach. <|tool_calls_section_begin|><|tool_call_begin|>functions.search_gesetze:0 "
+     '<|tool_call_argument_begin|>{"query": "Berufungsfrist"}<|tool_call_end|><|tool_calls_section_end|>'),
+    ("glm-4.5-air:latest",  # glm45-think-text-call
+     "<think>Die Frist steht in der ZPO.</think>\n\nIch sehe im Gesetz nach.\n<tool_call>search_gesetze\n"
+     "<arg_key>query</arg_key>\n<arg_value>Berufungsfrist</arg_value>\n</tool_call>"),
+    ("gemma4:12b",  # gemma4-call-after-text
+     'Ich sehe im Gesetz nach.<|tool_call>call:search_gesetze{query:<|"|>Berufungsfrist<|"|>}<tool_call|>'),
+])
+def test_an_unfamiliar_wrapper_around_a_call_runs_it(kanzlei: Kanzlei, tiers: ScriptedLLMServer, model: str,
+                                                     raw: str) -> None:
+    run, evs, _ = run_turns(kanzlei, tiers, model, [{"raw": raw}, {"text": ANSWER}])
+    assert calls_run(evs) == [SEARCH]
+    assert shown_text(evs).startswith("Ich sehe im Gesetz nach.")
+    assert run["text"] == ANSWER and assert_one_done(evs)["finish_reason"] == "stop"
+
+
+@pytest.mark.parametrize("turns", [
+    # laguna-duplicated-call-runs-once: the call, and the same call again right after it
+    [{"raw": '<tool_call>search_gesetze\n{"query":"Berufungsfrist"}\n<tool_call>search_gesetze\n'
+             '{"query":"Berufungsfrist"}</tool_call>'}, {"text": ANSWER}],
+    # the call, then echoed as text (JSON and pythonic) in the same answer
+    [{"raw": '<tool_call>\n{"name": "search_gesetze", "arguments": {"query": "Berufungsfrist"}}\n'
+             '</tool_call>\n{"name": "search_gesetze", "arguments": {"query": "Berufungsfrist"}}\n'
+             "search_gesetze(query='Berufungsfrist')"}, {"text": ANSWER}],
+    # the server's structured call, and the model's echo of it in the next turn before the answer
+    [{"tool_calls": [{"name": "search_gesetze", "arguments": {"query": "Berufungsfrist"}}]},
+     {"raw": '{"name": "search_gesetze", "arguments": {"query": "Berufungsfrist"}}\n' + ANSWER}],
+], ids=["written-twice", "echoed-as-text", "echoed-next-turn"])
+def test_a_call_echoed_right_after_it_runs_once(kanzlei: Kanzlei, tiers: ScriptedLLMServer,
+                                               turns: list[dict]) -> None:
+    run, evs, _ = run_turns(kanzlei, tiers, "laguna:latest", turns)
+    assert calls_run(evs) == [SEARCH]
+    assert len([e for e in evs if e["type"] == "tool_result"]) == 1
+    assert not [e for e in evs if e["type"] == "warning"]  # no stall, no retry
+    assert run["text"] == ANSWER and assert_one_done(evs)["finish_reason"] == "stop"
+    assert len(tiers.requests_to("/api/chat")) == 2
+
+
+@pytest.mark.parametrize(("model", "raw"), [
+    ("hf.co/ByteDance-Seed/Seed-OSS-36B-Instruct-GGUF:Q4_K_M",  # seed-oss-think-then-call
+     "<seed:think>Der Nutzer fragt nach der Berufungsfrist.</seed:cot_budget_reflect>\n§ 517 ZPO: ein Monat."
+     "</seed:think>\n" + ANSWER),
+    ("openai.gpt-oss-20b-1:0",  # gptoss-bedrock-reasoning-tag
+     "<reasoning>Der Nutzer fragt nach der Berufungsfrist. § 517 ZPO: ein Monat.</reasoning>" + ANSWER),
+    ("kimi-vl:a3b",  # kimi-angle-think
+     "◁think▷Der Nutzer fragt nach der Berufungsfrist. § 517 ZPO: ein Monat.◁/think▷" + ANSWER),
+    ("gemma4:12b",  # gemma4-channel-then-answer
+     "<|channel>thought\nDer Nutzer fragt nach der Berufungsfrist. § 517 ZPO: ein Monat.<channel|>" + ANSWER),
+])
+def test_reasoning_in_an_unknown_marker_is_never_the_answer(kanzlei: Kanzlei, tiers: ScriptedLLMServer,
+                                                            model: str, raw: str) -> None:
+    run, evs, conversation = run_turns(kanzlei, tiers, model, [{"raw": raw}])
+    assert shown_text(evs) == ANSWER == run["text"]
+    reasoning = "".join(e["delta"] for e in evs if e["type"] == "reasoning")
+    assert "Der Nutzer fragt nach der Berufungsfrist." in reasoning
+    stored = json.dumps([m.text for m in Message.objects.filter(conversation_id=conversation)])
+    assert "Der Nutzer fragt" not in stored
+
+
+@pytest.mark.parametrize(("model", "raw"), [
+    ("hf.co/tencent/Hunyuan-A13B-Instruct-GGUF:Q4_K_M",  # hunyuan-think-answer-wrapper
+     "<think>\nDer Nutzer fragt nach der Berufungsfrist.\n</think>\n<answer>\n" + ANSWER + "\n</answer>"),
+    ("command-a-reasoning:latest",  # cohere-command-thinking-then-text, the answer wrapped in a token pair
+     "<|START_RESPONSE|>" + ANSWER + "<|END_RESPONSE|>"),
+    ("openthinker:7b",  # the OpenThoughts training format the red-team test reads
+     "<|begin_of_thought|>\n\nDer Nutzer fragt nach der Berufungsfrist.\n\n<|end_of_thought|>\n\n"
+     "<|begin_of_solution|>\n\n" + ANSWER + "\n\n<|end_of_solution|>"),
+])
+def test_a_wrapper_around_the_whole_answer_is_removed(kanzlei: Kanzlei, tiers: ScriptedLLMServer, model: str,
+                                                      raw: str) -> None:
+    run, evs, _ = run_turns(kanzlei, tiers, model, [{"raw": raw}])
+    assert norm(shown_text(evs)) == ANSWER == run["text"]
+    assert "Der Nutzer fragt" not in shown_text(evs)
+
+
+def test_pythonic_calls_one_a_line_run(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    """gemma3-1b-pythonic-lines-bfcl: Gemma 3 1B writes its calls one a line, without list brackets."""
+    raw = "search_gesetze(query='Berufungsfrist')\nsearch_gesetze(query='Berufungsbegründungsfrist')"
+    run, evs, _ = run_turns(kanzlei, tiers, "gemma3:1b", [{"raw": raw}, {"text": ANSWER}])
+    assert calls_run(evs) == [SEARCH, ("search_gesetze", {"query": "Berufungsbegründungsfrist"})]
+    assert shown_text(evs).strip() == ANSWER == run["text"]  # the line break between the calls is text

@@ -17,7 +17,7 @@ from helena.llm.dialects import profiles
 from helena.llm.providers.ollama import OllamaModel
 from helena.llm.providers.openai_compat import OpenAICompatModel
 from tests.data.model_outputs import FIXTURES
-from tests.helena.llm.dialects.test_dialects import MARKUP_RE, TYPES, norm
+from tests.helena.llm.dialects.test_dialects import MARKUP_RE, TYPES, named, norm
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server, tokens
 
 USER = [{"role": "user", "content": "Hallo"}]
@@ -83,9 +83,11 @@ def test_raw_outputs_over_both_wire_formats(server: ScriptedLLMServer, provider:
     assert reasoning == norm(re.sub(r"</?tool_call>", "", fixture["reasoning"]))
     assert broken == []
     assert finish == ("tool_calls" if calls else "stop")
+    prose_names = named(fixture["content"], fixture["tools"])
     for chunk in chunks:  # not even transiently: every single delta is clean
         if chunk.kind == "text":
             assert not MARKUP_RE.search(chunk.text), chunk.text
+            assert named(chunk.text, fixture["tools"]) <= prose_names, chunk.text  # no name before a call
 
 
 def test_the_stream_is_cut_like_a_tokenizer_would() -> None:
