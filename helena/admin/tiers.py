@@ -20,11 +20,13 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.defaultfilters import date as date_filter
 from django.urls import URLPattern, path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from config.errors import DomainError
 from config.navigation import safe_next
-from helena.llm import locality, router
+from helena.llm import learned, locality, router
+from helena.llm.dialects import profiles
 from helena.llm.providers import health
 from helena.model_check import services as model_check
 from helena.models import HelenaSettings, ModelCheck, ModelTier, TaskRoute
@@ -80,6 +82,14 @@ def check_summary(check: ModelCheck | None, *, model_name: str = "") -> str:
     return text
 
 
+def learned_rows() -> list[dict[str, Any]]:
+    """What Helena learned about models from their servers' answers, newest first, for the list."""
+    return [{"modell": fact.model, "server": fact.host, "was": fact.label,
+             "seit": timezone.localtime(fact.since), "woran": fact.why,
+             "felder": {"provider": fact.provider, "host": fact.host, "model": fact.model, "fact": fact.fact}}
+            for fact in learned.learned_facts()]
+
+
 def check_rows() -> list[dict[str, Any]]:
     """One row per configured tier for the list's „Modellprüfung“: its model and last check."""
     latest = model_check.latest_checks()
@@ -127,8 +137,9 @@ class ModelTierAdmin(admin.ModelAdmin):
     change_form_template = "admin/helena/modeltier/modellpruefung_formular.html"
 
     def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
-        return super().changelist_view(request, {**(extra_context or {}), "wirksam": effective_tiers(),
-                                                 "pruefungen": check_rows()})
+        return super().changelist_view(request, {
+            **(extra_context or {}), "wirksam": effective_tiers(), "pruefungen": check_rows(),
+            "gelernt": learned_rows(), "vergessen_url": reverse("admin:helena_modeltier_vergessen")})
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
                     extra_context: dict | None = None) -> HttpResponse:
@@ -139,7 +150,22 @@ class ModelTierAdmin(admin.ModelAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         return [path("modellpruefung/<int:tier>/", self.admin_site.admin_view(self.modellpruefung_view),
-                     name="helena_modeltier_modellpruefung"), *super().get_urls()]
+                     name="helena_modeltier_modellpruefung"),
+                path("gelernt/vergessen/", self.admin_site.admin_view(self.vergessen_view),
+                     name="helena_modeltier_vergessen"), *super().get_urls()]
+
+    def vergessen_view(self, request: HttpRequest) -> HttpResponse:
+        """„Vergessen“: what Helena learned about a model (or about all) is dropped in every process;
+        the next call tries the model as new (offers tools again, guesses no pre-fill)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        teile = {name: request.POST.get(name) or None for name in ("provider", "host", "model", "fact")}
+        anzahl = learned.forget(**teile)  # nothing given: everything
+        messages.success(request, f"{anzahl} gelernte Angabe(n) vergessen. Beim nächsten Aufruf prüft Helena "
+                                  "das Modell neu.")
+        return HttpResponseRedirect(reverse("admin:helena_modeltier_changelist"))
 
     def modellpruefung_view(self, request: HttpRequest, tier: int) -> HttpResponse:
         """„Modell prüfen“: the check runs in the Celery worker; its result appears beside the tier."""
@@ -204,7 +230,13 @@ class ModelTierAdmin(admin.ModelAdmin):
         parts.append("Werkzeuge: " + ("über die Schnittstelle (tools-Parameter)" if profile.native_tools
                                       else "im Prompt beschrieben (Server nimmt keine Werkzeuge an)"))
         if profile.reasoning_prefilled:
-            parts.append("Überlegung beginnt ohne <think> (Vorlage belegt es vor)")
+            quelle = profiles.PREFILL_SOURCES.get(profile.prefill_source, "")
+            vermutet = "" if profile.prefill_known else " – vermutet: wird zurückgehalten, bis </think> kommt"
+            parts.append(f"Überlegung beginnt ohne <think> ({quelle}){vermutet}" if quelle
+                         else f"Überlegung beginnt ohne <think>{vermutet}")
+        for fact in found.get("learned") or ():
+            seit = timezone.localtime(fact.since).strftime("%d.%m.%Y %H:%M")
+            parts.append(f"Gelernt: {fact.label} (seit {seit}, {fact.why})")
         return " · ".join(parts)
 
 
