@@ -25,7 +25,8 @@ FORGET = reverse("admin:helena_modeltier_vergessen")
 @pytest.fixture(autouse=True)
 def facts() -> Iterator[None]:
     learned.forget_all()
-    learned.learn(GEMMA, profiles.NO_TOOLS, "Der Server lehnte Werkzeuge ab (HTTP 400 „does not support tools“)")
+    learned.learn(GEMMA, profiles.NO_TOOLS,
+                  "Der Server lehnte Werkzeuge ab (HTTP 400 „does not support tools“)")
     learned.learn(QWQ, profiles.PREFILLED, "</think> ohne <think> in der Ausgabe")
     yield
     learned.forget_all()
