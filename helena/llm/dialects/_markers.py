@@ -33,13 +33,15 @@ _SWAPS = (("begin", "end"), ("start", "end"), ("open", "close"), ("prefix", "suf
 _WORD_SPLIT_RE = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
 
 # The shapes a marker has. A name is letters, digits and _ . - : (namespaces), or a |NS| prefix.
+_ATTR = r"""\s+[\w:.\-]+\s*=\s*(?:"[^"<>]*"|'[^'<>]*')"""  # key="value": prose words are no attributes
+_ATTR_PARTIAL = r"""\s+(?:[\w:.\-]+(?:\s*(?:=\s*(?:"[^"<>]*|'[^'<>]*)?)?)?)?"""
+_NAME = r"[A-Za-z_][\w:.\-]{0,48}"
 XML_RE = re.compile(
-    r"<(?P<slash>/)?(?P<name>(?:[|｜][\w.\-]{1,24}[|｜])?[A-Za-z_][\w:.\-]{0,48})"
-    r"(?P<attrs>\s[^<>]{0,400}?)?\s*(?P<self>/)?>"
+    rf"<(?P<slash>/)?(?P<name>(?:[|｜][\w.\-]{{1,24}}[|｜])?{_NAME})(?P<attrs>(?:{_ATTR}){{0,8}})\s*(?P<self>/)?>"
 )
-_XML_NAME_PARTIAL = r"[A-Za-z_][\w:.\-]{0,48}(?:\s[^<>]{0,400})?"
 XML_PARTIAL_RE = re.compile(
-    rf"</?(?:[|｜](?:[\w.\-]{{1,24}}(?:[|｜](?:{_XML_NAME_PARTIAL})?)?)?|{_XML_NAME_PARTIAL})?/?"
+    rf"</?(?:[|｜](?:[\w.\-]{{1,24}}(?:[|｜](?:{_NAME}(?:{_ATTR}){{0,8}}(?:{_ATTR_PARTIAL})?)?)?)?"
+    rf"|{_NAME}(?:{_ATTR}){{0,8}}(?:{_ATTR_PARTIAL})?)?\s*/?"
 )
 TOKEN_RE = re.compile(r"<(?P<lbar>[|｜])?(?P<name>/?[\w.\-▁]{1,48}?)(?P<rbar>[|｜])?>")
 TOKEN_PARTIAL_RE = re.compile(r"<[|｜]?/?[\w.\-▁]{0,48}[|｜]?")

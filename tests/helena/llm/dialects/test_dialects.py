@@ -711,6 +711,7 @@ def test_a_call_of_an_offered_tool_is_a_call_whatever_wraps_it(text: str, expect
     "<b>Wichtig:</b> Die Frist läuft.",
     '{"frist": {"tage": 14}} ist das Format, das die Schnittstelle erwartet.',
     "[ANLAGE K1] und [Anlage K2] liegen bei.",
+    "Der Streitwert <b und der Rest des Satzes ohne schließende Klammer.",
     "Here is my response: nothing else.",
 ])
 def test_prose_stays_prose(text: str) -> None:
@@ -727,6 +728,13 @@ def test_a_bare_name_is_held_until_what_follows_decides() -> None:
     parser = StreamParser(names=TOOLS)
     assert parser.feed("read_akte") == []
     assert [type(e) for e in parser.feed("(akte_id=3)")] == [Call]  # never shown
+
+
+def test_an_angle_bracket_in_prose_is_released_at_the_next_word() -> None:
+    """A tag's attributes are key="value": words after "<Anlage" make it prose at once."""
+    parser = StreamParser(names=TOOLS)
+    assert parser.feed("Siehe <Anlage") == [Text("Siehe ")]
+    assert merge(parser.feed(" K1 und K2")) == [Text("<Anlage K1 und K2")]
 
 
 def test_an_echo_of_the_call_in_the_same_answer_is_one_call() -> None:
