@@ -11,8 +11,9 @@ marker) confirms it, and a stream that ends with the reasoning never closed is t
 if nothing were pre-filled (_Guess).
 
 A call is one call however often the turn carries it: a server's structured call and the same call
-in the content (a model echoing it), or the previous turn's call written again before the answer
-(_Echoes). An echo that is all the turn says is passed on: the loop then sees the repetition.
+in the content (a model echoing it), or the previous turn's call written again before the answer.
+An echo the answer does not follow (all the turn says, or a retry after a sentence) is passed on:
+the loop then sees the repetition.
 """
 
 from __future__ import annotations
@@ -145,8 +146,8 @@ class _Turn:
                  types: dict[str, dict[str, str]], echoes: frozenset[str] = frozenset()) -> None:
         self.echoes = echoes
         self.seen: set[str] = set()  # the calls out so far
-        self.held: list[Chunk] = []  # echoes of the last turn's calls, out only if nothing else comes
-        self.answered = False  # text came: an echo before it is noise
+        self.held: list[Chunk] = []  # echoes of the last turn's calls, out unless an answer follows
+        self.answered = False  # text came after an echo: the echo was noise before the answer
         self.names = names
         self.types = types
         self.prefilled = profile.reasoning_prefilled
@@ -206,7 +207,7 @@ class _Turn:
         """Each call once; an echo of the last turn's call held until the end shows what it is."""
         out = []
         for chunk in chunks:
-            if chunk.kind == "text" and chunk.text.strip():
+            if chunk.kind == "text" and chunk.text.strip() and self.held:
                 self.answered = True
             if chunk.kind != "tool_call" or chunk.tool_call is None:
                 out.append(chunk)

@@ -281,6 +281,19 @@ def test_a_call_echoed_right_after_it_runs_once(kanzlei: Kanzlei, tiers: Scripte
     assert len(tiers.requests_to("/api/chat")) == 2
 
 
+def test_a_retried_call_after_a_sentence_is_no_echo(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    """The same call again after a sentence is the model's decision, not an echo: the loop sees the
+    repetition as before (a stall: an answer with what Helena has, and the next tier takes over)."""
+    call = {"tool_calls": [{"name": "search_gesetze", "arguments": {"query": "Berufungsfrist"}}]}
+    retry = {"raw": 'Ich versuche es noch einmal.\n<tool_call>\n{"name": "search_gesetze", "arguments": '
+                    '{"query": "Berufungsfrist"}}\n</tool_call>'}
+    answer = {"text": ANSWER}
+    run, evs, _ = run_turns(kanzlei, tiers, "laguna:latest", [call, retry, answer, answer])
+    assert calls_run(evs) == [SEARCH, SEARCH]
+    assert "stall" in [e["code"] for e in evs if e["type"] == "warning"]
+    assert run["text"] == ANSWER
+
+
 @pytest.mark.parametrize(("model", "raw"), [
     ("hf.co/ByteDance-Seed/Seed-OSS-36B-Instruct-GGUF:Q4_K_M",  # seed-oss-think-then-call
      "<seed:think>Der Nutzer fragt nach der Berufungsfrist.</seed:cot_budget_reflect>\n§ 517 ZPO: ein Monat."
