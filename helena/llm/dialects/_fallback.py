@@ -53,7 +53,7 @@ class MarkerBlock(Block):
             return REJECT
         if marker.html:
             return REJECT
-        inner = self._block(marker, text)
+        inner = self._block(marker)
         if inner is None:
             return REJECT
         if isinstance(inner, Emit):
@@ -64,7 +64,7 @@ class MarkerBlock(Block):
         self.inner = inner
         return inner.step(text, final)
 
-    def _block(self, marker: Marker, text: str) -> Block | Emit | None:
+    def _block(self, marker: Marker) -> Block | Emit | None:
         """The block for a marker, an Emit dropping it, or None when it is text."""
         drop = Emit(consumed=len(marker.text))
         prose_shape = marker.shape in ("xml", "bracket")  # shapes prose has too: text unless told
