@@ -1822,6 +1822,20 @@ FIXTURES: list[dict] = [
         "note": "parser-test input; reasoning introduced by a sentence instead of a tag",
     },
     {
+        "id": "phi4-mini-functools-between-text",
+        "dialect": "unknown_markup",
+        "family": "Phi-4-mini",
+        "source": f"{_VLLM} tests/tool_parsers/test_phi4mini_tool_parser.py surrounding_text_output",
+        "text": 'Let me check the weather for you.\nfunctools[{"name": "get_weather", "arguments": '
+        '{"city": "Tokyo"}}]\nWould you like to know more?',
+        "tools": ["get_weather"],
+        "calls": [{"name": "get_weather", "arguments": {"city": "Tokyo"}}],
+        "content": "Let me check the weather for you.\nWould you like to know more?",
+        "reasoning": "",
+        "note": "parser-test input; the word functools (one token) introduces the call list; vLLM's parser "
+        "drops the surrounding text when a call is present, it is visibly there and ours keeps it",
+    },
+    {
         "id": "hunyuan-think-answer-wrapper",
         "dialect": "wrapper",
         "family": "Hunyuan-A13B",

@@ -13,7 +13,8 @@
 An unknown tag in angle brackets (<user>, <Anrede>) is text, unless a call of an offered tool
 follows it: then tag, call and closing tag are a call (Poolside Laguna writes <user>NAME …</user>).
 HTML tags are always text. A bracket token ([ANLAGE K1]) is text unless its words say otherwise;
-a '[' that starts no token may start a call list (llama).
+a '[' that starts no token may start a call list (llama). A word that introduces calls (functools[)
+goes when a call follows.
 """
 
 from __future__ import annotations
@@ -171,10 +172,22 @@ class AroundCall(Block):
         return REJECT
 
 
+class CallPrefix(Block):
+    """A word that introduces calls, Phi-4-mini's and FireFunction's functools[…]: dropped when the
+    call list follows (it is then read as usual), text otherwise."""
+
+    def step(self, text: str, final: bool) -> Outcome:
+        rest = text[len(self.opener):]
+        if not rest:
+            return REJECT if final else None
+        return Emit(consumed=len(self.opener)) if rest[0] == "[" else REJECT
+
+
 def _glm_pairs_follow(text: str, pos: int, ctx: Ctx, final: bool) -> bool:
     """NAME then <arg_key>: GLM's call body (Laguna writes it inside <user>)."""
     match = re.compile(r"([A-Za-z_][\w.\-]*)\s*<arg_key>").match(text, pos)
     return bool(match) and match.group(1) in ctx.names
 
 
-OPENERS = [Opener(char, MarkerBlock) for char in ("<", "[", "◁")]
+OPENERS = [*(Opener(char, MarkerBlock) for char in ("<", "[", "◁")),
+           Opener("functools", CallPrefix, needs_tools=True)]

@@ -698,6 +698,7 @@ def test_no_markup_or_reasoning_shown_for_any_split(text: str) -> None:
     ('{"read_akte": {"akte_id": 1}}', [("read_akte", {"akte_id": 1})]),
     ('read_akte[ARGS]{"akte_id": 1}', [("read_akte", {"akte_id": 1})]),
     ("read_akte(akte_id=1)\nlist_akten()", [("read_akte", {"akte_id": 1}), ("list_akten", {})]),
+    ('functools[{"name": "read_akte", "arguments": {"akte_id": 1}}]', [("read_akte", {"akte_id": 1})]),
 ])
 def test_a_call_of_an_offered_tool_is_a_call_whatever_wraps_it(text: str, expected: Calls) -> None:
     shown, _, calls, broken = summary(parse(text, names=TOOLS))
