@@ -62,8 +62,10 @@ def _tables(names: frozenset[str], openers: tuple[Opener, ...]) -> Tables:
     and the characters that start a marker: built once per set of tools for the parser's own
     openers (a firm's tools are the same every turn)."""
     active = [o for o in openers if names or not o.needs_tools]
-    marker_chars = "".join(sorted({o.literal[0] for o in active}))
-    words = _names.literals(names)
+    # Markers that start with a letter (a tool's name, "functools", Granite's sentence) count where a
+    # word starts, found by one trie; the others by their first character.
+    marker_chars = "".join(sorted({o.literal[0] for o in active if not o.literal[0].isalpha()}))
+    words = [*_names.literals(names), *(o.literal for o in active if o.literal[0].isalpha())]
     by_char: dict[str, list[Opener]] = {}
     for opener in sorted([*active, *_names.openers(names)], key=lambda o: -len(o.literal)):
         by_char.setdefault(opener.literal[0], []).append(opener)
