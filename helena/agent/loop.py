@@ -103,7 +103,8 @@ class _Run:
     stall: StallDetector = field(default_factory=StallDetector)
     paused: bool = False  # a tool asked the user (ask_user); the run ends waiting for the answer
     english: bool = False  # the last turn's text was English (and not shown)
-    reasked: bool = False  # an answer was asked again (once a run): English now shows, after a note
+    reasked: bool = False  # asked again for German (once a run): English now shows, after a note
+    answer_asked: bool = False  # asked for an answer after a turn that only thought (once a run)
     nudged: bool = False  # an announced lookup without a call got its nudge (once a run)
     # The offered tools' schemas, built once per set of tools: the same list objects every turn let
     # the model clients reuse what they derived from them (ollama_tools).
@@ -352,8 +353,8 @@ async def _loop(run: _Run) -> FinishReason:
                 await run.final_answer(STALL_MESSAGE)
                 return "stall"
             silent = not turn.text.strip() and bool(turn.reasoning.strip())  # thought, never answered
-            if (run.english or silent) and not run.reasked:
-                run.reasked = True
+            if (run.english and not run.reasked) or (silent and not run.answer_asked):
+                run.reasked, run.answer_asked = run.reasked or run.english, run.answer_asked or silent
                 run.messages += [{"role": "assistant", "content": turn.text},
                                  {"role": "user", "content": GERMAN_PROMPT if run.english else ANSWER_PROMPT}]
                 continue

@@ -82,6 +82,15 @@ def test_english_twice_comes_after_a_german_note() -> None:
     assert deltas[0].startswith(ENGLISH_ONLY_NOTE) and text == f"{ENGLISH_ONLY_NOTE}\n\n{ENGLISH}"
 
 
+def test_a_turn_that_only_thought_does_not_use_up_the_german_question() -> None:
+    """Asked for an answer after a silent turn, the model answers in English: it is still asked for
+    German once before anything English is shown."""
+    turns = ["<think>Die Berufungsfrist steht in § 517 ZPO.</think>", ENGLISH, GERMAN]
+    text, deltas, model = _answer(turns, question=ENGLISH_QUESTION, language="de")
+    assert text == GERMAN and "".join(deltas) == GERMAN
+    assert model.calls[2].messages[-1]["content"] == GERMAN_PROMPT
+
+
 # --------------------------------------------------------------------------- end to end
 
 
