@@ -81,11 +81,11 @@ class Pruefakte:
                 "wegen": "Werklohn aus Bauvertrag", "status": "offen", "rechtsgebiet": "Baurecht"}
 
     def prompt_facts(self) -> dict[str, Any]:
-        """The Akte in focus as helena.agent.prompts.akte_block reads it."""
+        """The Akte in focus as helena.agent.prompts.akte_block reads it, without its Fristen: a real
+        run's prompt names the next ones, but here the tasks that ask for them test the tools, and a
+        model answering from the prompt would be judged for a call it rightly did not need."""
         return {**self.kurz(), "bundesland": "NW", "gegenstandswert": "18500.00 EUR", "mandant": MANDANTIN,
-                "gegner": GEGNER, "gericht": GERICHT,
-                "fristen": [f"{date.fromisoformat(f['datum']):%d.%m.%Y} {f['bezeichnung']}"
-                            for f in self.fristen()]}
+                "gegner": GEGNER, "gericht": GERICHT}
 
     def detail(self) -> dict[str, Any]:
         return {**self.kurz(), "bundesland": "NW", "gegenstandswert": "18500.00",

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from helena.model_check.runner import CHAT_SECONDS, TaskResult
+from helena.model_check.runner import TaskResult
 
 MIN_WINDOW = 16384  # tokens: a run's prompt, the tools' schemas, the history and a document
 SLOW_TOKENS = 5.0  # tokens per second below which an answer crawls
@@ -66,7 +66,9 @@ def required(results: Sequence[TaskResult], tier: int) -> list[TaskResult]:
 def verdict(results: Sequence[TaskResult], *, tier: int) -> Verdict:
     """Suitable for `tier`, or not and why (the gravest reason first)."""
     needed = required(results, tier)
-    failed = [r for r in needed if not r.passed]
+    # Only tier 1 serves the chat: its tasks must end within the chat's time limit.
+    slow = [r for r in needed if r.too_slow] if tier == 1 else []
+    failed = [r for r in needed if not r.solved or (tier == 1 and r.too_slow)]
     calls = [r for r in needed if r.calls_ok is False]
     english = [r for r in needed if r.german is False]
     leaks = [r for r in needed if r.leak]
@@ -82,6 +84,9 @@ def verdict(results: Sequence[TaskResult], *, tier: int) -> Verdict:
     if leaks:
         problems.append(("Markup oder Überlegung in der Antwort",
                          "; ".join(f"{r.title}: {r.leak}" for r in leaks)))
+    if len(slow) >= 2:
+        problems.append(("zu langsam für den Chat", f"{len(slow)} von {len(needed)} Aufgaben dauerten länger "
+                                                    f"als {slow[0].chat_seconds:.0f} s ({_titles(slow)})"))
     if len(failed) >= 2 and not problems:
         problems.append(("Antworten unzuverlässig", f"{len(failed)} von {len(needed)} Aufgaben nicht gelöst "
                                                     f"({_titles(failed)})"))
@@ -96,7 +101,8 @@ def verdict(results: Sequence[TaskResult], *, tier: int) -> Verdict:
 
 def _problem(result: TaskResult) -> str:
     return (result.error or (result.call_problem if result.calls_ok is False else "") or result.leak
-            or ("nicht auf Deutsch" if result.german is False else "") or result.answer_problem or "–")
+            or ("nicht auf Deutsch" if result.german is False else "") or result.answer_problem
+            or result.too_slow or "–")
 
 
 def eligibility(results: Sequence[TaskResult]) -> str:
@@ -115,7 +121,7 @@ def advice(results: Sequence[TaskResult], *, model: CheckedModel) -> list[str]:
         tips.append("Das Modell antwortet nicht auf Deutsch. Nimm ein mehrsprachiges Modell (z. B. Qwen3, "
                     "Mistral Small, Llama 3.1 ab 8B) oder eine größere Variante.")
     thinking = [r for r in results if r.reasoning_chars]
-    slow_thinking = [r for r in thinking if r.elapsed > CHAT_SECONDS or "Überlegung" in r.leak]
+    slow_thinking = [r for r in thinking if r.elapsed > r.chat_seconds or "Überlegung" in r.leak]
     if slow_thinking or (model.tier == 1 and len(thinking) * 2 >= len(results) > 0):
         tips.append("Schalte das Überlegen ab: Das Modell denkt vor jeder Antwort nach "
                     f"({len(thinking)} von {len(results)} Aufgaben) und braucht dadurch länger. Nimm eine "
@@ -131,7 +137,15 @@ def advice(results: Sequence[TaskResult], *, model: CheckedModel) -> list[str]:
                     "unter „Modellstufen → Kontextfenster (überschreibt)“ keinen kleineren Wert eintragen.")
     tps = [r.tokens_per_second for r in results if r.tokens_per_second]
     firsts = [r.first_token for r in results if r.first_token is not None]
-    if (tps and statistics.median(tps) < SLOW_TOKENS) or (firsts and statistics.median(firsts) > SLOW_FIRST):
+    too_slow = [r for r in results if r.too_slow]
+    if too_slow:
+        tips.append("Das Modell braucht länger, als ein Chat-Lauf dauern darf "
+                    f"({len(too_slow)} Aufgaben über {too_slow[0].chat_seconds:.0f} s). Nimm für Stufe 1 ein "
+                    "kleineres Modell oder einen Rechner mit Grafikkarte – oder erhöhe unter "
+                    "„Helena-Einstellungen → Zeitlimit im Chat“ das Limit, wenn die Kanzlei so lange warten "
+                    "mag.")
+    elif ((tps and statistics.median(tps) < SLOW_TOKENS)
+          or (firsts and statistics.median(firsts) > SLOW_FIRST)):
         tips.append("Das Modell ist für einen Chat langsam. Nimm für Stufe 1 ein kleineres Modell oder "
                     "einen Rechner mit Grafikkarte.")
     return tips
@@ -164,6 +178,26 @@ def _tool_advice(results: Sequence[TaskResult], *, model: CheckedModel) -> list[
 
 # --- the lines ------------------------------------------------------------------------------------
 
+def not_checked_reason(first: TaskResult, *, model: CheckedModel) -> str:
+    """Why the check stops after its first task, or "" when it goes on: the model gave nothing at all
+    and the server refused (a model not pulled, a wrong key) or did not answer in time. In German,
+    from Helena's own messages; the client's (English) detail stays in the log."""
+    if not first.silent or not (first.error_timeout or first.error_code in ("model_unavailable",
+                                                                           "model_error")):
+        return ""
+    if first.error_status == 404:
+        hint = f"ollama pull {model.name}?" if model.interface == "Ollama" else "Name des Modells prüfen"
+        return f"das Modell „{model.name}“ gibt es auf dem Server nicht ({hint})"
+    if first.error_status in (401, 403):
+        return (f"der Server lehnt den Zugang ab (HTTP {first.error_status}) – prüf den API-Schlüssel der "
+                "Stufe (Verwaltung → Modellstufen)")
+    if first.error_timeout:
+        return f"der Server antwortet nicht innerhalb von {first.elapsed:.0f} s ({model.host})"
+    if first.error_code == "model_unavailable":
+        return f"der Server antwortet nicht ({model.host})"
+    return f"{first.error.rstrip('.')} ({model.host})"
+
+
 def header_lines(model: CheckedModel) -> list[str]:
     lines = [f"Modellprüfung Stufe {model.tier}: {model.name or '–'} auf {model.host or '–'}"
              + (f" ({model.interface}, {model.standort})" if model.interface else "")]
@@ -183,6 +217,8 @@ def task_line(number: int, result: TaskResult) -> str:
     parts: list[str] = []
     if result.error:
         parts.append(result.error)
+    if result.too_slow:
+        parts.append(result.too_slow)
     if result.calls_ok is True:
         names = ", ".join(dict.fromkeys(c["name"] for c in result.calls))
         parts.append(f"{names} erkannt, Argumente richtig" if names else "kein Werkzeug, richtig")
@@ -206,7 +242,8 @@ def closing_lines(results: Sequence[TaskResult], *, model: CheckedModel, found: 
     firsts = [r.first_token for r in results if r.first_token is not None]
     if tps and firsts:
         lines.append(f"Tempo: erstes Token im Mittel nach {_num(statistics.median(firsts))} s, "
-                     f"{_num(statistics.median(tps), 0)} Tokens/s")
+                     f"{_num(statistics.median(tps), 0)} Tokens/s (gemessen nur über Antworten mit Text "
+                     "oder Überlegung, reine Werkzeugaufrufe zählen nicht)")
     tips = advice(results, model=model)
     lines += [f"Empfehlung: {tip}" for tip in tips] or ["Empfehlung: nichts zu ändern."]
     lines.append(f"Urteil Stufe {model.tier}: {found.text}")

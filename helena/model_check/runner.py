@@ -21,7 +21,7 @@ from helena.agent.loop import LIMITS, Limits, run_agent
 from helena.agent.nudges import GERMAN_PROMPT, NUDGE_PROMPT
 from helena.agent.prompts import system_prompt
 from helena.agent.tooling import ToolContext
-from helena.llm.base import ChatModel, Chunk
+from helena.llm.base import ChatModel, Chunk, LLMError, ModelHTTPError, ModelUnavailable
 from helena.llm.wrappers.base import WrapperModel
 from helena.model_check.pruefakte import AKTE_ID, Pruefakte, Werkzeugkasten
 from helena.model_check.tasks import Task
@@ -29,7 +29,7 @@ from helena.tools.registry import all_tools
 
 MAX_STEPS = 6
 USER_NAME = "Kim Beispiel"  # the made-up colleague who asks
-CHAT_SECONDS = LIMITS["inline"].timeout  # what a chat run may take before it is cut off
+CHAT_SECONDS = LIMITS["inline"].timeout  # the loop's default; the check reads the admin's setting
 
 # Markup a dialect parser should have taken out, and the meta-talk of a model thinking aloud.
 MARKUP_RE = re.compile(
@@ -48,6 +48,7 @@ class ModelCall:
     duration: float = 0.0
     tokens: int = 0  # completion tokens as the server counts them (else the chunks)
     chunks: int = 0
+    streamed: bool = False  # text or reasoning came in pieces (a call-only turn has no speed to measure)
     reasoning_chars: int = 0
 
 
@@ -57,6 +58,7 @@ class MeasuringModel(WrapperModel):
     def __init__(self, inner: ChatModel) -> None:
         super().__init__(inner)
         self.calls: list[ModelCall] = []
+        self.error: LLMError | None = None  # the last model error (its status, whether it was a timeout)
 
     async def stream(self, *, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,
                      temperature: float | None = None,
@@ -72,12 +74,16 @@ class MeasuringModel(WrapperModel):
                 if (chunk.kind in ("text", "reasoning") and chunk.text) or chunk.kind == "tool_call":
                     call.first_token = now if call.first_token is None else call.first_token
                     call.chunks += 1
+                    call.streamed = call.streamed or chunk.kind != "tool_call"
                 if chunk.kind == "reasoning":
                     call.reasoning_chars += len(chunk.text)
                 if chunk.kind == "end":
                     call.tokens = (chunk.usage.completion_tokens if chunk.usage else 0) or call.chunks
                     call.duration = now
                 yield chunk
+        except LLMError as exc:
+            self.error = exc
+            raise
         finally:
             call.duration = call.duration or time.monotonic() - started
             aclose = getattr(chunks, "aclose", None)
@@ -104,6 +110,10 @@ class TaskResult:
     answer_problem: str = ""
     error: str = ""
     error_code: str = ""
+    error_status: int | None = None  # the HTTP status of a model error (404: not pulled, 401: the key)
+    error_timeout: bool = False  # the model did not answer in time (the loop's limit or the client's)
+    too_slow: str = ""  # tier 1: longer than a chat run may take (German, with the admin's limit)
+    chat_seconds: float = CHAT_SECONDS  # the admin's limit of a chat run when the task ran
     first_token: float | None = None
     tokens_per_second: float | None = None
     reasoning_chars: int = 0
@@ -111,16 +121,29 @@ class TaskResult:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def passed(self) -> bool:
+    def solved(self) -> bool:
+        """Solved, however long it took."""
         return (self.calls_ok is not False and self.german is True and not self.leak and self.answer_ok
                 and not self.error)
+
+    @property
+    def passed(self) -> bool:
+        return self.solved and not self.too_slow
+
+    @property
+    def silent(self) -> bool:
+        """The model gave nothing at all: no token, no call."""
+        return self.first_token is None and not self.calls
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "passed": self.passed}
 
 
-async def run_task(task: Task, *, model: ChatModel, akte: Pruefakte, tier: int) -> TaskResult:
-    """The task as one run of the loop; never raises for what the model does."""
+async def run_task(task: Task, *, model: ChatModel, akte: Pruefakte, tier: int,
+                   chat_seconds: float = CHAT_SECONDS) -> TaskResult:
+    """The task as one run of the loop; never raises for what the model does. `chat_seconds` is the
+    admin's limit of a chat run (HelenaSettings.inline_timeout_s): a tier-1 task that takes longer
+    fails, as a lawyer's chat would have been cut off."""
     box = Werkzeugkasten(akte, fail_first=task.fail_first)
     tools = box.tools()
     prompt = system_prompt(
@@ -139,10 +162,22 @@ async def run_task(task: Task, *, model: ChatModel, akte: Pruefakte, tier: int) 
         # Always German (seed 001), as the firm's default: the English question tests exactly this.
         answer_language="de")
     outcome = TaskResult(key=task.key, title=task.title, tier2=task.tier2, finish_reason=result.finish_reason,
-                         answer=result.text.strip(), elapsed=time.monotonic() - started)
+                         answer=result.text.strip(), elapsed=time.monotonic() - started,
+                         chat_seconds=chat_seconds)
     _judge(outcome, task=task, events=emitter.events, messages=result.messages)
+    _model_error(outcome, measuring.error)
     _measure(outcome, measuring.calls)
+    _time(outcome, tier=tier, chat_seconds=chat_seconds)
     return outcome
+
+
+def _model_error(outcome: TaskResult, error: LLMError | None) -> None:
+    if error is None or outcome.error_code == "timeout":
+        return
+    if isinstance(error, ModelHTTPError):
+        outcome.error_status = error.status
+    if isinstance(error, ModelUnavailable) and "timeout" in error.detail.casefold():
+        outcome.error_timeout = True  # the client gave up waiting (httpx ReadTimeout, APITimeoutError)
 
 
 def _judge(outcome: TaskResult, *, task: Task, events: list[Event], messages: list[dict[str, Any]]) -> None:
@@ -160,6 +195,7 @@ def _judge(outcome: TaskResult, *, task: Task, events: list[Event], messages: li
             outcome.malformed = True
     if outcome.finish_reason == "timeout":
         outcome.error, outcome.error_code = f"Zeitlimit ({task.timeout:.0f} s) überschritten", "timeout"
+        outcome.error_timeout = True
     shown = "".join(str(e.data.get("delta", "")) for e in events if e.type == "text")
     outcome.leak = leak_in(f"{shown}\n{outcome.answer}")
     if outcome.answer:  # an English answer the loop let through comes after a German note
@@ -177,15 +213,29 @@ def _judge(outcome: TaskResult, *, task: Task, events: list[Event], messages: li
 
 
 def _measure(outcome: TaskResult, calls: list[ModelCall]) -> None:
+    """The first token, and tokens per second over the turns that streamed text or reasoning only: a
+    turn that is nothing but a call comes in one piece at its end, and its tokens over the moment
+    between its first and last chunk would make a crawling model look fast."""
     timed = [c for c in calls if c.first_token is not None]
     if timed:
         outcome.first_token = timed[0].first_token
-        generating = sum(max(c.duration - (c.first_token or 0.0), 0.0) for c in timed)
-        tokens = sum(c.tokens for c in timed)
-        outcome.tokens_per_second = tokens / generating if generating > 0 and tokens else None
+    streamed = [c for c in timed if c.streamed]
+    generating = sum(max(c.duration - (c.first_token or 0.0), 0.0) for c in streamed)
+    tokens = sum(c.tokens for c in streamed)
+    outcome.tokens_per_second = tokens / generating if generating > 0 and tokens else None
     outcome.reasoning_chars = sum(c.reasoning_chars for c in calls)
-    if outcome.elapsed > CHAT_SECONDS and not outcome.tier2:
-        outcome.notes.append(f"länger als ein Chat-Lauf dauern darf ({CHAT_SECONDS:.0f} s)")
+
+
+def _time(outcome: TaskResult, *, tier: int, chat_seconds: float) -> None:
+    """Longer than a chat run may take: tier 1 serves the chat, so there the task fails; elsewhere a
+    note. The tasks tier 1 does not need (the long text, several steps) run in the background."""
+    if outcome.elapsed <= chat_seconds or outcome.tier2:
+        return
+    if tier == 1:
+        outcome.too_slow = (f"dauerte {outcome.elapsed:.0f} s, ein Chat-Lauf darf {chat_seconds:.0f} s "
+                            "(Helena-Einstellungen → Zeitlimit im Chat)")
+    else:
+        outcome.notes.append(f"länger als ein Chat-Lauf dauern darf ({chat_seconds:.0f} s)")
 
 
 def calls_of(events: list[Event]) -> list[dict[str, Any]]:

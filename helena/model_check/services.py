@@ -32,6 +32,7 @@ from helena.model_check.report import (
     as_details,
     closing_lines,
     header_lines,
+    not_checked_reason,
     summary,
     task_line,
     verdict,
@@ -39,6 +40,7 @@ from helena.model_check.report import (
 from helena.model_check.runner import TaskResult, run_task
 from helena.model_check.tasks import catalogue
 from helena.models import HelenaSettings, ModelCheck
+from helena.runs.step_limits import limits_for
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +82,8 @@ def check_tier(*, tier: int, requested_by: Any = None, progress: Progress | None
     if config is None:
         return _not_checked(found, say, f"Stufe {tier} ist nicht eingerichtet (Verwaltung → Modellstufen "
                                         f"oder HELENA_TIER{tier}_MODEL)")
-    opt_in = bool(HelenaSettings.load().cloud_allowed)
+    helena = HelenaSettings.load()
+    opt_in = bool(helena.cloud_allowed)
     model = found.model
     model.name, model.host = config.name, config.host
     model.interface = "Ollama" if config.provider == "ollama" else "OpenAI-kompatibel"
@@ -95,12 +98,13 @@ def check_tier(*, tier: int, requested_by: Any = None, progress: Progress | None
     model.capabilities = detected["capabilities"]
     model.labels = {key: p.label for key, p in profiles.PROFILES.items()}
     user_id = getattr(requested_by, "pk", None)
-    return async_to_sync(_check)(found, config=config, opt_in=opt_in, say=say,
+    chat_seconds = limits_for("inline", helena).timeout  # the admin's „Zeitlimit im Chat“
+    return async_to_sync(_check)(found, config=config, opt_in=opt_in, say=say, chat_seconds=chat_seconds,
                                  today=today or timezone.localdate(), user_id=user_id)
 
 
 async def _check(found: TierCheck, *, config: router.TierConfig, opt_in: bool, say: Callable[[str], Any],
-                 today: date, user_id: int | None) -> TierCheck:
+                 chat_seconds: float, today: date, user_id: int | None) -> TierCheck:
     try:  # pinned to this tier: a check must not quietly try the model of another
         resolved = await router.resolve(tier=config.tier, cloud_allowed=opt_in, configs={config.tier: config})
     except LLMError as exc:
@@ -113,9 +117,11 @@ async def _check(found: TierCheck, *, config: router.TierConfig, opt_in: bool, s
             await db(say, line)
         tasks = catalogue(today=today, context_window=found.model.context_window)
         for number, task in enumerate(tasks, 1):
-            result = await run_task(task, model=booked, akte=Pruefakte(today), tier=config.tier)
-            if number == 1 and result.error_code == "model_unavailable":
-                return await db(_not_checked, found, say, f"der Server antwortet nicht ({config.host})")
+            result = await run_task(task, model=booked, akte=Pruefakte(today), tier=config.tier,
+                                    chat_seconds=chat_seconds)
+            reason = not_checked_reason(result, model=found.model) if number == 1 else ""
+            if reason:  # nothing came back: the other nine would fail alike and say nothing of the model
+                return await db(_not_checked, found, say, reason)
             found.results.append(result)
             await db(say, task_line(number, result))
     finally:
@@ -143,9 +149,11 @@ def _not_checked(found: TierCheck, say: Callable[[str], None], reason: str) -> T
 
 
 def _unreachable(config: router.TierConfig, exc: LLMError) -> str:
+    """German, from Helena's own message; the (English) detail is the log's."""
     if config.health_checked and exc.retryable:
         return f"der Server antwortet nicht ({config.host})"
-    return f"{exc} ({exc.detail})" if exc.detail else str(exc)
+    log.info("model check of tier %s: %s (%s)", config.tier, exc, exc.detail)
+    return str(exc).rstrip(".")
 
 
 def check_tiers(*, tiers: Sequence[int] | None = None, requested_by: Any = None,

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import date
 from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
+from helena.model_check.pruefakte import Pruefakte
+from helena.model_check.tasks import mentions_date
 from helena.models import LLMCall, ModelCheck
 from tests.conftest import Kanzlei
 from tests.helena.model_check.conftest import behaving, english, never_calls_tools
@@ -52,8 +56,15 @@ def test_a_model_that_calls_the_right_tools_is_suitable(tier1: ScriptedLLMServer
     assert {"read_fristen", "search_gesetze", "create_draft_frist"} <= {
         tool["function"]["name"] for tool in chats[0]["tools"]}
     sent = json.dumps(chats, ensure_ascii=False)
-    assert "PRÜF-7/26" in sent
-    assert not any(akte.kurzrubrum.split(" ")[0] in sent for akte in kanzlei.akten.values())
+    assert "PRÜF-7/26" in sent and "Sommer ./. Beispiel Bau GmbH" in sent
+    assert len(kanzlei.akten) == 4 and all(" ./. " in akte.kurzrubrum for akte in kanzlei.akten.values())
+    leaked = [akte.kurzrubrum for akte in kanzlei.akten.values() if akte.kurzrubrum in sent]
+    assert leaked == []
+    # The Fristen are not in the prompt: a task that asks for them needs the tool.
+    akte = Pruefakte(timezone.localdate())
+    dates = [date.fromisoformat(f["datum"]) for f in akte.fristen()]
+    prompts = [body["messages"][0]["content"] for body in chats]
+    assert "PRÜF-7/26" in prompts[0] and not any(mentions_date(p, *dates) for p in prompts)
     assert LLMCall.objects.filter(operation="modellpruefung", model="qwen3:4b").count() == len(chats)
     check = ModelCheck.objects.get()
     assert (check.tier, check.suitable, check.exit_code, check.status) == (1, True, 0, "fertig")
@@ -196,12 +207,16 @@ def test_a_model_that_thinks_before_every_answer_is_told_to_stop(tier1: Scripted
     assert all(body.get("think") is True for body in tier1.requests_to("/api/chat"))
 
 
-def test_a_cloud_tier_without_the_opt_in_is_named_not_checked(tier1: ScriptedLLMServer,
-                                                              settings: Any) -> None:
+def test_a_cloud_tier_without_the_opt_in_is_named_not_checked(tier1: ScriptedLLMServer, settings: Any,
+                                                              request: pytest.FixtureRequest) -> None:
     from helena.models import ModelTier
+    from tests.scripted_llm_server import start_scripted_server
 
     settings.HELENA_TIER2_MODEL = ""
-    ModelTier.objects.create(tier=3, provider="openai", model_name="gpt-4o", base_url="https://api.openai.com/v1",
+    cloud = start_scripted_server()  # tier 3 on a server of its own: any request there would show
+    request.addfinalizer(cloud.stop)
+    cloud.respond_with(behaving())
+    ModelTier.objects.create(tier=3, provider="openai", model_name="gpt-4o", base_url=f"{cloud.url}/v1",
                              enabled=False)
     ModelTier.objects.filter(tier=3).update(enabled=True)  # as if the opt-in was withdrawn afterwards
     tier1.respond_with(behaving())
@@ -212,4 +227,4 @@ def test_a_cloud_tier_without_the_opt_in_is_named_not_checked(tier1: ScriptedLLM
     assert lines[-1] == "Ergebnis: geeignet für Stufe 1"
     code, lines, _ = befehl("--stufe", "3")
     assert code == 2 and lines[-1].startswith("Ergebnis: nicht geprüft – das Modell läuft in der Cloud")
-    assert not tier1.requests_to("/v1/chat/completions")
+    assert cloud.paths == [] and tier1.requests_to("/api/chat")

@@ -134,3 +134,32 @@ def test_the_lines_read_as_german_for_one_tier_and_several() -> None:
     assert summary([yes, no], [(3, "Cloud nicht freigegeben")]) == (
         "Ergebnis: Stufe 1 geeignet; Stufe 2 nicht geeignet (Markup); Stufe 3 nicht geprüft (Cloud nicht "
         "freigegeben)")
+
+
+def test_tokens_per_second_count_only_turns_that_streamed_text() -> None:
+    """A call-only turn comes in one piece at its end: 40 tokens in 0.01 s would read as 4000 Tokens/s."""
+    from helena.model_check.runner import ModelCall, _measure
+
+    call_only = ModelCall(first_token=8.0, duration=8.01, tokens=40, chunks=1)
+    answer = ModelCall(first_token=0.5, duration=10.5, tokens=100, chunks=50, streamed=True)
+    found = result("fristen")
+    _measure(found, [call_only, answer])
+    assert found.first_token == 8.0 and found.tokens_per_second == 10.0
+    _measure(found, [call_only])
+    assert found.tokens_per_second is None
+    assert task_line(1, found).endswith("erstes Token 8,0 s · – Tokens/s")
+
+
+def test_too_slow_for_a_chat_fails_tier_1_only() -> None:
+    slow = {"too_slow": "dauerte 45 s, ein Chat-Lauf darf 30 s (Helena-Einstellungen → Zeitlimit im Chat)",
+            "chat_seconds": 30.0}
+    one = all_good(fristen=slow)
+    assert verdict(one, tier=1).text == (
+        "geeignet für Stufe 1 (eine Schwäche: Fristen lesen – dauerte 45 s, ein Chat-Lauf darf 30 s "
+        "(Helena-Einstellungen → Zeitlimit im Chat))")
+    two = all_good(fristen=slow, gesetz=slow)
+    assert verdict(two, tier=1).short == "zu langsam für den Chat"
+    assert verdict(two, tier=2).suitable
+    tips = advice(two, model=model())
+    assert tips[0].startswith("Das Modell braucht länger, als ein Chat-Lauf dauern darf (2 Aufgaben über "
+                              "30 s)")
