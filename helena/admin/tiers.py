@@ -72,8 +72,10 @@ def check_summary(check: ModelCheck | None, *, model_name: str = "") -> str:
     """A tier's last model check in one line: when, and what came out (or how far it is)."""
     if check is None:
         return "noch nicht geprüft"
-    when = date_filter(check.finished_at or check.created_at, "d.m.Y H:i")
+    when = date_filter(timezone.localtime(check.finished_at or check.created_at), "d.m.Y H:i")
     if check.status in (ModelCheck.Status.WARTET, ModelCheck.Status.LAEUFT):
+        if check.created_at < timezone.now() - model_check.STALE:  # its worker died; a new start may run
+            return f"{when}: {model_check.LOST}"
         done = sum(1 for line in check.lines if line[:3].strip().rstrip(".").isdigit())
         return f"läuft seit {when} ({done} Aufgaben fertig)"
     text = f"{when}: {check.verdict or check.get_status_display()}"
@@ -143,7 +145,7 @@ class ModelTierAdmin(admin.ModelAdmin):
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
                     extra_context: dict | None = None) -> HttpResponse:
-        row = ModelTier.objects.filter(pk=object_id).first()
+        row = ModelTier.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
         url = reverse("admin:helena_modeltier_modellpruefung", args=[row.tier]) if row else ""
         return super().change_view(request, object_id, form_url,
                                    {**(extra_context or {}), "pruefung_url": url})

@@ -16,7 +16,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from celery import current_app
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from config.errors import DomainError
@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 TASK_NAME = "helena.modellpruefung"  # the Celery task (helena/tasks.py)
 OPERATION = "modellpruefung"  # the usage ledger's Vorgang of the check's model calls
 STALE = timedelta(minutes=60)  # an unfinished check older than this is taken as lost (its worker died)
+LOST = "abgebrochen (der Worker lief nicht zu Ende)"
+KEEP = 20  # checks kept per tier; older ones go when a check is stored
+LOCK = 0x4D6F6450  # pg_advisory_xact_lock(LOCK, tier): one start of a tier's check at a time
 Progress = Callable[[str], None]
 Status = ModelCheck.Status
 
@@ -60,6 +63,7 @@ class TierCheck:
     verdict: Verdict | None = None
     reason: str = ""  # why it was not checked (German)
     lines: list[str] = field(default_factory=list)
+    busy: bool = False  # not checked: another check of the tier was running
 
     @property
     def tier(self) -> int:
@@ -172,17 +176,53 @@ def check_tiers(*, tiers: Sequence[int] | None = None, requested_by: Any = None,
     for tier in tiers:
         if checks and progress is not None:
             progress("")
-        found = check_tier(tier=tier, requested_by=requested_by, progress=progress)
-        store(found, requested_by=requested_by)
+        check, new = claim(tier=tier, requested_by=requested_by, status=Status.LAEUFT)
+        if not new:  # the admin's button (or another shell) checks this tier right now
+            checks.append(_busy(tier, check, progress))
+            continue
+        try:
+            found = check_tier(tier=tier, requested_by=requested_by, progress=_kept(check, progress))
+        except BaseException:  # Ctrl-C or a bug: the tier is free for the next check at once
+            ModelCheck.objects.filter(pk=check.pk).update(status=Status.FEHLER, finished_at=timezone.now(),
+                                                          verdict="Die Modellprüfung ist abgebrochen.")
+            raise
+        store(found, check=check)
         checks.append(found)
     return checks
 
 
+def _kept(check: ModelCheck, progress: Progress | None) -> Progress:
+    """Each line to `progress` and to the check's row as it comes: the tier's page shows how far it is."""
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        ModelCheck.objects.filter(pk=check.pk).update(lines=list(lines))
+        if progress is not None:
+            progress(line)
+    return say
+
+
+def _busy(tier: int, running: ModelCheck, progress: Progress | None) -> TierCheck:
+    since = f"seit {timezone.localtime(running.created_at):%H:%M}"
+    found = TierCheck(model=CheckedModel(tier=tier), busy=True,
+                      reason=f"für Stufe {tier} läuft schon eine Modellprüfung ({since}); ihr "
+                             "Ergebnis steht bald bei der Stufe")
+    found.lines.append(f"Stufe {tier}: nicht geprüft – {found.reason}.")
+    if progress is not None:
+        progress(found.lines[0])
+    return found
+
+
 def exit_code(checks: Sequence[TierCheck]) -> int:
-    """2 when a tier could not be checked (or none is set up), else 1 when one is not suitable, else 0."""
-    if not checks or any(c.exit_code == 2 for c in checks):
+    """2 when a tier could not be checked (or none is set up), else 1 when one is not suitable, else 0.
+
+    A tier whose check was running already is named but counts only when nothing else was checked
+    (as a cloud tier without the opt-in): its result comes from the check that runs."""
+    counted = [c for c in checks if not c.busy]
+    if not counted or any(c.exit_code == 2 for c in counted):
         return 2
-    return max(c.exit_code for c in checks)
+    return max(c.exit_code for c in counted)
 
 
 def summary_line(checks: Sequence[TierCheck]) -> str:
@@ -203,6 +243,8 @@ def store(found: TierCheck, *, check: ModelCheck | None = None, requested_by: An
     check.details = as_details(found.results, model=found.model, found=found.verdict)
     check.finished_at = timezone.now()
     check.save()
+    kept = ModelCheck.objects.filter(tier=found.tier).order_by("-created_at").values_list("pk", flat=True)
+    ModelCheck.objects.filter(pk__in=list(kept[KEEP:])).delete()
     return check
 
 
@@ -213,17 +255,38 @@ def start_check(*, tier: int, requested_by: Any) -> tuple[ModelCheck, bool]:
 
     While a check of the tier waits or runs, the button gives that one instead of a second.
     """
-    config = router.tier_configs().get(tier)
-    if config is None:
+    if router.tier_configs().get(tier) is None:
         raise DomainError(f"Stufe {tier} ist nicht eingerichtet; es gibt kein Modell zu prüfen.")
-    running = ModelCheck.objects.filter(tier=tier, status__in=[Status.WARTET, Status.LAEUFT],
-                                        created_at__gte=timezone.now() - STALE).first()
-    if running is not None:
-        return running, False
-    check = ModelCheck.objects.create(tier=tier, model_name=config.name[:200], host=config.host[:300],
-                                      requested_by=requested_by)
-    transaction.on_commit(lambda: _send(check.pk))
+    check, new = claim(tier=tier, requested_by=requested_by, status=Status.WARTET)
+    if new:
+        transaction.on_commit(lambda: _send(check.pk))
+    return check, new
+
+
+def claim(*, tier: int, requested_by: Any, status: str) -> tuple[ModelCheck, bool]:
+    """(a new check of `tier` with `status`, True), or (the check that waits or runs, False).
+
+    Two clicks, or the button and the command, are serialised by a lock per tier (a row lock would
+    not stop two inserts when there is no row yet): the look and the insert are one step. A check
+    unfinished after STALE is taken as lost (its worker died): marked so, it no longer blocks."""
+    config = router.tier_configs().get(tier)
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK, tier])
+        unfinished = ModelCheck.objects.filter(tier=tier, status__in=[Status.WARTET, Status.LAEUFT])
+        unfinished.filter(created_at__lt=timezone.now() - STALE).update(
+            status=Status.FEHLER, verdict=LOST, finished_at=timezone.now())
+        running = _running(unfinished)
+        if running is not None:
+            return running, False
+        check = ModelCheck.objects.create(tier=tier, status=status, requested_by=requested_by,
+                                          model_name=config.name[:200] if config else "",
+                                          host=config.host[:300] if config else "")
     return check, True
+
+
+def _running(unfinished: Any) -> ModelCheck | None:
+    return unfinished.order_by("-created_at").first()
 
 
 def _send(check_id: int) -> None:
@@ -243,14 +306,8 @@ def run_stored_check(*, check_id: int) -> ModelCheck | None:
     if not ModelCheck.objects.filter(pk=check_id, status=Status.WARTET).update(status=Status.LAEUFT):
         return None
     check = ModelCheck.objects.select_related("requested_by").get(pk=check_id)
-    lines: list[str] = []
-
-    def progress(line: str) -> None:
-        lines.append(line)
-        ModelCheck.objects.filter(pk=check_id).update(lines=list(lines))
-
     try:
-        found = check_tier(tier=check.tier, requested_by=check.requested_by, progress=progress)
+        found = check_tier(tier=check.tier, requested_by=check.requested_by, progress=_kept(check, None))
     except Exception:
         log.exception("model check %s failed", check_id)
         ModelCheck.objects.filter(pk=check_id).update(

@@ -2,7 +2,9 @@
 
 Ten short German tasks through the real agent loop on a made-up Akte (helena/model_check/), one line
 per task as it finishes, then the verdict, what to change and a last line `Ergebnis: …`. The exit code
-is a public contract (docs/modellpruefung.md): 0 suitable, 1 not suitable, 2 the server cannot be reached.
+is a public contract (docs/modellpruefung.md): 0 suitable, 1 not suitable, 2 not checked (the server cannot
+be reached or refuses the model; a tier whose check is already running counts only when nothing else was
+checked).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from helena.model_check.services import check_tiers, exit_code, summary_line
 class Command(BaseCommand):
     help = ("Prüft, ob das Modell einer Stufe für Helena taugt: zehn kurze Aufgaben über eine erfundene "
             "Akte, eine Zeile je Aufgabe, am Ende „Ergebnis: …“. Exit-Code 0: geeignet, 1: nicht geeignet, "
-            "2: Server nicht erreichbar (oder Stufe nicht eingerichtet).")
+            "2: Server nicht erreichbar oder sonst nicht geprüft (Modell fehlt, Schlüssel abgelehnt, Stufe "
+            "nicht eingerichtet, ihre Prüfung läuft schon).")
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--stufe", type=int, choices=(1, 2, 3),
