@@ -59,6 +59,12 @@ class Ctx:
     # A fresh parser, nested(names=, types=), for content read on its own (a code block, a harmony
     # final answer): the StreamParser, which builds on this module and hands itself in here.
     nested: Callable[..., Any] | None = field(default=None, compare=False)
+    # Where the block's opener stands: before any answer text (only whitespace, reasoning or calls
+    # so far), at the start of a line (only whitespace before it on its line), and the closers of
+    # a wrapper that opened the output (they go too). Markup that prose also writes counts by these.
+    at_start: bool = True
+    at_line: bool = True
+    wrapped: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)

@@ -10,9 +10,13 @@
     result
     any other   token (<|im_start|>, <turn|>) → dropped as markup; a closing marker alone → dropped
 
-An unknown tag in angle brackets (<user>, <Anrede>) is text, unless a call of an offered tool
-follows it: then tag, call and closing tag are a call (Poolside Laguna writes <user>NAME …</user>).
-HTML tags are always text. A bracket token ([ANLAGE K1]) is text unless its words say otherwise;
+Tags and bracket tokens are shapes prose has too (<Text>, [ANTWORT DES BEKLAGTEN]), so for them
+the position decides: a wrapper goes only where it opens the output (then its closer goes too,
+wherever it stands), a reasoning marker is reasoning only there, a call marker is call markup where
+it opens the output or a line; anywhere else each is text, like any unknown tag (<user>, <Anrede>),
+unless a call of an offered tool follows it: then tag, call and closing tag are a call (Poolside
+Laguna writes <user>NAME …</user>). Special tokens (<|…|>, ◁…▷) count anywhere. HTML tags are
+always text. A bracket token ([ANLAGE K1]) is text unless its words say otherwise;
 a '[' that starts no token may start a call list (llama). A word that introduces calls (functools[)
 goes when a call follows.
 """
@@ -23,6 +27,7 @@ import re
 
 from helena.llm.dialects import _markers, _payload
 from helena.llm.dialects._base import REJECT, Block, Call, Ctx, Emit, Malformed, Opener, Outcome
+from helena.llm.dialects._calls import known_name
 from helena.llm.dialects._markers import Marker
 from helena.llm.dialects._names import NameBlock
 from helena.llm.dialects._scan import json_call
@@ -37,6 +42,7 @@ class MarkerBlock(Block):
     """Reads the marker at the opener and hands over to the block its words ask for."""
 
     flag: str | None = None
+    wraps: frozenset[str] = frozenset()  # the closers of a wrapper this marker opened
 
     def __init__(self, ctx: Ctx, opener: str) -> None:
         super().__init__(ctx, opener)
@@ -68,20 +74,26 @@ class MarkerBlock(Block):
     def _block(self, marker: Marker) -> Block | Emit | None:
         """The block for a marker, an Emit dropping it, or None when it is text."""
         drop = Emit(consumed=len(marker.text))
+        kind, ctx = marker.kind, self.ctx
         prose_shape = marker.shape in ("xml", "bracket")  # shapes prose has too: text unless told
         if marker.closing:
-            if marker.kind == "think":
+            if kind == "think":
                 self.flag = "reasoning_prefilled"  # the template opened it: the next turn starts inside
-            return None if marker.kind == "other" and prose_shape else drop
-        if marker.kind in ("think", "hidden"):
-            return ThinkBlock(self.ctx, marker.text, closers=marker.closers or ("\0",))
-        if marker.kind == "call":
-            return CallBlock(self.ctx, marker.text, marker.closers)
-        if marker.kind == "wrapper" or not prose_shape:
+            unpaired = kind == "wrapper" and marker.text not in ctx.wrapped  # <answer>Ja</answer> in prose
+            return None if prose_shape and (kind == "other" or unpaired) else drop
+        if kind == "hidden" or (kind == "think" and (ctx.at_start or not prose_shape)):
+            return ThinkBlock(ctx, marker.text, closers=marker.closers or ("\0",))
+        if kind == "call" and (ctx.at_line or not prose_shape):
+            return CallBlock(ctx, marker.text, marker.closers)
+        if kind == "wrapper" and (ctx.at_start or not prose_shape):
+            self.wraps = frozenset(marker.closers)  # its closer goes too, wherever it stands
             return drop
-        if marker.shape == "bracket" or marker.text.endswith("/>"):
+        if not prose_shape:
+            return drop
+        if (marker.shape == "bracket" and kind != "call") or marker.text.endswith("/>"):
             return None
-        return AroundCall(self.ctx, marker.text, marker.closers)
+        # In prose (<Text>, <Analysis>, [TEXT], <Tool>): text, unless an offered tool's call follows.
+        return AroundCall(ctx, marker.text, marker.closers, element=_payload._element(marker))
 
 
 class CallBlock(Block):
@@ -119,21 +131,24 @@ class CallBlock(Block):
 
 
 class AroundCall(Block):
-    """An unknown tag (<user>) or token: text, unless a call of an offered tool follows at once.
+    """An unknown tag (<user>), or a marker prose writes too: text, unless a call of an offered tool
+    follows at once.
 
     Only the start of what follows is looked at before deciding "text"; a call is held up to the
-    tag's closing marker (or the end) and read with offered names only.
+    tag's closing marker (or the end) and read with offered names only. A call's own element
+    (<invoke name="x">) counts when it names an offered tool.
     """
 
-    def __init__(self, ctx: Ctx, opener: str, closers: tuple[str, ...]) -> None:
+    def __init__(self, ctx: Ctx, opener: str, closers: tuple[str, ...], *, element: bool = False) -> None:
         super().__init__(ctx, opener)
         self.closers = closers
+        self.element = element
         self.holding = False
 
     def step(self, text: str, final: bool) -> Outcome:
         start = len(self.opener)
         if not self.holding:
-            verdict = self._starts_call(text, start, final)
+            verdict = self._named(text) if self.element else self._starts_call(text, start, final)
             if verdict is not True:
                 return verdict
             self.holding = True
@@ -141,10 +156,15 @@ class AroundCall(Block):
         if not ends and not final:
             return None
         index, length = min(ends) if ends else (len(text), 0)
-        calls = _payload.read_calls(text[start:index], self.ctx, any_name=False)
+        payload = text[:index + length] if self.element else text[start:index]
+        calls = _payload.read_calls(payload, self.ctx, any_name=False)
         if not calls:
             return REJECT  # text after all: its parts are read again as usual
         return Emit(consumed=index + length, events=[Call(call) for call in calls])
+
+    def _named(self, text: str) -> Outcome | bool:
+        match = _payload._INVOKE_RE.match(text)
+        return True if match and known_name(match.group("name"), self.ctx.names) else REJECT
 
     def _starts_call(self, text: str, start: int, final: bool) -> Outcome | bool:
         """True if a call of an offered tool may start after the tag; None to wait; REJECT if not."""
@@ -164,7 +184,7 @@ class AroundCall(Block):
             call = isinstance(marker, Marker) and (marker.kind == "call" or _payload._element(marker))
             return True if call else REJECT
         if _IDENT_RE.match(char):
-            inner = NameBlock(self.ctx, "")
+            inner = NameBlock(self.ctx, "", in_markup=True)
             outcome = inner.step(text[pos:], final)
             if outcome is None or isinstance(outcome, Emit):
                 return None if outcome is None else True

@@ -6,8 +6,8 @@ half-open tokens (<|tool_response>, <turn|>), bracket tokens ([BEGIN FINAL RESPO
 ◁think▷. What a marker holds is written in its name, in the same few words across families
 (vLLM's, SGLang's, llama.cpp's and Ollama's parsers list them), so the words decide: reasoning
 never reaches the answer, a call is read as a call, a wrapper around the answer is dropped, and
-any other token is dropped as markup. An unknown XML-style tag is the one shape that prose also
-has (<Anrede>, <b>); those stay text unless a call follows (see _fallback).
+any other token is dropped as markup. XML-style tags and bracket tokens are shapes prose also has
+(<Anrede>, <b>, [TEXT]); where they stand decides whether they are markup (see _fallback).
 """
 
 from __future__ import annotations

@@ -5,7 +5,10 @@ Small models write calls without any markup, one a line (Gemma 3 1B in BFCL:
 [TOOL_CALLS], with Kimi's `functions.NAME:0` or Laguna's `NAME\\n{…}`, or Gemma 4's bare
 `call:NAME{…}`. Every offered name is therefore a marker: it is held (never flashed as text) until
 the next character that is not a space says whether a call follows. A name in a sentence
-("read_akte liefert die Akte") is released as text at once; a call of it is a call.
+("read_akte liefert die Akte") is released as text at once. A bare pythonic call counts only when
+it fills its own line (only whitespace before it on its line, only whitespace, a stop token or a
+closing tag after its ")" before the line or the output ends); in a sentence or in `backticks` it
+is prose ("Ich habe read_akte(akte_id=3) aufgerufen").
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import re
 from collections.abc import Collection
 
 from helena.llm.base import ToolCall
-from helena.llm.dialects import gemma4
+from helena.llm.dialects import _markers, gemma4
 from helena.llm.dialects._base import REJECT, Block, Call, Ctx, Emit, Malformed, Opener, Outcome
 from helena.llm.dialects._calls import NAME_PREFIXES, coerce_args, known_name, new_id, python_calls
 from helena.llm.dialects._jsonish import Incomplete, Invalid, scan_value
 from helena.llm.dialects._scan import python_list_end, repair_value
+from helena.llm.dialects._tokens import DROPPED
 from helena.llm.dialects.mistral import ToolCallsBlock
 
 PREFIXES = (*NAME_PREFIXES, "call:")
@@ -41,10 +45,12 @@ def literals(names: Collection[str]) -> list[str]:
 class NameBlock(Block):
     """From an offered tool's name (the parser checks it starts a word) to a decision."""
 
-    def __init__(self, ctx: Ctx, opener: str) -> None:
+    def __init__(self, ctx: Ctx, opener: str, *, in_markup: bool = False) -> None:
         super().__init__(ctx, opener)
         self._seen = 0
+        self._end = 0  # where the call's arguments close, once seen
         self._mistral: ToolCallsBlock | None = None
+        self.in_markup = in_markup  # inside a tag (<user>NAME(…)</user>): no line of its own needed
 
     def step(self, text: str, final: bool) -> Outcome:
         if self._mistral is not None:
@@ -59,8 +65,8 @@ class NameBlock(Block):
         if name is None:
             return REJECT
         after = word.end()
-        if text[after] == "(":
-            return self._python(text, after, final)
+        if text[after] == "(":  # a bare call fills its own line; in a sentence or in `…` it is prose
+            return self._python(text, after, final) if self.in_markup or self.ctx.at_line else REJECT
         if text[after] == "[":
             return self._bracket(text, after, final)
         return self._json(text, after, name, final)
@@ -78,11 +84,15 @@ class NameBlock(Block):
     def _python(self, text: str, paren: int, final: bool) -> Outcome:
         fresh = text[self._seen:]
         self._seen = len(text)
-        if not final and ")" not in fresh:
+        if not (final or self._end or ")" in fresh):
             return None  # a call can only end at a closing parenthesis
-        end = python_list_end(text, paren)
+        end = self._end or python_list_end(text, paren)
         if end is None:
             return self._unfinished(text) if final else None
+        self._end = end
+        alone = True if self.in_markup else _line_ends(text, end, final)
+        if alone is not True:
+            return None if alone is None else REJECT  # "read_akte(3) liefert …": prose
         calls = python_calls(text[:end], self.ctx.names)
         if calls:
             return Emit(consumed=end, events=[Call(call) for call in calls])
@@ -143,6 +153,24 @@ class NameBlock(Block):
     def _unfinished(self, text: str) -> Outcome:
         reason = "Aufruf abgeschnitten" if self.ctx.truncated else "Aufruf unvollständig"
         return Emit(consumed=len(text), events=[Malformed(reason, text, self.ctx.truncated)])
+
+
+def _line_ends(text: str, pos: int, final: bool) -> bool | None:
+    """Whether only whitespace follows pos before the line or the output ends (a stop token, a
+    closing tag count as an end); None while that is undecided."""
+    while pos < len(text) and text[pos] in " \t\r":
+        pos += 1
+    if pos == len(text):
+        return True if final else None
+    if text[pos] == "\n":
+        return True
+    if text[pos] != "<":
+        return False
+    marker = _markers.read(text[pos:pos + 512])
+    if marker is True:
+        return False if final else None
+    return isinstance(marker, _markers.Marker) and (
+        marker.shape == "token" or marker.closing or marker.text in DROPPED)
 
 
 def pattern(words: Collection[str]) -> str:

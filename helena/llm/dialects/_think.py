@@ -11,10 +11,13 @@ decide against it, so it is never executed.
 
 from __future__ import annotations
 
-from helena.llm.dialects._base import Block, Ctx, Emit, Opener, Outcome, Reasoning, Text, held_prefix
+from helena.llm.dialects import _markers
+from helena.llm.dialects._base import REJECT, Block, Ctx, Emit, Opener, Outcome, Reasoning, Text, held_prefix
 from helena.llm.dialects._markers import THINK_CLOSERS
 
 _CALL_TAG = "<tool_call>"
+# Openers an answer may also write as words: reasoning only where the output starts.
+_PROSE_OPENERS = frozenset({"<thinking>"})
 PAIRS = {"<think>": "</think>", "<thinking>": "</thinking>", "[THINK]": "[/THINK]"}
 # Reasoning a sentence introduces (vLLM's granite parser; Apriel's template): not a tag, so a
 # sentence without its opener is prose, never a stray closer.
@@ -45,6 +48,7 @@ class ThinkBlock(Block):
             closers = THINK_CLOSERS if prefilled else SENTENCES.get(opener) or (PAIRS[opener],)
         self.closers = closers
         self.opened = prefilled
+        self.wraps: frozenset[str] = frozenset()  # a closer that opens the answer's wrapper: its closers
 
     def _close(self, text: str) -> tuple[int, str]:
         """The first closing marker in text: (index, marker), or (-1, "")."""
@@ -53,11 +57,16 @@ class ThinkBlock(Block):
 
     def step(self, text: str, final: bool) -> Outcome:
         if not self.opened:
+            if self.opener in _PROSE_OPENERS and not self.ctx.at_start:
+                return REJECT  # "Nutzen Sie <thinking> nicht …": a word in the answer, not its reasoning
             self.opened = True
             return Emit(consumed=len(self.opener), done=False)
         index, close = self._close(text)
         held = text.find(_CALL_TAG, 0, index if index >= 0 else len(text))
         if index >= 0:
+            opens = _markers.read(close)  # [BEGIN FINAL RESPONSE]: its [END FINAL RESPONSE] goes too
+            if isinstance(opens, _markers.Marker) and opens.kind == "wrapper" and not opens.closing:
+                self.wraps = frozenset(opens.closers)
             after = _after_whitespace(text, index + len(close))
             reasoning = _untagged(text[:index])
             events = [Reasoning(reasoning)] if reasoning else []

@@ -100,6 +100,10 @@ class StreamParser:
         if reasoning_first:
             self._block = _think.ThinkBlock(self._ctx, "<think>", prefilled=True)
         self._calls: set[str] = set()
+        self._shown = False  # answer text other than whitespace is out
+        self._blank_line = True  # the answer's current line holds only whitespace so far
+        self._noted = 0  # out[_noted:] not yet looked at for the two above
+        self._wrapped: frozenset[str] = frozenset()
         self.flags: set[str] = set()
         self.finished = False
 
@@ -117,7 +121,7 @@ class StreamParser:
         if truncated:
             self._ctx = dataclasses.replace(self._ctx, truncated=True)
             if self._block is not None:
-                self._block.ctx = self._ctx
+                self._block.ctx = dataclasses.replace(self._block.ctx, truncated=True)
         return self._drain(final=True)
 
     # ------------------------------------------------------------------------------------------
@@ -138,6 +142,7 @@ class StreamParser:
 
     def _drain(self, *, final: bool) -> list[Fragment]:
         out: list[Fragment] = []
+        self._noted = 0
         while self._buf:
             block = self._block if self._block is not None else self._open(out, final)
             if block is None:
@@ -165,6 +170,7 @@ class StreamParser:
                 for event in outcome.events:
                     self._emit(out, event)
             self._block = None
+        self._note(out)
         return out
 
     def _open(self, out: list[Fragment], final: bool) -> Block | None:
@@ -192,8 +198,25 @@ class StreamParser:
         if opener is True:
             return None  # hold the possible marker until more text decides it
         assert isinstance(opener, Opener)
-        self._block = opener.make(self._ctx, opener.literal)
+        self._note(out)
+        ctx = dataclasses.replace(self._ctx, at_start=not self._shown, at_line=self._blank_line,
+                                  wrapped=self._wrapped)
+        self._block = opener.make(ctx, opener.literal)
         return self._block
+
+    def _note(self, out: list[Fragment]) -> None:
+        """Whether answer text is out, and whether its current line is blank so far. The last event
+        may have grown since it was looked at (text is joined); looking at it again is harmless."""
+        for event in out[self._noted:]:
+            if isinstance(event, Text):
+                text = event.text
+                self._shown = self._shown or bool(text.strip())
+                newline = text.rfind("\n")
+                tail = text[newline + 1:] if newline >= 0 else text
+                self._blank_line = (newline >= 0 or self._blank_line) and (not tail or tail.isspace())
+            elif isinstance(event, Call | Malformed):
+                self._blank_line = True  # a call is gone from the text: what follows starts afresh
+        self._noted = max(len(out) - 1, 0)
 
     def _release(self, out: list[Fragment], text: str) -> None:
         _text(out, text)
@@ -221,6 +244,7 @@ class StreamParser:
             flag = getattr(block, "flag", None)
             if flag:
                 self.flags.add(flag)
+            self._wrapped |= getattr(block, "wraps", frozenset())
             self._block = None
 
 

@@ -728,7 +728,8 @@ def test_a_bare_name_is_held_until_what_follows_decides() -> None:
     assert parser.feed(" dafür.") == [Text("read_akte dafür.")]  # prose after all
     parser = StreamParser(names=TOOLS)
     assert parser.feed("read_akte") == []
-    assert [type(e) for e in parser.feed("(akte_id=3)")] == [Call]  # never shown
+    assert parser.feed("(akte_id=3)") == []  # a call only if it fills its line: the line's end decides
+    assert [type(e) for e in parser.feed("\n")] == [Call, Text]  # the name never shown; then "\n"
 
 
 def test_an_angle_bracket_in_prose_is_released_at_the_next_word() -> None:
@@ -771,3 +772,70 @@ def test_a_call_with_a_long_brief_streams_in_linear_time() -> None:
     events = streamed(text, list(range(0, len(text), 4)), names=TOOLS)
     assert [e.call.name for e in events if isinstance(e, Call)] == ["read_akte"]
     assert time.process_time() - started < 2
+
+
+# ------------------------------------------------------------------- markup words in prose (review 5, 6)
+
+NOTE_TOOLS = TOOLS | {"create_notiz", "read_fristen"}
+MARKUP_WORDS_IN_PROSE = [
+    "Setze in <Text> den Namen ein.",
+    "Ersetze [TEXT] durch den Namen des Mandanten.",
+    "Der Beklagte schreibt: [ANTWORT DES BEKLAGTEN] – das genügt nicht.",
+    "Die Frage lautet <answer>Ja</answer> oder nein.",
+    "Die Gliederung: <Analysis> folgt, dann das Ergebnis.",
+    "Nutzen Sie <thinking> nicht als Überschrift. Die Frist läuft.",
+    "Schreiben Sie <Tool>. Danach prüfe ich die Frist.",
+    "Ergebnis:\n<Analysis> folgt unten.\nDie Frist läuft.",  # a line's start is not the output's
+    "Ergebnis:\n<answer>Ja</answer>",
+    "Tipp: Nutze create_notiz(text='Rückruf')",
+    'Ich habe read_fristen(akte_id="4711") aufgerufen.',
+    "Nachgeschlagen: read_fristen(4711)",
+    "Tipp: `create_notiz(text='Rückruf')` legt die Notiz an.",
+    '`read_fristen(akte_id="4711")`',
+    'Ergebnis:\nread_fristen(akte_id="4711") liefert zwei Fristen.',  # starts a line, but does not fill it
+    "read_fristen(4711) hat nichts ergeben.",
+]
+
+
+@pytest.mark.parametrize("text", MARKUP_WORDS_IN_PROSE)
+def test_markup_words_in_a_sentence_stay_verbatim_for_any_split(text: str) -> None:
+    """A wrapper, reasoning or call word in the middle of an answer, and a tool's call in a sentence
+    or in backticks: the text as written, no call, no reasoning, no retry."""
+    for cuts in ([], list(range(len(text))), list(range(0, len(text), 3))):
+        pieces = streamed(text, cuts, names=NOTE_TOOLS)
+        assert merge(pieces) == [Text(text)], cuts
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+@pytest.mark.parametrize("text", MARKUP_WORDS_IN_PROSE)
+def test_markup_words_in_a_sentence_stay_verbatim_hypothesis(text: str, data: st.DataObject) -> None:
+    cuts = data.draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=len(text)))
+    assert merge(streamed(text, cuts, names=NOTE_TOOLS)) == [Text(text)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("<answer>Ja, die Frist läuft.</answer>", ("Ja, die Frist läuft.", "", [], [])),
+    ("\n<answer>\nJa.\n</answer>\n", ("Ja.", "", [], [])),
+    ("[ANTWORT]Ja.[/ANTWORT]", ("Ja.", "", [], [])),
+    ("<Analysis>intern</Analysis>Die Frist läuft.", ("Die Frist läuft.", "intern", [], [])),
+    ("<thinking>intern</thinking>Die Frist läuft.", ("Die Frist läuft.", "intern", [], [])),
+    ("Ich lege sie an.\ncreate_notiz(text='Rückruf')\n",
+     ("Ich lege sie an.", "", [("create_notiz", {"text": "Rückruf"})], [])),
+    ('Zuerst:\n  read_fristen(akte_id="4711")  \nDanach melde ich mich.',
+     ("Zuerst: Danach melde ich mich.", "", [("read_fristen", {"akte_id": "4711"})], [])),
+    ('read_fristen(akte_id="4711")<|eot_id|>', ("", "", [("read_fristen", {"akte_id": "4711"})], [])),
+    ("Nachgeschlagen:\nread_fristen(4711)", ("Nachgeschlagen:", "", [], ["Aufruf unlesbar"])),
+    ('Ich prüfe. <TOOLCALL>[{"name": "read_fristen", "arguments": {"akte_id": 1}}]</TOOLCALL>',
+     ("Ich prüfe.", "", [("read_fristen", {"akte_id": 1})], [])),
+])
+def test_genuine_markup_at_the_start_still_counts(text: str, expected: Any) -> None:
+    """A wrapper that opens the output goes (with its closer), reasoning that opens it is reasoning,
+    a bare call that fills its line is a call; a call tag in a sentence counts when a call follows."""
+    assert summary(parse(text, names=NOTE_TOOLS)) == expected
+    for cuts in (list(range(len(text))), list(range(0, len(text), 3))):
+        pieces = streamed(text, cuts, names=NOTE_TOOLS)
+        assert summary(merge(pieces)) == expected
+        shown = [e.text for e in pieces if isinstance(e, Text)]
+        assert not any(named(delta, NOTE_TOOLS) for delta in shown), shown  # no name before its call
+        assert not any("intern" in delta or MARKUP_RE.search(delta) for delta in shown), shown
