@@ -67,7 +67,12 @@ def test_a_refused_or_invalid_call_is_no_error(kanzlei: Kanzlei, tiers: Scripted
 
 
 def test_a_guard_stepping_in_is_logged(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
-    calls = [{"name": "read_fristen", "arguments": {"status": "offen"}, "id": f"c{i}"} for i in range(9)]
+    # nine different calls (an identical call in one answer runs once): every Akte choice × status
+    akten = (None, str(kanzlei.akten["A"].pk), "999999")
+    choices = [{"status": status, **({"akte_id": akte} if akte else {})}
+               for akte in akten for status in ("active", "past", "all")]
+    calls = [{"name": "read_fristen", "arguments": arguments, "id": f"c{i}"}
+             for i, arguments in enumerate(choices)]
     tiers.script([{"tool_calls": calls}, {"text": "Hier sind die Fristen."}])
     client = kanzlei.client("anwalt")
     _, run_id = ask(client, "Zeig mir alle Fristen, mehrfach.", mode="inline")
