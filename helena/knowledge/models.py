@@ -63,6 +63,8 @@ class Norm(models.Model):
     )
     titel = models.CharField("Überschrift", max_length=1000, blank=True)
     text = models.TextField("Text", blank=True)
+    fussnoten = models.TextField(
+        "Fußnoten", blank=True, help_text="Die amtlichen Fußnoten (Geltung, Übergangsrecht): gezeigt, nicht durchsucht.")
     order = models.PositiveIntegerField("Reihenfolge")
     gliederung = models.CharField("Gliederung", max_length=1000, blank=True, help_text="Buch 3 › Abschnitt 1")
     stichworte = models.TextField(

@@ -33,7 +33,6 @@ class ImportResult:
     problems: list[ImportProblem] = field(default_factory=list)
 
 
-@transaction.atomic
 def bundled_vectors_path() -> Path:
     return Path(settings.BASE_DIR) / "corpus" / "vektoren.npz"
 
@@ -89,6 +88,7 @@ def import_gesetz(*, parsed: ParsedGesetz, stichworte: Mapping[str, str] | None 
             nummer=norm.nummer[:30],
             titel=norm.titel[:1000],
             text=norm.text,
+            fussnoten=norm.fussnoten,
             order=norm.order,
             # The path starts at the law's title, so "Kündigungsschutz" or "Insolvenz" in a
             # question reaches every norm of that law (search weight C).

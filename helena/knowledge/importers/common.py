@@ -35,6 +35,7 @@ class ParsedNorm:
     text: str
     order: int
     gliederung: str
+    fussnoten: str = ""  # the official footnotes (gii XML <fussnoten>): shown with the norm, not searched
 
 
 @dataclass
@@ -73,7 +74,10 @@ class ImportProblem:
 _STAND_DATE_RE = re.compile(r"\bv(?:om|\.)\s*(\d{1,2})\.\s*(\d{1,2})\.\s*(\d{4})")
 _YEAR_SUFFIX_RE = re.compile(r"\s+\d{4}$")
 # juris abbreviations that differ from what lawyers cite (and what gesetze-im-internet.de calls amtabk).
-_CITED_ABK = {"WoEigG": "WEG"}
+_CITED_ABK = {"WoEigG": "WEG", "BGBEG": "EGBGB", "ZPOEG": "EGZPO", "GVGEG": "EGGVG"}
+# The books of the Sozialgesetzbuch are cited with Roman numerals ("§ 35 SGB V"); juris mixes both.
+_ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV")
+_SGB_RE = re.compile(r"^SGB\s+(\d{1,2})$")
 
 NORM_HEAD_RE = re.compile(
     r"""^(?:\(XXXX\)\s*)?
@@ -95,6 +99,8 @@ def canonical_abk(abk: str) -> str:
     """The abbreviation lawyers cite: juris adds a year to re-enacted laws ("GKG 2004" → "GKG")."""
     abk = " ".join(abk.split())
     abk = _CITED_ABK.get(abk, abk)
+    if (sgb := _SGB_RE.match(abk)) and 1 <= int(sgb.group(1)) <= len(_ROMAN):
+        return f"SGB {_ROMAN[int(sgb.group(1)) - 1]}"
     return _YEAR_SUFFIX_RE.sub("", abk) or abk
 
 

@@ -117,7 +117,14 @@ def _xml_text(el: ET.Element | None) -> str:
 
 
 def _inline(el: ET.Element | None) -> str:
-    return collapse("".join(el.itertext())) if el is not None else ""
+    """An element's text on one line; a <BR/> in a heading is a space ("(zu Artikel 246a) Muster")."""
+    if el is None:
+        return ""
+    parts = [el.text or ""]
+    for child in el:
+        parts.append(" " if child.tag == "BR" else _inline(child))
+        parts.append(child.tail or "")
+    return collapse("".join(parts))
 
 
 def _read_xml_bytes(data: bytes | Path) -> bytes:
@@ -191,20 +198,59 @@ def _enter(stack: list[tuple[int, str]], einheit: ET.Element) -> None:
         stack.append((level, label))
 
 
+_ARTIKEL_RE = re.compile(r"^Art(?:ikel|\.)?\s*(?P<nr>\d+[a-z]{0,2})$")
+_PARAGRAPH_RE = re.compile(r"^§\s*(?P<nr>\d+[a-z]{0,2})$")
+
+
+def _texts(norm_el: ET.Element) -> tuple[str, str]:
+    """The norm's text (with footnotes printed inside it) and its official footnotes."""
+    text_el = norm_el.find("textdaten/text")
+    body = _xml_text(text_el.find("Content") if text_el is not None else None)
+    notes = _xml_text(text_el.find("Footnotes") if text_el is not None else None)
+    fussnoten = _xml_text(norm_el.find("textdaten/fussnoten/Content"))
+    return "\n\n".join(part for part in (body, notes) if part), fussnoten
+
+
 def _norms_of(norm_el: ET.Element, meta: ET.Element, *, gliederung: str, order: int) -> list[ParsedNorm]:
     enbez = _inline(meta.find("enbez"))
     if not enbez or enbez.lower().startswith(("inhaltsübersicht", "inhaltsverzeichnis")):
         return []  # the law's own header norm or its table of contents
-    text_el = norm_el.find("textdaten/text")
-    body = _xml_text(text_el.find("Content") if text_el is not None else None)
-    notes = _xml_text(text_el.find("Footnotes") if text_el is not None else None)
-    body = "\n\n".join(part for part in (body, notes) if part)
+    body, fussnoten = _texts(norm_el)
     norm_titel = _inline(meta.find("titel"))
     found = norms_for(label=enbez, titel=norm_titel, text=body, gliederung=gliederung, order=order)
-    if found:
-        return found
-    sonstige = sonstige_norm(heading=f"{enbez} {norm_titel}".strip(), text=body, order=order)
-    return [sonstige] if sonstige else []
+    if not found:
+        sonstige = sonstige_norm(heading=f"{enbez} {norm_titel}".strip(), text=body, order=order)
+        found = [sonstige] if sonstige else []
+    for norm in found:
+        norm.fussnoten = fussnoten
+    return found
+
+
+def _artikel_norm(norm_el: ET.Element, meta: ET.Element, einheit: ET.Element, *, gliederung: str,
+                  order: int) -> ParsedNorm | None:
+    """An article that the XML files as a structural unit (the EGBGB): "Art. 6" with its own text,
+    or one of its paragraphs, "Art. 229 § 6", cited as lawyers do ("Art. 229 § 6 EGBGB")."""
+    artikel = _ARTIKEL_RE.match(_inline(einheit.find("gliederungsbez")))
+    if artikel is None:
+        return None
+    body, fussnoten = _texts(norm_el)
+    enbez = _inline(meta.find("enbez"))
+    if enbez:
+        paragraph = _PARAGRAPH_RE.match(enbez)
+        if paragraph is None:
+            return None
+        bezeichnung = f"Art. {artikel.group('nr')} § {paragraph.group('nr')}"
+        titel = _inline(meta.find("titel"))
+    else:
+        if not body:
+            return None  # an article made of paragraphs: they follow as norms of their own
+        bezeichnung = f"Art. {artikel.group('nr')}"
+        titel = _inline(einheit.find("gliederungstitel"))
+    titel = collapse(titel)
+    if titel == "(weggefallen)":
+        titel, body = "", body or "(weggefallen)"
+    nummer = bezeichnung.removeprefix("Art. ").replace(" ", "").lower()
+    return ParsedNorm(bezeichnung, nummer, titel, body, order, gliederung, fussnoten)
 
 
 def parse_gii_xml_zip(data: bytes | Path) -> ParsedGesetz:
@@ -218,11 +264,18 @@ def parse_gii_xml_zip(data: bytes | Path) -> ParsedGesetz:
             continue
         law.read(meta)
         einheit = meta.find("gliederungseinheit")
+        gliederung = GLIEDERUNG_SEP.join(label for _, label in stack)
         if einheit is not None:
             _enter(stack, einheit)
+            inside = stack if meta.find("enbez") is not None else stack[:-1]  # "Art. 229 § 6" is in Art 229
+            artikel = _artikel_norm(norm_el, meta, einheit, order=len(normen) + 1,
+                                    gliederung=GLIEDERUNG_SEP.join(label for _, label in inside))
+            if artikel is not None:
+                normen.append(artikel)
+            elif meta.find("enbez") is not None:  # an Anlage filed under a unit of its own
+                normen.extend(_norms_of(norm_el, meta, gliederung=gliederung, order=len(normen) + 1))
             continue
-        normen.extend(_norms_of(norm_el, meta, gliederung=GLIEDERUNG_SEP.join(label for _, label in stack),
-                                order=len(normen) + 1))
+        normen.extend(_norms_of(norm_el, meta, gliederung=gliederung, order=len(normen) + 1))
     if not law.abk:
         raise ImportFormatError("Keine Abkürzung (jurabk/amtabk) im XML gefunden.")
     normen = split_verzeichnisse(normen)

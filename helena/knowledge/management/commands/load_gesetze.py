@@ -1,7 +1,8 @@
 """`manage.py load_gesetze [PATH ...] [--xml] [--only ABK ...] [--if-empty]`: import statutes.
 
-Without PATH the bundled corpus (corpus/gesetze/*.md) is loaded. *.md files are read as
-bundestag/gesetze Markdown, *.zip (and *.xml) as gesetze-im-internet.de XML. A law that is
+Without PATH the bundled corpus (corpus/gesetze/*.zip: the official XML of gesetze-im-internet.de,
+one law a zip, as it serves them) is loaded. *.zip and *.xml files are read as that XML, *.md as
+bundestag/gesetze Markdown (an older source a firm may still have). A law that is
 already there is replaced, so the command can run again at any time; `make run` calls it with
 --if-empty so that a restart does not re-import.
 """
@@ -66,8 +67,8 @@ class _VectorBar:
 
 class Command(BaseCommand):
     help = (
-        "Importiert Gesetze (Markdown aus dem mitgelieferten Korpus oder XML von "
-        "gesetze-im-internet.de). Vorhandene Gesetze mit derselben Abkürzung werden ersetzt."
+        "Importiert Gesetze (XML von gesetze-im-internet.de, ohne Pfad den mitgelieferten Korpus; "
+        "auch Markdown von bundestag/gesetze). Vorhandene Gesetze mit derselben Abkürzung werden ersetzt."
     )
 
     def add_arguments(self, parser) -> None:
@@ -142,7 +143,7 @@ class Command(BaseCommand):
             )
 
     def _files(self, paths: list[Path], *, xml: bool) -> list[Path]:
-        suffixes = (".zip", ".xml") if xml else (".md", ".zip")
+        suffixes = (".zip", ".xml") if xml else (".zip", ".xml", ".md")
         files: list[Path] = []
         for path in paths:
             if not path.exists():
