@@ -96,7 +96,8 @@ def gesetze_verzeichnis() -> tuple[dict[str, Path], list[str]]:
             with zipfile.ZipFile(zip_pfad) as z:
                 name = next(n for n in z.namelist() if n.lower().endswith(".xml"))
                 kopf = z.open(name).read(20000).decode("utf-8", "replace")
-            m = re.search(r"<jurabk>([^<]+)</jurabk>", kopf)
+            # wie der Importer: die amtliche Abkürzung (amtabk, „StAG“) vor der juris-Abkürzung („RuStAG“)
+            m = re.search(r"<amtabk>([^<]+)</amtabk>", kopf) or re.search(r"<jurabk>([^<]+)</jurabk>", kopf)
             if not m:
                 probleme.append(f"{zip_pfad.name}: kein <jurabk> gefunden")
                 continue
