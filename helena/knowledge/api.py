@@ -46,6 +46,10 @@ class WissenTrefferOut(Schema):
     snippet: str
     score: float
     source: str
+    stand: str | None = Field(None, description="der Stand des Gesetzes, wie der amtliche Text ihn "
+                                                "angibt (z. B. „zuletzt geändert durch Art. 1 G v. 29.3.2026 "
+                                                "I Nr. 83“); leer bei Entscheidungen und Mustern, fehlt bei "
+                                                "kind=akten")
     akte: AkteRef | None = Field(None, description="nur bei kind=akten: die Akte des Treffers")
     dokument: DokumentRef | None = Field(None, description="nur bei kind=akten: das Dokument, falls eines")
     fundstelle: str | None = Field(None, description="nur bei kind=akten: wo getroffen (z. B. dokument_text)")
@@ -63,6 +67,8 @@ class NormOut(Schema):
     gliederung: str
     text: str
     source: str
+    stand: str = Field(description="der Stand des Gesetzes, wie der amtliche Text ihn angibt (z. B. „zuletzt "
+                                   "geändert durch Art. 1 G v. 29.3.2026 I Nr. 83“)")
 
 
 @router.get("/knowledge/search", response=list[WissenTrefferOut], exclude_none=True,
@@ -91,4 +97,5 @@ def knowledge_norm(request: HttpRequest, gesetz: str, bezeichnung: str) -> dict:
         "gliederung": norm.gliederung,
         "text": norm.text,
         "source": norm.gesetz.source_label,
+        "stand": selectors.gesetz_stand(norm.gesetz),
     }

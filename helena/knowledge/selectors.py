@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from datetime import date
 from typing import Any, Literal
 
 from django.db import connection
 
 from config.errors import NotFound
-from helena.knowledge.models import Gesetz, Norm
+from helena.knowledge.models import Gesetz, Norm, Urteil
 from helena.knowledge.query import (
     Analyse,
     Concept,
@@ -54,6 +55,7 @@ class Treffer:
     snippet: str
     score: float
     source: str
+    stand: str = ""  # a statute's Stand as its official text states it; "" for decisions and Muster
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -247,8 +249,24 @@ def _rank_norms(analysed: Analyse, *, text: str, gesetz: str | None, limit: int,
     return rows[:limit]
 
 
+def stand_text(stand: str, stand_datum: date | None) -> str:
+    """A law's Stand as its official text states it („zuletzt geändert durch Art. 1 G v. 29.3.2026 I
+    Nr. 83“), else its date; "" when neither is known: a lawyer must see which version is quoted."""
+    return stand or (f"{stand_datum:%d.%m.%Y}" if stand_datum else "")
+
+
+def gesetz_stand(gesetz: Gesetz) -> str:
+    return stand_text(gesetz.stand, gesetz.stand_datum)
+
+
+def urteile_geladen() -> bool:
+    """Whether any decision is loaded: none are bundled, so an empty decision search must not read as
+    „there is no such case law“."""
+    return Urteil.objects.exists()
+
+
 def _norm_source(row: dict) -> str:
-    stand = row["stand"] or (row["stand_datum"].strftime("%d.%m.%Y") if row["stand_datum"] else "unbekannt")
+    stand = stand_text(row["stand"], row["stand_datum"]) or "unbekannt"
     return f"{row['titel']} ({row['abk']}), nicht amtliche Fassung, Stand: {stand}"
 
 
@@ -264,31 +282,18 @@ def _treffer(kind: Kind, row: dict, *, score: float | None = None) -> Treffer:
             snippet=snippet,
             score=value,
             source=_norm_source(row),
+            stand=stand_text(row["stand"], row["stand_datum"]),
         )
     if kind == "urteil":
         datum = f", {row['datum']:%d.%m.%Y}" if row["datum"] else ""
         citation = f"{row['gericht']}{datum} – {row['aktenzeichen']}".strip(" –")
         title = f"{row['typ'] or 'Entscheidung'} {citation}"
         source = row["quelle"] or (row["ecli"] or "Entscheidungssammlung der Kanzlei")
-        return Treffer(
-            kind=kind,
-            id=row["id"],
-            title=title,
-            citation=citation,
-            snippet=snippet,
-            score=value,
-            source=source,
-        )
+        return Treffer(kind=kind, id=row["id"], title=title, citation=citation, snippet=snippet, score=value,
+                       source=source)
     label = "Kanzleimuster" if row["quelle"] == "kanzlei" else "amtliches Formular"
-    return Treffer(
-        kind=kind,
-        id=row["id"],
-        title=row["titel"],
-        citation=row["titel"],
-        snippet=snippet,
-        score=value,
-        source=f"{label}, Kategorie {row['kategorie']}",
-    )
+    return Treffer(kind=kind, id=row["id"], title=row["titel"], citation=row["titel"], snippet=snippet,
+                   score=value, source=f"{label}, Kategorie {row['kategorie']}")
 
 
 def _citation_hits(zitate: Sequence[Zitat], *, gesetz: str | None) -> list[Treffer]:

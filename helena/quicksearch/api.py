@@ -25,6 +25,9 @@ class TrefferOut(Schema):
     untertitel: str
     auszug: str = Field(description="die Worte um die Fundstelle (leer, wo es keinen Text zu zitieren gibt)")
     url: str
+    stand: str = Field("", description="bei Normen: der Stand des Gesetzes, wie der amtliche Text ihn "
+                                       "angibt (z. B. „zuletzt geändert durch Art. 1 G v. 29.3.2026 I "
+                                       "Nr. 83“); sonst leer")
 
 
 class GruppeOut(Schema):
@@ -39,6 +42,8 @@ class SucheOut(Schema):
     direkt: str | None = Field(description="die Seite, die sich sofort öffnet: ein Aktenzeichen, das du "
                                            "sehen darfst, oder das Zitat einer Norm")
     gruppen: list[GruppeOut]
+    hinweise: list[str] = Field(description="leise Hinweise zur Suche, z. B. „Es sind keine Entscheidungen "
+                                            "geladen.“, wenn nach Rechtsbegriffen gesucht wurde")
 
 
 @router.get("/suche", response=SucheOut, summary="Suche über alles, was du sehen darfst")

@@ -40,6 +40,7 @@ class Treffer:
     untertitel: str
     url: str
     auszug: str = ""  # the words around the match, where there is text to quote
+    stand: str = ""  # a norm's Stand („zuletzt geändert durch …“): which version the lawyer reads
 
 
 @dataclass(frozen=True)
@@ -259,5 +260,5 @@ def normen(*, q: str, limit: int) -> Gruppe:
             continue
         label = f"{norm.citation} – {norm.titel}" if norm.titel else norm.citation
         treffer.append(Treffer(label=label, untertitel=norm.gesetz.titel, url=norm_url(norm),
-                               auszug=ohne_markdown(hit.snippet)))
+                               auszug=ohne_markdown(hit.snippet), stand=hit.stand))
     return _gruppe("normen", "Gesetze", treffer, limit)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from akten.models import User
 from akten.selectors import akten_for
 from helena.knowledge.query import SucheError, known_abks, parse_citations
-from helena.knowledge.selectors import NormNotFound, get_norm
+from helena.knowledge.selectors import NormNotFound, get_norm, urteile_geladen
 from helena.quicksearch import groups
 from helena.quicksearch.groups import Gruppe
 
@@ -21,6 +21,8 @@ LIMIT_BOX = 5
 MAX_LIMIT = 25
 # Words worth a statute search: a citation or a word of three letters or more ("ab" finds anything).
 NORMEN_AB = 3
+# None are bundled: a legal question must not find „nothing“ where nothing could be searched.
+KEINE_ENTSCHEIDUNGEN = "Es sind keine Entscheidungen geladen."
 
 _RAND = "\"'„“‚‘»«()[]{},;:!?"
 _AKTENZEICHEN = re.compile(r"^(?:az\.?\s*)?([0-9A-Za-zÄÖÜäöüß][0-9A-Za-zÄÖÜäöüß/.\- ]{0,30})$", re.IGNORECASE)
@@ -31,6 +33,7 @@ class Ergebnis:
     q: str
     direkt: str | None  # the page to open at once, if the query names exactly one thing
     gruppen: tuple[Gruppe, ...]  # only groups with hits, in a fixed order
+    hinweise: tuple[str, ...] = ()  # quiet notes on what could not be searched (no decisions loaded)
 
     @property
     def anzahl(self) -> int:
@@ -100,7 +103,10 @@ def suche(*, user: User, q: str | None, limit: int = LIMIT_BOX) -> Ergebnis:
                   groups.notizen(user=user, worte=worte, limit=limit),
                   groups.gespraeche(user=user, q=text, limit=limit)]
     fach = _fachlich(user=user, text=text, worte=worte)
+    hinweise: tuple[str, ...] = ()
     if fach:
         found.append(groups.normen(q=fach, limit=limit))
+        if any(c.isalpha() for c in fach) and not urteile_geladen():  # "3/26" asks for no decision
+            hinweise = (KEINE_ENTSCHEIDUNGEN,)
     return Ergebnis(q=text, direkt=direktziel(user=user, q=text),
-                    gruppen=tuple(g for g in found if g.treffer))
+                    gruppen=tuple(g for g in found if g.treffer), hinweise=hinweise)

@@ -52,7 +52,7 @@ function setActive(index) {
   option.scrollIntoView({ block: "nearest" });
 }
 
-function option(id, url, label, untertitel, auszug) {
+function option(id, url, label, untertitel, auszug, stand) {
   const link = document.createElement("a");
   link.id = id;
   link.href = url;
@@ -64,7 +64,9 @@ function option(id, url, label, untertitel, auszug) {
   title.className = "suchfeld__label";
   title.textContent = label;
   link.append(title);
-  for (const [text, css] of [[untertitel, "suchfeld__untertitel"], [auszug, "suchfeld__auszug"]]) {
+  const lines = [[untertitel, "suchfeld__untertitel"], [auszug, "suchfeld__auszug"],
+                 [stand && `Stand: ${stand}`, "suchfeld__stand"]];
+  for (const [text, css] of lines) {
     if (!text) continue;
     const line = document.createElement("span");
     line.className = css;
@@ -92,7 +94,7 @@ function render(body) {
     group.append(heading);
     for (const treffer of gruppe.treffer) {
       const item = option(`suchfeld-o-${options.length}`, treffer.url, treffer.label, treffer.untertitel,
-                          treffer.auszug);
+                          treffer.auszug, treffer.stand);
       if (body.direkt && treffer.url === body.direkt && preselect < 0) preselect = options.length;
       options.push(item);
       group.append(item);
@@ -106,9 +108,9 @@ function render(body) {
   options.push(all);
   list.append(all);
   shownFor = body.q;
-  status.textContent = count
+  status.textContent = [count
     ? `${count} Treffer in ${body.gruppen.length} Gruppe${body.gruppen.length === 1 ? "" : "n"}.`
-    : `Nichts gefunden für „${body.q}“.`;
+    : `Nichts gefunden für „${body.q}“.`, ...(body.hinweise || [])].join(" ");
   open();
   if (preselect >= 0) setActive(preselect);
 }

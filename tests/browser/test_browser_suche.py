@@ -128,6 +128,9 @@ def test_a_citation_opens_the_statute_page(kanzlei: Kanzlei, new_context) -> Non
     page.keyboard.press("Control+K")
     page.keyboard.type("§ 517 ZPO")
     expect(selected(page)).to_contain_text("§ 517 ZPO – Berufungsfrist")
+    stand = selected(page).locator(".suchfeld__stand")  # small and grey, under the norm
+    expect(stand).to_have_text(re.compile(r"^Stand: zuletzt geändert durch "))
+    expect(page.locator("[data-suchfeld-status]")).to_contain_text("Es sind keine Entscheidungen geladen.")
     page.keyboard.press("Enter")
     page.wait_for_url("**/wissen/normen/ZPO/517/")
     expect(page.get_by_role("heading", name="§ 517 ZPO")).to_contain_text("Berufungsfrist")

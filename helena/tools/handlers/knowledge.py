@@ -50,9 +50,19 @@ async def search_gesetze(params: SearchGesetzeParams) -> dict[str, Any]:
     return await _run(query=params.query, kind="gesetz", gesetz=params.gesetz, limit=params.limit)
 
 
+# None are bundled: without this an empty list would read as „no such case law exists“.
+KEINE_URTEILE = (
+    "In dieser Installation sind keine Entscheidungen geladen – das heißt nicht, dass es keine gibt. "
+    "Ein Admin kann sie mit „python manage.py load_urteile“ laden."
+)
+
+
 async def search_urteile(params: SearchUrteileParams) -> dict[str, Any]:
-    """Court decisions the firm has loaded (none are bundled: an empty result is honest)."""
-    return await _run(query=params.query, kind="urteil", gericht=params.gericht, limit=params.limit)
+    """Court decisions the firm has loaded; with none loaded the answer says so."""
+    out = await _run(query=params.query, kind="urteil", gericht=params.gericht, limit=params.limit)
+    if out.get("results") == [] and not await sync_to_async(selectors.urteile_geladen)():
+        return {"results": [], "urteile_geladen": False, "hinweis": KEINE_URTEILE}
+    return out
 
 
 async def search_muster(params: SearchMusterParams) -> dict[str, Any]:
@@ -79,6 +89,8 @@ def _as_result(out: dict[str, Any], *, kind: str) -> ToolResult:
     hits = out.get("results", [])
     singular, plural = _NOUNS[kind]
     summary = f"{len(hits)} {singular if len(hits) == 1 else plural} gefunden" if hits else "Keine Treffer"
+    if out.get("urteile_geladen") is False:
+        summary = "Keine Entscheidungen geladen"
     return ToolResult(
         ok=True,
         data=out,
@@ -125,7 +137,8 @@ search_urteile_tool = Tool(
     name="search_urteile",
     description=(
         "Search the court decisions the firm has loaded, optionally by court (gericht). Use it for case "
-        "law on a legal question; an empty result means none is loaded, not that none exists."
+        "law on a legal question. If none are loaded, the result says so: tell the user, and never cite "
+        "decisions from memory."
     ),
     kind="read",
     params=SearchUrteileParams,

@@ -198,7 +198,7 @@ def test_tools_return_observations(knowledge_corpus: None) -> None:
         "error": "Bitte einen Suchbegriff angeben."
     }
     empty = asyncio.run(search_urteile(SearchUrteileParams(query="Mietminderung")))
-    assert empty["results"] == [] and "Keine Treffer" in empty["hinweis"]
+    assert empty["results"] == [] and "keine Entscheidungen geladen" in empty["hinweis"]  # none loaded
     assert asyncio.run(search_muster(SearchMusterParams(query="Vollmacht")))["results"] == []
 
 

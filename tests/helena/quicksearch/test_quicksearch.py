@@ -61,7 +61,7 @@ def test_hits_come_grouped_with_german_labels_and_their_pages(kanzlei: Kanzlei, 
     pk = akte_c["akte"].pk
     gruppen = _groups(body)
     assert gruppen["akten"] == [{
-        "label": "3/26 Vertraulich ./. Geheim", "url": f"/akten/{pk}/", "auszug": "",
+        "label": "3/26 Vertraulich ./. Geheim", "url": f"/akten/{pk}/", "auszug": "", "stand": "",
         "untertitel": "Erbrecht · wegen Nachlass · Beteiligte: Gerda Wallenstein (Mandant/in)"}]
     frist = gruppen["fristen"][0]
     assert frist["url"] == f"/akten/{pk}/#frist-{akte_c['frist'].pk}"
@@ -111,7 +111,8 @@ def test_an_own_notiz_without_akte_is_found_by_its_author_only(kanzlei: Kanzlei)
                                  verfasst_von=kanzlei.users["sekretariat"])
     mine = _groups(_get(kanzlei.client("sekretariat"), "Hagedorn").json())["notizen"]
     assert mine == [{"label": "Privat", "untertitel": mine[0]["untertitel"],
-                     "auszug": "Geschenk für Frau Hagedorn", "url": f"/akten/notizen/#notiz-{notiz.pk}"}]
+                     "auszug": "Geschenk für Frau Hagedorn", "url": f"/akten/notizen/#notiz-{notiz.pk}",
+                     "stand": ""}]
     assert mine[0]["untertitel"].startswith("ohne Akte · ")
     assert _groups(_get(kanzlei.client("admin"), "Hagedorn").json()) == {}
 
@@ -214,7 +215,9 @@ def test_a_citation_jumps_to_the_statute_page(kanzlei: Kanzlei, knowledge_corpus
     assert body["direkt"] == "/wissen/normen/ZPO/517/"
     assert _groups(body)["normen"][0] == {
         "label": "§ 517 ZPO – Berufungsfrist", "untertitel": "Zivilprozessordnung",
-        "url": "/wissen/normen/ZPO/517/", "auszug": _groups(body)["normen"][0]["auszug"]}
+        "url": "/wissen/normen/ZPO/517/", "auszug": _groups(body)["normen"][0]["auszug"],
+        "stand": _groups(body)["normen"][0]["stand"]}
+    assert _groups(body)["normen"][0]["stand"].startswith("zuletzt geändert durch ")
     assert _get(kanzlei.client("anwalt"), "§§ 187, 188 BGB").json()["direkt"] is None  # two: a list
     assert _get(kanzlei.client("anwalt"), "§ 9999 ZPO").json()["direkt"] is None
     page = _session(kanzlei, "praktikant").get("/suche/", {"q": "Art. 3 GG"})
