@@ -13,12 +13,16 @@ from dataclasses import dataclass
 from django.db import connection
 
 from config.errors import DomainError
+from helena.knowledge.anliegen import anliegen
 from helena.knowledge.importers.common import nummer_of
 from helena.knowledge.lexikon import lexikon
 from helena.knowledge.thesaurus import STAMM_SYNONYME, umschreiben
 
-MAX_QUERY_CHARS = 1000
+# A client's e-mail of a few hundred words is a question too (helena/knowledge/anliegen.py).
+MAX_QUERY_CHARS = 6000
 MAX_TERMS = 16
+MAX_CONTEXT_TERMS = 16
+CONTEXT_WEIGHT = 0.4  # a story's word against one of the asking sentences
 
 
 @dataclass(frozen=True)
@@ -191,17 +195,31 @@ def analyse(text: str) -> Analyse:
     fixes), legal terms for its lay words, and the parts of compounds the corpus does not know.
 
     Each concept is weighted by inverse document frequency, so "Kaution" counts far more than
-    "Zeit".
+    "Zeit". A long text (a client's e-mail, helena/knowledge/anliegen.py) is read as its asking
+    sentences at full weight and its story at CONTEXT_WEIGHT, the story's rarest words first.
     """
+    teile = anliegen(text)
+    concepts = _concepts(teile.kern, limit=MAX_TERMS)
+    if teile.lang:
+        seen = {concept.terms[0].lexeme for concept in concepts if concept.terms}
+        story = _concepts(teile.kontext, limit=MAX_CONTEXT_TERMS, scale=CONTEXT_WEIGHT, rarest=True)
+        concepts += [c for c in story if c.terms and c.terms[0].lexeme not in seen]
+    return Analyse(concepts=tuple(concepts))
+
+
+def _concepts(text: str, *, limit: int, scale: float = 1.0, rarest: bool = False) -> list[Concept]:
+    """The concepts of one text; `limit` stems in the order they occur, or the rarest `limit`."""
     lex = lexikon()
     own, legal = umschreiben(text)
     with connection.cursor() as cursor:
         cursor.execute(_STEMS_SQL, {"q": own, "x": legal})
         rows = sorted(cursor.fetchall(), key=lambda r: r[2])
+    if rarest:  # a story's words by weight: the rare ones say what it is about, "Zeit" does not
+        rows = sorted(rows, key=lambda r: lex.prefix_df(r[1]) or lex.docs)
     seen: set[str] = set()
     concepts: list[Concept] = []
     for origin, stem, _pos in rows:
-        if stem in seen or len(stem) < 2 or stem.isdigit() or len(seen) >= MAX_TERMS:
+        if stem in seen or len(stem) < 2 or stem.isdigit() or len(seen) >= limit:
             continue
         seen.add(stem)
         df = lex.prefix_df(stem)
@@ -210,8 +228,10 @@ def analyse(text: str) -> Analyse:
             terms += [Term(w, prefix=False) for w in lex.compounds_ending_in(stem, limit=COMPOUNDS)]
         terms += [Term(w, prefix=True) for w in STAMM_SYNONYME.get(stem, ())]
         if df >= 3:
-            concepts.append(Concept(terms=tuple(terms), weight=_weight(origin, df, lex.docs)))
+            concepts.append(Concept(terms=tuple(terms), weight=scale * _weight(origin, df, lex.docs)))
             continue
+        if rarest:
+            continue  # a story's unknown words are names and places, not typos of the law's words
         # Rare or unknown. A compound the statutes do not use ("Kündigungsschutzklage") is
         # searched by its parts; anything else may be a typo of a corpus word (close matches only).
         parts = lex.split(stem) if len(stem) >= 7 else None
@@ -221,14 +241,14 @@ def analyse(text: str) -> Analyse:
             df = max(lex.prefix_df(w) for w in fixes)
             origin = "typo"
         if terms:
-            concepts.append(Concept(terms=tuple(terms), weight=_weight(origin, df, lex.docs)))
+            concepts.append(Concept(terms=tuple(terms), weight=scale * _weight(origin, df, lex.docs)))
         if parts:
             modifier, head = parts
             concepts.append(Concept(terms=(Term(head, prefix=True),),
-                                    weight=_weight("head", lex.prefix_df(head), lex.docs)))
+                                    weight=scale * _weight("head", lex.prefix_df(head), lex.docs)))
             concepts.append(Concept(terms=(Term(modifier, prefix=True),),
-                                    weight=_weight("modifier", lex.prefix_df(modifier), lex.docs)))
-    return Analyse(concepts=tuple(concepts))
+                                    weight=scale * _weight("modifier", lex.prefix_df(modifier), lex.docs)))
+    return concepts
 
 
 def _weight(origin: str, df: float, docs: int) -> float:

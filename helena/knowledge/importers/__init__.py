@@ -1,7 +1,8 @@
 """Parsers for the knowledge base sources; pure functions, no database access (one module a source).
 
 - statutes as Markdown (bundestag/gesetze, bundled in corpus/gesetze/),
-- statutes as official XML (gesetze-im-internet.de, one xml.zip per law), so a firm can load current law,
+- statutes as official XML (gesetze-im-internet.de, one xml.zip per law, or a zip of several), so a
+  firm can load current law,
 - decisions as JSON lines (Open Legal Data dump).
 
 Both statute parsers produce the same ParsedGesetz, so citation lookup (Norm.nummer) and the
@@ -17,7 +18,7 @@ from helena.knowledge.importers.common import (
     canonical_abk,
     parse_stand_datum,
 )
-from helena.knowledge.importers.gii_xml import parse_gii_xml_zip
+from helena.knowledge.importers.gii_xml import parse_gii_xml_files, parse_gii_xml_zip
 from helena.knowledge.importers.markdown import parse_markdown_gesetz
 from helena.knowledge.importers.sachregister import load_sachregister
 from helena.knowledge.importers.urteile import html_to_text, parse_urteil, parse_urteile_jsonl
@@ -31,6 +32,7 @@ __all__ = [
     "canonical_abk",
     "html_to_text",
     "load_sachregister",
+    "parse_gii_xml_files",
     "parse_gii_xml_zip",
     "parse_markdown_gesetz",
     "parse_stand_datum",

@@ -90,7 +90,7 @@ _NUM_RE = re.compile(r"(\d+)([a-z]{0,2})")
 # Units outside the §/Art numbering that still carry text worth finding.
 _SONSTIGE_RE = re.compile(
     r"^(?P<bez>(?:Eingangsformel|Präambel|Schlu(?:ß|ss)formel)\b"
-    r"|(?:Anlage|Anhang)\b(?:\s+(?:EV|[0-9]+[a-z]?|[IVX]+)(?![\w]))?)(?P<rest>.*)$"
+    r"|(?:Anlage|Anhang)\b(?:\s+(?:EV|[0-9]+[a-z]?|[IVX]+[a-z]?)(?![\w]))?)(?P<rest>.*)$"
 )
 ZU_NORM_RE = re.compile(r"^\(zu (?:§|Art)[^)]*\)$")
 

@@ -127,18 +127,37 @@ def _inline(el: ET.Element | None) -> str:
     return collapse("".join(parts))
 
 
-def _read_xml_bytes(data: bytes | Path) -> bytes:
+MAX_XML_BYTES = 200 * 1024 * 1024  # the BGB is about 10 MB; more is no law, or a zip bomb
+
+
+def xml_documents(data: bytes | Path) -> list[tuple[str, bytes]]:
+    """The XML documents of a file with their names: a bare XML file, or every *.xml in a zip
+    (gesetze-im-internet.de's xml.zip holds one, sometimes with images beside it; a firm may zip
+    several laws into one)."""
     raw = data.read_bytes() if isinstance(data, Path) else data
+    name = data.name if isinstance(data, Path) else "XML"
     if raw[:4] != b"PK\x03\x04":
-        return raw  # a bare XML file is fine too
+        return [(name, raw)]  # a bare XML file is fine too
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            names = [n for n in archive.namelist() if n.lower().endswith(".xml")]
-            if len(names) != 1:
-                raise ImportFormatError(f"Das ZIP-Archiv enthält {len(names)} XML-Dateien statt genau einer.")
-            return archive.read(names[0])
-    except zipfile.BadZipFile as exc:
+            members = [m for m in archive.infolist()
+                       if m.filename.lower().endswith(".xml") and not m.is_dir()]
+            if not members:
+                raise ImportFormatError("Das ZIP-Archiv enthält keine XML-Datei.")
+            for member in members:
+                if member.file_size > MAX_XML_BYTES:
+                    groesse = member.file_size // 2**20
+                    raise ImportFormatError(f"{member.filename} ist mit {groesse} MB zu groß.")
+            return [(member.filename, archive.read(member)) for member in members]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
         raise ImportFormatError(f"Kein gültiges ZIP-Archiv ({exc}).") from None
+
+
+def _read_xml_bytes(data: bytes | Path) -> bytes:
+    documents = xml_documents(data)
+    if len(documents) != 1:
+        raise ImportFormatError(f"Das ZIP-Archiv enthält {len(documents)} XML-Dateien statt genau einer.")
+    return documents[0][1]
 
 
 def _root(data: bytes | Path) -> ET.Element:
@@ -253,6 +272,43 @@ def _artikel_norm(norm_el: ET.Element, meta: ET.Element, einheit: ET.Element, *,
     return ParsedNorm(bezeichnung, nummer, titel, body, order, gliederung, fussnoten)
 
 
+_ZU_NORM_RE = re.compile(r"^\(zu (?P<ziel>(?:§|Art\.?)\s*\d+[a-z]?)\b")
+_ANNEXES = ("anlage", "anhang")
+_TABELLE_RE = re.compile(r"\bTabelle (?P<nr>\d+)\b")
+
+
+def _eindeutig(normen: list[ParsedNorm]) -> list[ParsedNorm]:
+    """Every norm citable by one designation: a norm printed twice in the source once, a second,
+    different version of it (SGB XI § 113d) as "(weitere Fassung)"; unnumbered annexes by what
+    they belong to ("Anlage zu § 28" SGB XII, "Anhang Tabelle 1" BKatV), else by their place."""
+    out: list[ParsedNorm] = []
+    seen: dict[str, ParsedNorm] = {}
+    counts: dict[str, int] = {}
+    for norm in normen:
+        first = seen.get(norm.nummer)
+        if first is not None and (first.bezeichnung, first.text) == (norm.bezeichnung, norm.text):
+            continue
+        if first is not None and first.bezeichnung == norm.bezeichnung and norm.nummer not in _ANNEXES:
+            norm.bezeichnung = f"{norm.bezeichnung} (weitere Fassung)"
+            norm.nummer = f"{norm.nummer}#2"
+        if norm.nummer in _ANNEXES:
+            counts[norm.nummer] = counts.get(norm.nummer, 0) + 1
+        seen.setdefault(norm.nummer, norm)
+        out.append(norm)
+    for norm in out:
+        if counts.get(norm.nummer, 0) < 2:
+            continue
+        if tabelle := _TABELLE_RE.search(norm.titel):
+            norm.bezeichnung = f"{norm.bezeichnung} Tabelle {tabelle.group('nr')}"
+        elif ziel := _ZU_NORM_RE.match(norm.titel):
+            norm.bezeichnung = f"{norm.bezeichnung} zu {collapse(ziel.group('ziel'))}"
+        else:
+            counts[norm.nummer + "#"] = counts.get(norm.nummer + "#", 0) + 1
+            norm.bezeichnung = f"{norm.bezeichnung} {counts[norm.nummer + '#']}"
+        norm.nummer = norm.bezeichnung.lower().replace(" ", "")
+    return out
+
+
 def parse_gii_xml_zip(data: bytes | Path) -> ParsedGesetz:
     """A statute in the gesetze-im-internet.de XML format (xml.zip with one gii-norm XML)."""
     law = _Law()
@@ -272,13 +328,30 @@ def parse_gii_xml_zip(data: bytes | Path) -> ParsedGesetz:
                                     gliederung=GLIEDERUNG_SEP.join(label for _, label in inside))
             if artikel is not None:
                 normen.append(artikel)
-            elif meta.find("enbez") is not None:  # an Anlage filed under a unit of its own
+            elif meta.find("enbez") is not None and not _ARTIKEL_RE.match(
+                    _inline(einheit.find("gliederungsbez"))):  # an Anlage filed under a unit of its own
+                # (a range of repealed paragraphs inside an article, "Art. 234 §§ 8 und 9", is left out)
                 normen.extend(_norms_of(norm_el, meta, gliederung=gliederung, order=len(normen) + 1))
             continue
         normen.extend(_norms_of(norm_el, meta, gliederung=gliederung, order=len(normen) + 1))
     if not law.abk:
         raise ImportFormatError("Keine Abkürzung (jurabk/amtabk) im XML gefunden.")
-    normen = split_verzeichnisse(normen)
+    normen = split_verzeichnisse(_eindeutig(normen))
     stand, stand_datum = law.stand()
     return ParsedGesetz(abk=canonical_abk(law.abk), titel=law.titel or law.abk, stand=stand,
                         stand_datum=stand_datum, quelle="gii_xml", normen=normen)
+
+
+def parse_gii_xml_files(data: bytes | Path) -> list[ParsedGesetz]:
+    """Every law in a file: a bare XML file or a zip with one or more XML files (images beside them
+    are ignored). A broken document names itself when the zip holds more than one."""
+    documents = xml_documents(data)
+    if len(documents) == 1:
+        return [parse_gii_xml_zip(documents[0][1])]
+    laws: list[ParsedGesetz] = []
+    for name, raw in documents:
+        try:
+            laws.append(parse_gii_xml_zip(raw))
+        except ImportFormatError as exc:
+            raise ImportFormatError(f"{name}: {exc}") from None
+    return laws

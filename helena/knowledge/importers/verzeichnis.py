@@ -24,6 +24,7 @@ _HEADING_RE = re.compile(
     r"^(?P<art>Teil|Hauptabschnitt|Abschnitt|Unterabschnitt)\s+(?P<nr>\d+)\b\s*(?P<titel>[^|]*)$")
 _VORBEMERKUNG_RE = re.compile(r"^Vorbemerkung\s+(?P<nr>\d+(?:\.\d+)*)\s*:\s*(?P<text>.*)$")
 _HEADER_RE = re.compile(r"^Nr\.\s*\|\s*[^|]+\|\s*(?P<spalte>.+)$")
+_TOC_TEIL_RE = re.compile(r"^Teil\s+(?P<nr>\d+)\s*\|\s*(?P<titel>[^|]+)$")
 _LEVEL = {"Teil": 1, "Hauptabschnitt": 2, "Abschnitt": 3, "Unterabschnitt": 4}
 _ANMERKUNG_RE = re.compile(r"\s\(1\)\s")
 _LEADERS_RE = re.compile(r"\s*\.{3,}\s*")
@@ -53,6 +54,7 @@ class _State:
     stack: list[tuple[int, str]] = field(default_factory=list)
     pending_heading: int | None = None  # index in stack of a heading whose title is on the next line
     intro: list[str] = field(default_factory=list)
+    teile: dict[str, str] = field(default_factory=dict)  # the table of contents: "3" → "Teil 3 Zivilsachen …"
     parts: list[_Part] = field(default_factory=list)
 
 
@@ -84,17 +86,21 @@ def _take(state: _State, line: str) -> None:
         state.spalte = header.group("spalte").strip()
         return
     if entry := _ENTRY_RE.match(line):
+        _enter_teil(state, entry.group("nr")[0])
         state.pending_heading = None
         state.parts.append(_Part("entry", entry.group("nr"), _gliederung(state), state.spalte,
                                  cells=[c.strip() for c in entry.group("rest").split("|")]))
         return
     if vorb := _VORBEMERKUNG_RE.match(line):
+        _enter_teil(state, vorb.group("nr").split(".")[0])
         state.pending_heading = None
         state.parts.append(_Part("vorbemerkung", vorb.group("nr"), _gliederung(state),
                                  lines=[vorb.group("text")] if vorb.group("text") else []))
         return
     structure = _structure(state, line)
     if not state.parts:
+        if toc := _TOC_TEIL_RE.match(line):
+            state.teile[toc.group("nr")] = f"Teil {toc.group('nr')} {toc.group('titel').strip()}"
         state.intro.append(line)
         return
     if structure:
@@ -106,6 +112,16 @@ def _take(state: _State, line: str) -> None:
         part.cells.extend(cells[1:])
         return
     part.lines.append(line)
+
+
+def _enter_teil(state: _State, teil: str) -> None:
+    """The official XML prints a Teil's heading only in the table of contents, not above its table:
+    an entry's first digit is its Teil (Nr. 3100 VV is in Teil 3), so the Gliederung follows it."""
+    current = state.stack[0][1] if state.stack and state.stack[0][0] == _LEVEL["Teil"] else ""
+    if current.split(" ")[:2] == ["Teil", teil] or teil not in state.teile:
+        return
+    state.stack[:] = [(_LEVEL["Teil"], state.teile[teil])]
+    state.pending_heading = None
 
 
 def _structure(state: _State, line: str) -> bool:

@@ -44,7 +44,8 @@ URTEILE = DATA / "urteile_sample.jsonl"
 
 @cache
 def corpus(name: str) -> ParsedGesetz:
-    return parse_markdown_gesetz((CORPUS / f"{name}.md").read_text(encoding="utf-8"))
+    """A law of the bundled corpus (corpus/gesetze/<name>.zip, the official XML)."""
+    return parse_gii_xml_zip(CORPUS / f"{name}.zip")
 
 
 def norm(gesetz: ParsedGesetz, nummer: str):
@@ -65,10 +66,10 @@ def stem(word: str) -> str:
         return cursor.fetchone()[0]
 
 
-# --- Markdown parser ------------------------------------------------------------------------
+# --- the bundled corpus (official XML) -----------------------------------------------------
 
 
-def test_markdown_structure_path_follows_heading_levels() -> None:
+def test_structure_path_follows_the_laws_outline() -> None:
     bgb = corpus("bgb")
     assert norm(bgb, "437").gliederung == (
         "Buch 2 - Recht der Schuldverhältnisse › Abschnitt 8 - Einzelne Schuldverhältnisse › "
@@ -76,9 +77,21 @@ def test_markdown_structure_path_follows_heading_levels() -> None:
     )
     # A new Titel replaces the old one and drops its Untertitel.
     assert norm(bgb, "20").gliederung.endswith("Titel 1 - Natürliche Personen, Verbraucher, Unternehmer")
-    assert norm(bgb, "80").gliederung.endswith("Titel 2 - Juristische Personen › Untertitel 2 - Stiftungen")
-    # "###### Kapitel 1" is as deep as headings go: the ###### norms after it are inside it.
+    assert norm(bgb, "80").gliederung.endswith("Titel 2 - Juristische Personen › Untertitel 2 - Rechtsfähige "
+                                               "Stiftungen")
     assert norm(bgb, "21").gliederung.endswith("Untertitel 1 - Vereine › Kapitel 1 - Allgemeine Vorschriften")
+
+
+def test_current_law_is_bundled() -> None:
+    """The law of 2026, not of 2021: the Kündigungsbutton, digital products, the new fee table."""
+    bgb = corpus("bgb")
+    assert norm(bgb, "312k").titel == "Kündigung von Verbraucherverträgen im elektronischen Geschäftsverkehr"
+    assert norm(bgb, "327").titel == "Anwendungsbereich"
+    assert "51,50 Euro" in norm(corpus("rvg"), "13").text
+    assert "zehntausend Euro" in norm(corpus("gvg"), "23").text
+
+
+# --- Markdown parser (bundestag/gesetze, an older source a firm may still have) -------------
 
 
 def test_markdown_levels_with_a_small_document() -> None:
@@ -106,57 +119,65 @@ def test_markdown_levels_with_a_small_document() -> None:
     assert {n.text for n in parsed.normen[2:]} == {"(weggefallen)"}
 
 
-def test_markdown_norm_without_title_and_art_normalisation() -> None:
+def test_norm_without_title_and_art_normalisation() -> None:
     gg = corpus("gg")
     art3 = norm(gg, "3")
     assert (art3.bezeichnung, art3.titel) == ("Art. 3", "")
     assert art3.text.startswith("(1) Alle Menschen sind vor dem Gesetz gleich.\n\n(2) Männer und Frauen")
     assert norm(gg, "143a").bezeichnung == "Art. 143a"
-    assert norm(gg, "75").text == "(weggefallen)"  # from "Art 74a und 75 (weggefallen)"
+    assert norm(gg, "75").text == "(weggefallen)"
     assert norm(gg, "präambel").text.startswith("Im Bewußtsein seiner Verantwortung")
-    assert norm(corpus("hgb"), "89").titel == ""
     assert norm(corpus("brao"), "43a").bezeichnung == "§ 43a"
 
 
-def test_markdown_stand() -> None:
+def test_egbgb_articles_and_their_paragraphs_are_citable() -> None:
+    """The EGBGB files its articles as units of the outline: Art. 6 has its own text, Art. 229 and
+    Art. 246a are made of paragraphs cited "Art. 229 § 6 EGBGB"."""
+    egbgb = corpus("bgbeg")
+    assert egbgb.abk == "EGBGB"
+    assert norm(egbgb, "6").titel == "Öffentliche Ordnung (ordre public)"
+    art_229_6 = norm(egbgb, "229§6")
+    assert art_229_6.bezeichnung == "Art. 229 § 6"
+    assert art_229_6.titel.startswith("Überleitungsvorschrift zum Verjährungsrecht")
+    assert art_229_6.gliederung.endswith("Art 229")
+    assert norm(egbgb, "246a§1").text.startswith("(1) Der Unternehmer ist nach § 312d Absatz 1")
+    assert norm(egbgb, "anlage1").titel.startswith("(zu Artikel 246a § 1 Absatz 2 Satz 2) Muster")
+
+
+def test_stand_and_abbreviations() -> None:
     bgb = corpus("bgb")
-    assert bgb.stand == "zuletzt geändert durch Art. 4 Abs. 6 G v. 7.5.2021 I 850"
-    assert bgb.stand_datum == date(2021, 5, 7)
-    assert (bgb.abk, bgb.titel, bgb.quelle) == ("BGB", "Bürgerliches Gesetzbuch", "markdown")
-    weg = corpus("woeigg")  # no "Zuletzt geändert durch": falls back to the Neufassung
-    assert (weg.abk, weg.stand, weg.stand_datum) == ("WEG", "neugefasst durch Bek. v. 12.1.2021 I 34",
-                                                     date(2021, 1, 12))
-    assert corpus("gkg_2004").abk == "GKG"
+    assert bgb.stand == "zuletzt geändert durch Art. 1 G v. 29.3.2026 I Nr. 83"
+    assert bgb.stand_datum == date(2026, 3, 29)
+    assert (bgb.abk, bgb.titel, bgb.quelle) == ("BGB", "Bürgerliches Gesetzbuch", "gii_xml")
+    assert corpus("woeigg").abk == "WEG" and corpus("gkg_2004").abk == "GKG"
+    assert corpus("sgb_5").abk == "SGB V" and corpus("sgb_10").abk == "SGB X"
+    mietneinv = corpus("mietneinv")  # no Stand: its Ausfertigung
+    assert (mietneinv.stand, mietneinv.stand_datum) == ("Ausfertigung vom 18.08.2021", date(2021, 8, 18))
     assert parse_stand_datum("Art. 1 G v. 31.2.2021 I 1") is None
-    assert canonical_abk("BDSG 2018") == "BDSG"
+    assert canonical_abk("BDSG 2018") == "BDSG" and canonical_abk("SGB 12") == "SGB XII"
 
 
-def test_markdown_text_is_readable() -> None:
+def test_text_is_readable_and_footnotes_stand_apart() -> None:
     kschg_1 = norm(corpus("kschg"), "1")
-    # soft line wraps undone, Absätze and list items kept
-    assert kschg_1.text.startswith(
-        "(1) Die Kündigung des Arbeitsverhältnisses gegenüber einem Arbeitnehmer, dessen"
-    )
+    assert kschg_1.text.startswith("(1) Die Kündigung des Arbeitsverhältnisses gegenüber einem Arbeitnehmer, "
+                                   "dessen")
     assert "\n\n(2) Sozial ungerechtfertigt" in kschg_1.text
     assert "\n\n1. in Betrieben des privaten Rechts\n\n    a) die Kündigung" in kschg_1.text
-    # footnote markers removed, the Amtlicher Hinweis kept as a paragraph
     bgb_14 = norm(corpus("bgb"), "14")
-    assert "[^" not in bgb_14.text and "**" not in bgb_14.text
-    assert bgb_14.text.endswith("\n\nAmtlicher Hinweis: Diese Vorschrift dient der Umsetzung der eingangs "
+    assert bgb_14.text.endswith("Amtlicher Hinweis:\nDiese Vorschrift dient der Umsetzung der eingangs "
                                 "zu den Nummern 3, 4, 6, 7, 9 und 11 genannten Richtlinien.")
-    # pandoc's list-shaped tables become rows (the source writes "2 000" with a no-break space)
-    assert "\n2\xa0000 | 500 | 39\n" in norm(corpus("rvg"), "13").text
-    assert "13. April 2007" in norm(corpus("inso"), "27").text  # "13\\. April" unescaped
+    assert "\n2 000 | 500 | 41,50\n" in norm(corpus("rvg"), "13").text  # a table: one row a line
+    art_6 = norm(corpus("bgbeg"), "6")
+    assert art_6.fussnoten == "(+++ Art. 6: Zur Anwendung vgl. Art. 17 Abs. 2 Nr. 5 BGBEG +++)"
+    assert "+++" not in art_6.text
 
 
-def test_markdown_anlagen_are_citable() -> None:
+def test_anlagen_are_citable() -> None:
     rvg = corpus("rvg")
     vv = norm(rvg, "anlage1")
     assert (vv.bezeichnung, vv.titel, vv.gliederung) == (
-        "Anlage 1", "(zu § 2 Abs. 2) Vergütungsverzeichnis", ""
-    )
-    assert "Gliederung" in vv.text and "3100" not in vv.text  # what precedes the first entry
-    assert not norm(rvg, "62").text.endswith("(zu § 2 Abs. 2)")  # moved to the Anlage it belongs to
+        "Anlage 1", "(zu § 2 Absatz 2) Vergütungsverzeichnis", "")
+    assert "Teil 3 | Zivilsachen" in vv.text and "3100" not in vv.text  # what precedes the first entry
 
 
 def test_fee_schedules_are_split_into_their_numbered_entries() -> None:
@@ -168,11 +189,13 @@ def test_fee_schedules_are_split_into_their_numbered_entries() -> None:
     assert nr3100.titel == "Verfahrensgebühr, soweit in Nummer 3102 nichts anderes bestimmt ist"
     assert "Gebühr oder Satz der Gebühr nach § 13 RVG: 1,3" in nr3100.text
     assert "(1) Die Verfahrensgebühr für ein vereinfachtes Verfahren über den Unterhalt" in nr3100.text
+    # The XML prints a Teil's heading only in the table of contents: the entry's number says it.
     assert nr3100.gliederung.startswith("Anlage 1 Vergütungsverzeichnis › Teil 3 Zivilsachen")
     assert nr3100.gliederung.endswith("› Abschnitt 1 Erster Rechtszug")
     assert "0,5 bis 2,5" in norm(rvg, "vv2300").text
     post = "Pauschale für Entgelte für Post- und Telekommunikationsdienstleistungen"
     assert norm(rvg, "vv7002").titel == post
+    assert norm(rvg, "vv7002").gliederung == "Anlage 1 Vergütungsverzeichnis › Teil 7 Auslagen"
     vorb3 = norm(rvg, "vvvorb3")
     assert vorb3.bezeichnung == "Vorbemerkung 3 VV"
     assert "(4) Soweit wegen desselben Gegenstands eine Geschäftsgebühr nach Teil 2 entsteht" in vorb3.text
@@ -188,13 +211,13 @@ def test_fee_schedules_are_split_into_their_numbered_entries() -> None:
 
 def test_whole_corpus_parses_with_unique_citations() -> None:
     total = 0
-    for path in sorted(CORPUS.glob("*.md")):
+    for path in sorted(CORPUS.glob("*.zip")):
         parsed = corpus(path.stem)
         nummern = [n.nummer for n in parsed.normen]
         assert len(nummern) == len(set(nummern)), path.name
         assert parsed.stand and parsed.stand_datum, path.name
         total += len(nummern)
-    assert total > 9000
+    assert total > 20000
 
 
 # --- XML parser -----------------------------------------------------------------------------
