@@ -41,6 +41,7 @@ DENSE_STORY = 1
 RRF_K = 20.0
 LEXICAL_WEIGHT = 1.0
 DENSE_WEIGHT = 0.5
+DENSE_WEIGHT_LONG = 0.5  # for a client's e-mail (helena/knowledge/anliegen.py)
 # A norm of a special court's code the question does not name (helena/knowledge/gerichte.py): its
 # fused score × this, worth about two places in both rankings. It decides between near-equals
 # (§ 66 ArbGG and § 517 ZPO for "Berufungsfrist"), not against a clearly better hit. Chosen by that
@@ -84,8 +85,12 @@ def dense_text(text: str) -> str:
 def dense(text: str, *, gesetz_id: int | None, limit: int) -> list[tuple[int, float]]:
     """By the sentence vectors. Of a long text only its asking sentences are embedded (at most
     DENSE_CHARS): the model reads the question, not the story, and costs time by the character."""
+    return _dense_vector(dense_text(text), gesetz_id=gesetz_id, limit=limit)
+
+
+def _dense_vector(text: str, *, gesetz_id: int | None, limit: int) -> list[tuple[int, float]]:
     try:
-        vector = embed_query(dense_text(text))
+        vector = embed_query(text)
     except Exception:  # the search still answers, lexically, if the model cannot run here
         log.exception("embedding the question failed")
         return []
@@ -124,6 +129,7 @@ def rank_norms(analysed: Analyse, *, text: str, gesetz_id: int | None, limit: in
         return lexical(analysed, gesetz_id=gesetz_id, limit=limit)
     if ranking == "dense":
         return dense(text, gesetz_id=gesetz_id, limit=limit)
+    dense_weight = DENSE_WEIGHT_LONG if anliegen(text).lang else DENSE_WEIGHT
     fused = fuse((LEXICAL_WEIGHT, lexical(analysed, gesetz_id=gesetz_id, limit=CANDIDATES)),
-                 (DENSE_WEIGHT, dense(text, gesetz_id=gesetz_id, limit=CANDIDATES)), k=RRF_K)
+                 (dense_weight, dense(text, gesetz_id=gesetz_id, limit=CANDIDATES)), k=RRF_K)
     return prefer_general_codes(fused, question=question or text)[:limit]
