@@ -1,9 +1,11 @@
 """Latency of the knowledge search over the full bundled corpus: 200 mixed queries, p50/p95, with
 the default ranking (lexical and semantic, fused: the question's embedding is included).
 
-Goal: p95 ≤ 30 ms on the 2-core development machine. Also: the question's embedding alone,
-and the semantic ranking over the firm's own files at the size of a large firm (100,000
-passages). Run with `make bench` (starts the
+Goal (issue 35): p95 ≤ 50 ms on the 2-core development machine, on the current law (109 laws,
+~20,700 norms). Long questions (client e-mails of 100–300 words, tests/data/knowledge_eval_emails_dev.json)
+are timed apart: they embed up to 600 characters and rank up to 48 concepts. Also: the question's
+embedding alone, the process's memory, and the semantic ranking over the firm's own files at the size
+of a large firm (100,000 passages). Run with `make bench` (starts the
 embedded servers when DATABASE_URL is unset and loads the corpus if the database has none).
 """
 
@@ -38,6 +40,7 @@ from helena.knowledge.index import norm_index  # noqa: E402
 from helena.knowledge.lexikon import lexikon  # noqa: E402
 from helena.knowledge.selectors import search  # noqa: E402
 
+GOAL_MS = 50
 CITATIONS = ["§ 517 ZPO", "517 ZPO", "§§ 187, 188 BGB", "Art. 3 GG", "§ 43a BRAO", "§ 626 BGB",
              "§ 4 KSchG", "§ 13 RVG", "Art. 20 GG", "§ 263 StGB"]
 KEYWORDS = ["Berufungsfrist", "Kündigungsschutzklage", "Mietminderung", "Nacherfüllung", "Verjährung",
@@ -83,10 +86,17 @@ def main() -> None:
     p50 = statistics.median(timings)
     p95 = timings[int(len(timings) * 0.95) - 1]
     print(f"knowledge_search: {len(timings)} Anfragen  p50 = {p50:.1f} ms  p95 = {p95:.1f} ms  "
-          f"max = {timings[-1]:.1f} ms  (Ziel p95 ≤ 30 ms: {'erreicht' if p95 <= 30 else 'VERFEHLT'})")
+          f"max = {timings[-1]:.1f} ms  "
+          f"(Ziel p95 ≤ {GOAL_MS} ms: {'erreicht' if p95 <= GOAL_MS else 'VERFEHLT'})")
     embedding = sorted(_ms(embed_query, query) for query, _ in batch)
     print(f"knowledge_search: davon die Einbettung der Frage allein "
           f"p50 = {statistics.median(embedding):.1f} ms  p95 = {_p95(embedding):.1f} ms")
+    emails = json.loads((BASE_DIR / "tests/data/knowledge_eval_emails_dev.json").read_text())
+    long = sorted(_ms(lambda q=case["frage"]: search(query=q, kind="gesetz", limit=10)) for case in emails)
+    print(f"knowledge_search: {len(long)} lange Fragen (E-Mails)  p50 = {statistics.median(long):.1f} ms  "
+          f"p95 = {_p95(long):.1f} ms  max = {long[-1]:.1f} ms")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"knowledge_search: Speicher des Prozesses (höchster RSS) nach allen Anfragen: {rss:.0f} MB")
     akten_scale()
 
 

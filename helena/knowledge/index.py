@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import numpy as np
 from django.db import connection
 
 from helena.knowledge.cache import TableCache
@@ -46,18 +47,32 @@ class NormIndex:
         position = self._positions.get(pk)
         return "" if position is None else self.law_abks.get(self.gesetz_ids[position], "")
 
-    def concept_hits(self, words: Iterable[str]) -> dict[int, int]:
-        """Position → the best field flags any of the words has there."""
-        hits: dict[int, int] = {}
-        get = hits.get
-        for word in words:
-            entry = self.postings.get(word)
-            if entry is None:
-                continue
-            positions, flags = entry
-            for pos, flag in zip(positions, flags, strict=True):
-                hits[pos] = get(pos, 0) | flag
-        return hits
+    @cached_property
+    def lennorm_array(self) -> np.ndarray:
+        return np.asarray(self.lennorm, dtype=np.float64)
+
+    @cached_property
+    def gesetz_id_array(self) -> np.ndarray:
+        return np.frombuffer(self.gesetz_ids, dtype=np.int64)
+
+    @cached_property
+    def section_id_array(self) -> np.ndarray:
+        return np.frombuffer(self.section_ids, dtype=np.uint32)
+
+    def concept_hits_array(self, words: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The positions any of the words occurs at, with the best field flags each has there."""
+        found = [self.postings[word] for word in words if word in self.postings]
+        if not found:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+        if len(found) == 1:
+            positions, flags = found[0]
+            return np.frombuffer(positions, dtype=np.uint32), np.frombuffer(flags, dtype=np.uint8)
+        best = np.zeros(len(self.ids), dtype=np.uint8)
+        for positions, flags in found:
+            np.bitwise_or.at(best, np.frombuffer(positions, dtype=np.uint32),
+                             np.frombuffer(flags, dtype=np.uint8))
+        hit = np.nonzero(best)[0]
+        return hit, best[hit]
 
 
 def _parse(vector: str) -> dict[str, int]:
@@ -128,46 +143,50 @@ def rank(
     limit: int = 10,
 ) -> list[tuple[int, float]]:
     """Top norms as (primary key, score): Σ concept weight × best field hit, plus a share of the
-    best scores of the same law (a question about tenancy lends weight to all tenancy norms)."""
-    scores: dict[int, float] = {}
-    matched: dict[int, int] = {}
-    get = scores.get
-    lennorm = index.lennorm
+    best scores of the same law (a question about tenancy lends weight to all tenancy norms).
+
+    Vectorised over all norms (numpy): a long question's 48 concepts over 20,000 norms cost a few
+    milliseconds, where a loop over their postings cost tens."""
+    size = len(index.ids)
+    scores = np.zeros(size)
+    matched = np.zeros(size, dtype=np.int32)
+    lennorm = index.lennorm_array
+    base = np.array([weights.title * bool(f & TITLE_FLAG) + weights.structure * bool(f & STRUCTURE_FLAG)
+                     + weights.register * bool(f & REGISTER_FLAG) for f in range(16)])
     for weight, words in concepts:
-        for pos, flags in index.concept_hits(words).items():
-            matched[pos] = matched.get(pos, 0) + 1
-            value = 0.0
-            if flags & TITLE_FLAG:
-                value += weights.title
-            if flags & TEXT_FLAG:
-                value += weights.text * lennorm[pos]
-            if flags & STRUCTURE_FLAG:
-                value += weights.structure
-            if flags & REGISTER_FLAG:
-                value += weights.register
-            scores[pos] = get(pos, 0.0) + weight * value
+        hit, flags = index.concept_hits_array(words)
+        if not len(hit):
+            continue
+        value = base[flags] + weights.text * lennorm[hit] * ((flags & TEXT_FLAG) > 0)
+        scores[hit] += weight * value
+        matched[hit] += 1
     # Coordination: a norm that answers more of the question's concepts is the better answer.
+    mask = matched > 0
     total = max(len(concepts), 1)
-    scores = {pos: s * (matched[pos] / total) ** weights.coordination for pos, s in scores.items()}
+    scores[mask] *= (matched[mask] / total) ** weights.coordination
     if gesetz_id is not None:
-        scores = {pos: s for pos, s in scores.items() if index.gesetz_ids[pos] == gesetz_id}
-    if not scores:
+        mask &= index.gesetz_id_array == gesetz_id
+    positions = np.nonzero(mask)[0]
+    if not len(positions):
         return []
-    for boost, groups in ((weights.law_boost, index.gesetz_ids), (weights.section_boost, index.section_ids)):
+    for boost, groups in ((weights.law_boost, index.gesetz_id_array),
+                          (weights.section_boost, index.section_id_array)):
         if boost:
-            scores = _group_boost(scores, groups, boost)
-    top = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
-    return [(index.ids[pos], score) for pos, score in top]
+            scores[positions] += boost * _group_scores(scores, positions, groups[positions])
+    if len(positions) > limit:  # everything that ties with the last place stays in the running
+        kth = np.partition(scores[positions], len(positions) - limit)[len(positions) - limit]
+        positions = positions[scores[positions] >= kth]
+    order = np.lexsort((positions, -scores[positions]))[:limit]  # by score, then by primary key
+    return [(index.ids[int(pos)], float(scores[pos])) for pos in positions[order]]
 
 
-def _group_boost(scores: dict[int, float], groups: array, boost: float) -> dict[int, float]:
-    """Add a share of the mean of the five best scores in the norm's law or section."""
+def _group_scores(scores: np.ndarray, positions: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """For each position: the mean of the five best scores in its law or section (before boosting)."""
     best: dict[int, list[float]] = {}
-    for pos, score in scores.items():
-        best.setdefault(groups[pos], []).append(score)
+    for group, score in zip(groups.tolist(), scores[positions].tolist(), strict=True):
+        best.setdefault(group, []).append(score)
     group_score = {g: sum(sorted(values, reverse=True)[:5]) / 5 for g, values in best.items()}
-    return {pos: s + boost * group_score[groups[pos]] for pos, s in scores.items()}
-
+    return np.array([group_score[g] for g in groups.tolist()])
 
 
 def invalidate() -> None:
