@@ -1,4 +1,5 @@
-"""Admin for the knowledge base: browse and search statutes, decisions and templates."""
+"""Admin for the knowledge base: browse and search statutes, decisions and templates; what the
+updates of the laws changed (read-only: the record of load_gesetze)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
 from helena.knowledge import selectors
-from helena.knowledge.models import Gesetz, Muster, Norm, Urteil
+from helena.knowledge.models import Gesetz, Muster, Norm, NormAenderung, Urteil
 
 
 @admin.register(Gesetz)
@@ -45,6 +46,26 @@ class NormAdmin(admin.ModelAdmin):
         except selectors.SucheError:
             return queryset.none(), False
         return queryset.filter(pk__in=[hit.id for hit in hits]), False
+
+
+@admin.register(NormAenderung)
+class NormAenderungAdmin(admin.ModelAdmin):
+    """Written by `manage.py load_gesetze` only; nobody edits what an update changed."""
+
+    list_display = ("geaendert_am", "gesetz_abk", "bezeichnung", "art", "stand_vorher", "stand_nachher")
+    list_filter = ("art", "gesetz_abk")
+    search_fields = ("gesetz_abk", "bezeichnung", "nummer", "titel_vorher")
+    date_hierarchy = "geaendert_am"
+    show_full_result_count = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: NormAenderung | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: NormAenderung | None = None) -> bool:
+        return False
 
 
 @admin.register(Urteil)

@@ -1,7 +1,8 @@
 """A process-local copy of something built from a table, rebuilt when the table changed.
 
 The lexicon and the norm postings are read many times per second and change only with an
-import. Each process keeps one copy; it asks the table for its version (row count, highest id)
+import. Each process keeps one copy; it asks the table for its version (row count, highest id,
+and the sum of the rows' xmin, which any UPDATE changes: a law updated in place keeps its rows' ids)
 at most every RECHECK_SECONDS and rebuilds when that differs. Imports in the same process call
 invalidate() so they are visible at once.
 """
@@ -26,14 +27,16 @@ class TableCache(Generic[T]):
         self.recheck_seconds = RECHECK_SECONDS
         self._lock = threading.Lock()
         self._value: T | None = None
-        self._version: tuple[int, int] | None = None
+        self._version: tuple[int, int, int] | None = None
         self._checked_at = 0.0
 
-    def _current_version(self) -> tuple[int, int]:
+    def _current_version(self) -> tuple[int, int, int]:
+        # Every UPDATE raises the xmin sum; a VACUUM FREEZE changes it too: one needless rebuild.
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT count(*), coalesce(max(id), 0) FROM {self.table}")
-            count, max_id = cursor.fetchone()
-        return int(count), int(max_id)
+            cursor.execute(f"SELECT count(*), coalesce(max(id), 0), coalesce(sum(xmin::text::bigint), 0) "
+                           f"FROM {self.table}")
+            count, max_id, rows = cursor.fetchone()
+        return int(count), int(max_id), int(rows)
 
     def get(self) -> T:
         value = self._value

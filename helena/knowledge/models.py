@@ -64,7 +64,8 @@ class Norm(models.Model):
     titel = models.CharField("Überschrift", max_length=1000, blank=True)
     text = models.TextField("Text", blank=True)
     fussnoten = models.TextField(
-        "Fußnoten", blank=True, help_text="Die amtlichen Fußnoten (Geltung, Übergangsrecht): gezeigt, nicht durchsucht.")
+        "Fußnoten", blank=True,
+        help_text="Die amtlichen Fußnoten (Geltung, Übergangsrecht): gezeigt, nicht durchsucht.")
     order = models.PositiveIntegerField("Reihenfolge")
     gliederung = models.CharField("Gliederung", max_length=1000, blank=True, help_text="Buch 3 › Abschnitt 1")
     stichworte = models.TextField(
@@ -107,6 +108,39 @@ class Norm(models.Model):
         that names the law already must not say it twice."""
         titel = self.gesetz.titel
         return "" if self.gliederung == titel else self.gliederung.removeprefix(f"{titel} › ")
+
+
+class NormAenderung(models.Model):
+    """A norm that an update of its law (manage.py load_gesetze) made new, changed or repealed, with
+    the wording before: so that a lawyer sees on the statute page that a norm she cited has changed
+    since, and a repealed norm's page still shows its last text.
+
+    Plain fields, no foreign key: a repealed norm's row is gone, its record stays."""
+
+    class Art(models.TextChoices):
+        NEU = "neu", "neu"
+        GEAENDERT = "geaendert", "geändert"
+        AUFGEHOBEN = "aufgehoben", "aufgehoben"
+
+    gesetz_abk = models.CharField("Gesetz", max_length=40)
+    nummer = models.CharField("Nummer", max_length=30)
+    bezeichnung = models.CharField("Bezeichnung", max_length=60)
+    art = models.CharField("Art", max_length=12, choices=Art.choices)
+    titel_vorher = models.CharField("Überschrift vorher", max_length=1000, blank=True)
+    text_vorher = models.TextField("Text vorher", blank=True)
+    gliederung_vorher = models.CharField("Gliederung vorher", max_length=1000, blank=True)
+    stand_vorher = models.CharField("Stand vorher", max_length=500, blank=True)
+    stand_nachher = models.CharField("Stand nachher", max_length=500, blank=True)
+    geaendert_am = models.DateTimeField("aktualisiert am")
+
+    class Meta:
+        verbose_name = "Änderung einer Norm"
+        verbose_name_plural = "Änderungen der Normen"
+        ordering = ["-geaendert_am", "gesetz_abk", "id"]
+        indexes = [models.Index(fields=["gesetz_abk", "nummer"], name="normaenderung_norm")]
+
+    def __str__(self) -> str:
+        return f"{self.bezeichnung} {self.gesetz_abk}: {self.get_art_display()}"
 
 
 class Urteil(models.Model):

@@ -1,7 +1,7 @@
 """Writes to the knowledge base: statute and decision imports, the search lexicon.
 
-Imports are replace-or-upsert so that running them again (a restart, a newer dump) never
-duplicates anything.
+Imports update in place or upsert so that running them again (a restart, a newer dump) never
+duplicates anything; a statute's norms keep their rows (helena/knowledge/aktualisierung.py).
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
+from django.utils import timezone
 
-from helena.knowledge import dense, index, lexikon
+from helena.knowledge import aktualisierung, dense, index, lexikon
 from helena.knowledge.embeddings import embed_passages, norm_passage, passage_key, to_bytes
-from helena.knowledge.importers import ImportProblem, ParsedGesetz, ParsedUrteil
-from helena.knowledge.models import Gesetz, Norm, Urteil
+from helena.knowledge.importers import ImportProblem, ParsedGesetz, ParsedNorm, ParsedUrteil
+from helena.knowledge.models import Gesetz, Norm, NormAenderung, Urteil
 
 NORM_BATCH_SIZE = 2000
 _URTEIL_FIELDS = ["gericht", "datum", "aktenzeichen", "typ", "leitsatz", "text", "ecli", "quelle"]
@@ -63,44 +64,108 @@ def norm_vectors(passages: list[str], *, progress: Callable[[int, int], None] | 
     return [to_bytes(computed[i] if i in computed else bundled[key]) for i, key in enumerate(keys)]
 
 
+class GesetzGeaendert(RuntimeError):
+    """The law was updated by someone else while this update read it (a second load_gesetze)."""
+
+
+def _row(*, gesetz: Gesetz, norm: ParsedNorm, stichworte: Mapping[str, str]) -> Norm:
+    return Norm(
+        gesetz=gesetz,
+        bezeichnung=norm.bezeichnung[:60],
+        nummer=norm.nummer[:30],
+        titel=norm.titel[:1000],
+        text=norm.text,
+        fussnoten=norm.fussnoten,
+        order=norm.order,
+        # The path starts at the law's title, so "Kündigungsschutz" or "Insolvenz" in a
+        # question reaches every norm of that law (search weight C).
+        gliederung=" › ".join(filter(None, (gesetz.titel, norm.gliederung)))[:1000],
+        stichworte=stichworte.get(norm.nummer, ""),
+    )
+
+
+@dataclass
+class Aktualisierung:
+    """One law's update: the report, and the law as stored (None after a dry run of a new law)."""
+
+    bericht: aktualisierung.Bericht
+    gesetz: Gesetz | None
+
+
+def update_gesetz(
+    *, parsed: ParsedGesetz, stichworte: Mapping[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None, dry_run: bool = False,
+) -> Aktualisierung:
+    """Bring the law with this abbreviation to the parsed version, in place.
+
+    A norm that is still there keeps its row and primary key (aktualisierung.abgleichen); only rows
+    that differ are written, and only a norm whose embedded passage changed gets a new vector
+    (`progress(done, total)` follows those). A norm gone from the law is deleted, so the search no
+    longer finds it; its NormAenderung keeps the last text for its page. stichworte: the
+    Sachregister keywords by norm number (importers.load_sachregister).
+
+    Vectors are computed before the write, which is one short transaction; a law that changed in
+    between (another import) is refused, not overwritten. dry_run: the report only, nothing written.
+    """
+    stored = Gesetz.objects.filter(abk=parsed.abk).first()
+    gesetz = stored or Gesetz(abk=parsed.abk)
+    stand_vorher = stored.stand if stored else ""
+    kopf = (parsed.titel[:500], parsed.stand[:500], parsed.stand_datum, parsed.quelle)
+    kopf_geaendert = stored is None or (stored.titel, stored.stand, stored.stand_datum, stored.quelle) != kopf
+    gesetz.titel, gesetz.stand, gesetz.stand_datum, gesetz.quelle = kopf
+    alt = list(stored.normen.order_by("order", "pk")) if stored else []
+    neu = [_row(gesetz=gesetz, norm=norm, stichworte=stichworte or {}) for norm in parsed.normen]
+    abgleich = aktualisierung.abgleichen(alt=alt, neu=neu)
+    bericht = aktualisierung.Bericht.aus(
+        abk=gesetz.abk, titel=gesetz.titel, normen=len(neu), erstmals=stored is None,
+        stand_vorher=stand_vorher, stand_nachher=gesetz.stand, aenderungen=abgleich.aenderungen)
+    if dry_run or not (kopf_geaendert or abgleich.anlegen or abgleich.aktualisieren or abgleich.entfernen):
+        return Aktualisierung(bericht=bericht, gesetz=stored)  # nothing to write
+
+    einbetten = list(abgleich.anlegen)
+    for row, norm in abgleich.aktualisieren:
+        passage = passage_of(row)
+        for name in aktualisierung.FELDER:
+            setattr(row, name, getattr(norm, name))
+        if row.vektor is None or passage_of(row) != passage:
+            einbetten.append(row)
+    for row, vector in zip(einbetten, norm_vectors([passage_of(r) for r in einbetten], progress=progress),
+                           strict=True):
+        row.vektor = vector
+    _write(gesetz=gesetz, stored=stored, abgleich=abgleich, stand_vorher=stand_vorher)
+    return Aktualisierung(bericht=bericht, gesetz=gesetz)
+
+
+@transaction.atomic
+def _write(*, gesetz: Gesetz, stored: Gesetz | None, abgleich: aktualisierung.Abgleich,
+           stand_vorher: str) -> None:
+    if stored is not None:
+        locked = Gesetz.objects.select_for_update().filter(pk=stored.pk)
+        if list(locked.values_list("importiert_am", flat=True)) != [stored.importiert_am]:
+            raise GesetzGeaendert(
+                f"{gesetz.abk} wurde währenddessen anders aktualisiert – bitte erneut laden.")
+    gesetz.save()
+    Norm.objects.bulk_create(abgleich.anlegen, batch_size=NORM_BATCH_SIZE)
+    if abgleich.aktualisieren:
+        Norm.objects.bulk_update([row for row, _ in abgleich.aktualisieren],
+                                 [*aktualisierung.FELDER, "vektor"], batch_size=NORM_BATCH_SIZE)
+    if abgleich.entfernen:
+        Norm.objects.filter(pk__in=[row.pk for row in abgleich.entfernen]).delete()
+    if stored is not None and abgleich.aenderungen:  # a law's first load is no change of a norm
+        jetzt = timezone.now()
+        NormAenderung.objects.bulk_create(
+            NormAenderung(gesetz_abk=gesetz.abk, nummer=a.nummer, bezeichnung=a.bezeichnung, art=a.art,
+                          titel_vorher=a.titel_vorher, text_vorher=a.text_vorher,
+                          gliederung_vorher=a.gliederung_vorher, stand_vorher=stand_vorher,
+                          stand_nachher=gesetz.stand, geaendert_am=jetzt)
+            for a in abgleich.aenderungen)
+
+
 def import_gesetz(*, parsed: ParsedGesetz, stichworte: Mapping[str, str] | None = None,
                   progress: Callable[[int, int], None] | None = None) -> Gesetz:
-    """Replace the law with this abbreviation by the parsed version (old norms go with it).
-
-    stichworte: the Sachregister keywords by norm number (importers.load_sachregister). Every norm
-    gets its sentence vector (semantic search); `progress(done, total)` follows the ones computed.
-
-    Replacing instead of diffing keeps the import simple and idempotent; nothing else refers to
-    a Norm row, so new primary keys do no harm.
-    """
-    Gesetz.objects.filter(abk=parsed.abk).delete()
-    gesetz = Gesetz.objects.create(
-        abk=parsed.abk,
-        titel=parsed.titel[:500],
-        stand=parsed.stand[:500],
-        stand_datum=parsed.stand_datum,
-        quelle=parsed.quelle,
-    )
-    rows = [
-        Norm(
-            gesetz=gesetz,
-            bezeichnung=norm.bezeichnung[:60],
-            nummer=norm.nummer[:30],
-            titel=norm.titel[:1000],
-            text=norm.text,
-            fussnoten=norm.fussnoten,
-            order=norm.order,
-            # The path starts at the law's title, so "Kündigungsschutz" or "Insolvenz" in a
-            # question reaches every norm of that law (search weight C).
-            gliederung=" › ".join(filter(None, (gesetz.titel, norm.gliederung)))[:1000],
-            stichworte=(stichworte or {}).get(norm.nummer, ""),
-        )
-        for norm in parsed.normen
-    ]
-    passages = [passage_of(row) for row in rows]
-    for row, vector in zip(rows, norm_vectors(passages, progress=progress), strict=True):
-        row.vektor = vector
-    Norm.objects.bulk_create(rows, batch_size=NORM_BATCH_SIZE)
+    """update_gesetz for a caller that wants the law, not the report."""
+    gesetz = update_gesetz(parsed=parsed, stichworte=stichworte, progress=progress).gesetz
+    assert gesetz is not None  # written: not a dry run
     return gesetz
 
 

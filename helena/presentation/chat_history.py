@@ -193,7 +193,7 @@ def _on_tool_result(reading: _Reading, event: dict[str, Any]) -> None:
 
 def _on_done(reading: _Reading, event: dict[str, Any]) -> None:
     answer = reading.answer
-    answer.html = render_markdown(event.get("text") or "")
+    answer.html = render_markdown(event.get("text") or "", zitiert=answer.run.created_at)
     reason = event.get("finish_reason", "")
     if reason in FINISH_NOTES:
         answer.notices.append(("cancelled" if reason == "cancelled" else "info", FINISH_NOTES[reason]))
@@ -285,7 +285,7 @@ def history(*, request: HttpRequest, conversation: Conversation,
         if message.role == Message.Role.USER:
             items.append((message.created_at, 0, {"kind": "user", "message": message}))
         elif message.run_id is None:  # an answer whose run is gone
-            html = render_markdown(message.text)
+            html = render_markdown(message.text, zitiert=message.created_at)
             items.append((message.created_at, 1, {"kind": "assistant", "html": html}))
     items.sort(key=lambda item: (item[0], item[1]))
     return [item for _, _, item in items]

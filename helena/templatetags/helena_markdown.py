@@ -1,5 +1,6 @@
-"""Template filters of the firm's pages: `markdown` (the project's one renderer) and the German
-date and duration formats that cards and Akte pages must show identically."""
+"""Template filters of the firm's pages: `markdown` (the project's one renderer), `zitate` (norm
+citations linked in plain text) and the German date and duration formats that cards and Akte pages
+must show identically."""
 
 from __future__ import annotations
 
@@ -8,19 +9,30 @@ from typing import Any
 
 from django import template
 from django.utils import timezone
+from django.utils.html import escape
 from django.utils.safestring import SafeString
 
 from akten.fristen import BUNDESLAENDER, format_datum
 from helena.presentation import transcript
-from helena.presentation.markdown import render_markdown
+from helena.presentation.markdown import link_citations, render_markdown
 
 register = template.Library()
 
 
 @register.filter(name="markdown", is_safe=True)
-def markdown_filter(text: Any) -> SafeString:
-    """`{{ text|markdown }}`: rendered and sanitised HTML."""
-    return render_markdown("" if text is None else str(text))
+def markdown_filter(text: Any, zitiert: Any = None) -> SafeString:
+    """`{{ text|markdown }}`: rendered and sanitised HTML; `{{ text|markdown:draft.created_at }}` also
+    links the norms it cites to their page, which then says whether they changed since."""
+    moment = zitiert if isinstance(zitiert, date) else None  # a datetime is a date too
+    return render_markdown("" if text is None else str(text), zitiert=moment)
+
+
+@register.filter(name="zitate", is_safe=True)
+def zitate_filter(text: Any, zitiert: Any) -> SafeString:
+    """`{{ text|zitate:memory.stand }}`: plain text, escaped, its norm citations linked (as |markdown:…)."""
+    if not isinstance(zitiert, date):
+        return escape("" if text is None else str(text))
+    return link_citations("" if text is None else str(text), zitiert=zitiert)
 
 
 def _as_date(value: Any) -> date | None:

@@ -202,7 +202,7 @@ def run_answer(request: HttpRequest, run_id: str) -> HttpResponse:
     done = RunEvent.objects.filter(run=run, type="done").order_by("-seq").first()
     if done is None:
         return HttpResponse("", status=409, content_type="text/html; charset=utf-8")
-    response = HttpResponse(render_markdown(done.payload.get("text") or ""),
+    response = HttpResponse(render_markdown(done.payload.get("text") or "", zitiert=run.created_at),
                             content_type="text/html; charset=utf-8")
     response["Cache-Control"] = "no-store"
     return response

@@ -1,10 +1,12 @@
-"""`manage.py load_gesetze [PATH ...] [--xml] [--only ABK ...] [--if-empty]`: import statutes.
+"""`manage.py load_gesetze [PATH ...] [--xml] [--only ABK ...] [--if-empty] [--dry-run]`: import statutes.
 
 Without PATH the bundled corpus (corpus/gesetze/*.zip: the official XML of gesetze-im-internet.de,
-one law a zip, as it serves them) is loaded. *.zip and *.xml files are read as that XML, *.md as
-bundestag/gesetze Markdown (an older source a firm may still have). A law that is
-already there is replaced, so the command can run again at any time; `make run` calls it with
---if-empty so that a restart does not re-import.
+one law a zip, as it serves them) is loaded. A PATH is a file or a folder of files: *.zip (one or
+more XML files inside) and *.xml are read as that XML, *.md as bundestag/gesetze Markdown (an older
+source a firm may still have). Every file is read before anything is written, so bad input changes
+nothing. A law that is already there is updated in place (services.update_gesetz) and the command
+reports, per law, what changed since the last load; --dry-run reports and writes nothing. `make run`
+calls it with --if-empty so that a restart does not re-import.
 """
 
 from __future__ import annotations
@@ -16,23 +18,19 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from helena.knowledge.aktualisierung import Bericht, zahl
 from helena.knowledge.importers import (
     ParsedGesetz,
     load_sachregister,
-    parse_gii_xml_zip,
+    parse_gii_xml_files,
     parse_markdown_gesetz,
 )
 from helena.knowledge.models import Gesetz
-from helena.knowledge.services import import_gesetz, refresh_lexikon
+from helena.knowledge.services import refresh_lexikon, update_gesetz
 
 
 def default_corpus_dir() -> Path:
     return Path(settings.BASE_DIR) / "corpus" / "gesetze"
-
-
-def zahl(value: int) -> str:
-    """German thousands separator: 10123 → "10.123"."""
-    return f"{value:,}".replace(",", ".")
 
 
 def anzahl(value: int, singular: str, plural: str) -> str:
@@ -68,13 +66,14 @@ class _VectorBar:
 class Command(BaseCommand):
     help = (
         "Importiert Gesetze (XML von gesetze-im-internet.de, ohne Pfad den mitgelieferten Korpus; "
-        "auch Markdown von bundestag/gesetze). Vorhandene Gesetze mit derselben Abkürzung werden ersetzt."
+        "auch Markdown von bundestag/gesetze). Vorhandene Gesetze werden aktualisiert; der Bericht "
+        "sagt je Gesetz, welche Normen neu, geändert oder aufgehoben sind."
     )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument(
             "paths", nargs="*", metavar="PATH",
-            help="Dateien oder Verzeichnisse (Standard: corpus/gesetze/ des Projekts)",
+            help="Dateien (.zip, .xml, .md) oder Verzeichnisse (Standard: corpus/gesetze/ des Projekts)",
         )
         parser.add_argument(
             "--xml", action="store_true",
@@ -88,9 +87,14 @@ class Command(BaseCommand):
             "--if-empty", action="store_true",
             help="nichts tun, wenn bereits Gesetze importiert sind",
         )
+        parser.add_argument(
+            "--dry-run", action="store_true",
+            help="nur berichten, was sich ändern würde; nichts speichern",
+        )
 
     def handle(
-        self, *args, paths: list[str], xml: bool, only: list[str] | None, if_empty: bool, **options
+        self, *args, paths: list[str], xml: bool, only: list[str] | None, if_empty: bool,
+        dry_run: bool = False, **options,
     ) -> None:
         verbosity = options.get("verbosity", 1)
         if if_empty and Gesetz.objects.exists():
@@ -101,46 +105,66 @@ class Command(BaseCommand):
 
         start = time.perf_counter()
         files = self._files([Path(p) for p in paths] or [default_corpus_dir()], xml=xml)
-        wanted = {abk.casefold() for abk in only} if only else None
-        show_progress = verbosity > 0
+        parsed = self._read(files, xml=xml, only=only, show_progress=verbosity > 0)
+        berichte = self._import(parsed, dry_run=dry_run, show_progress=verbosity > 0)
+        woerter = None if dry_run else refresh_lexikon()
+        if verbosity:
+            for bericht in berichte:
+                self.stdout.write("\n".join(bericht.zeilen()))
+            gesetze = anzahl(len(berichte), "Gesetz", "Gesetze")
+            normen = anzahl(sum(b.normen for b in berichte), "Norm", "Normen")
+            dauer = sekunden(time.perf_counter() - start)
+            if woerter is None:
+                self.stdout.write(f"Probelauf (--dry-run): {gesetze} mit {normen} gelesen in {dauer} s, "
+                                  "nichts gespeichert.")
+            else:
+                self.stdout.write(f"{gesetze} mit {normen} importiert in {dauer} s "
+                                  f"(Suchwortliste: {zahl(woerter)} Wörter).")
 
-        parsed: list[tuple[Path, ParsedGesetz]] = []
+    def _read(self, files: list[Path], *, xml: bool, only: list[str] | None,
+              show_progress: bool) -> list[tuple[Path, ParsedGesetz]]:
+        """Every law of every file, read before anything is written; the last file of a law wins."""
+        wanted = {abk.casefold() for abk in only} if only else None
+        by_abk: dict[str, tuple[Path, ParsedGesetz]] = {}
         for path in tqdm(files, desc="Gesetze lesen", unit="Datei", disable=None if show_progress else True):
-            gesetz = self._parse(path, xml=xml)
-            if wanted is None or gesetz.abk.casefold() in wanted:
-                parsed.append((path, gesetz))
+            for gesetz in self._parse(path, xml=xml):
+                if wanted is not None and gesetz.abk.casefold() not in wanted:
+                    continue
+                if gesetz.abk in by_abk and show_progress:
+                    frueher = by_abk[gesetz.abk][0].name
+                    self.stderr.write(f"Hinweis: {path.name} ersetzt {gesetz.abk} aus {frueher}.")
+                    del by_abk[gesetz.abk]  # in the order of the file that wins
+                by_abk[gesetz.abk] = (path, gesetz)
         if wanted is not None:
-            missing = wanted - {g.abk.casefold() for _, g in parsed}
+            missing = wanted - {abk.casefold() for abk in by_abk}
             if missing:
                 raise CommandError(
                     "Nicht gefunden: " + ", ".join(sorted(a for a in only if a.casefold() in missing))
                     + f" (gesucht in {len(files)} Datei(en))."
                 )
+        return list(by_abk.values())
 
-        seen: dict[str, Path] = {}
-        normen = 0
-        for path, gesetz in tqdm(
-            parsed, desc="Gesetze importieren", unit="Gesetz", disable=None if show_progress else True
-        ):
-            if gesetz.abk in seen and verbosity:
-                self.stderr.write(
-                    f"Hinweis: {path.name} ersetzt {gesetz.abk} aus {seen[gesetz.abk].name}."
-                )
-            seen[gesetz.abk] = path
+    def _import(self, parsed: list[tuple[Path, ParsedGesetz]], *, dry_run: bool,
+                show_progress: bool) -> list[Bericht]:
+        """One transaction a law (services.update_gesetz); a failure names the file and what is saved."""
+        berichte: list[Bericht] = []
+        for path, gesetz in tqdm(parsed, desc="Gesetze prüfen" if dry_run else "Gesetze importieren",
+                                 unit="Gesetz", disable=None if show_progress else True):
             try:
                 register = load_sachregister(Path(settings.BASE_DIR) / "corpus" / "sachregister", gesetz.abk)
                 with _VectorBar(gesetz.abk, show=show_progress) as bar:
-                    import_gesetz(parsed=gesetz, stichworte=register, progress=bar.update)
+                    result = update_gesetz(parsed=gesetz, stichworte=register, progress=bar.update,
+                                           dry_run=dry_run)
             except Exception as exc:  # a DB error must name the file, not end in a traceback
-                raise CommandError(f"Import von {path.name} fehlgeschlagen: {exc}") from exc
-            normen += len(gesetz.normen)
-        woerter = refresh_lexikon()
-        if verbosity:
-            gesetze = anzahl(len(parsed), "Gesetz", "Gesetze")
-            self.stdout.write(
-                f"{gesetze} mit {anzahl(normen, 'Norm', 'Normen')} importiert in "
-                f"{sekunden(time.perf_counter() - start)} s (Suchwortliste: {zahl(woerter)} Wörter)."
-            )
+                gespeichert = ", ".join(b.abk for b in berichte) if berichte and not dry_run else ""
+                if gespeichert:
+                    refresh_lexikon()  # the laws saved before are searched as they are now
+                raise CommandError(
+                    f"Import von {gesetz.abk} aus {path.name} fehlgeschlagen: {exc}"
+                    + (f" (bereits gespeichert: {gespeichert})" if gespeichert else " (nichts gespeichert)")
+                ) from exc
+            berichte.append(result.bericht)
+        return berichte
 
     def _files(self, paths: list[Path], *, xml: bool) -> list[Path]:
         suffixes = (".zip", ".xml") if xml else (".zip", ".xml", ".md")
@@ -159,16 +183,16 @@ class Command(BaseCommand):
                 files.append(path)
         return files
 
-    def _parse(self, path: Path, *, xml: bool) -> ParsedGesetz:
+    def _parse(self, path: Path, *, xml: bool) -> list[ParsedGesetz]:
         suffix = path.suffix.lower()
         try:
             if xml or suffix in (".zip", ".xml"):
-                gesetz = parse_gii_xml_zip(path)
+                gesetze = parse_gii_xml_files(path)
             elif suffix == ".md":
-                gesetz = parse_markdown_gesetz(path.read_text(encoding="utf-8"))
+                gesetze = [parse_markdown_gesetz(path.read_text(encoding="utf-8"))]
             else:
                 raise CommandError(
-                    f"{path.name}: unbekanntes Dateiformat (erwartet *.md oder *.zip; XML mit --xml)."
+                    f"{path.name}: unbekanntes Dateiformat (erwartet *.zip, *.xml oder *.md)."
                 )
         except CommandError:
             raise
@@ -179,6 +203,8 @@ class Command(BaseCommand):
             raise CommandError(f"{path.name}: Datei kann nicht gelesen werden ({reason}).") from None
         except Exception as exc:  # ImportFormatError and any surprise in a broken file
             raise CommandError(f"{path.name}: Datei kann nicht importiert werden – {exc}") from None
-        if not gesetz.normen:
-            raise CommandError(f"{path.name}: keine Normen (§ oder Art.) gefunden – Datei defekt?")
-        return gesetz
+        for gesetz in gesetze:
+            if not gesetz.normen:
+                raise CommandError(
+                    f"{path.name}: keine Normen (§ oder Art.) in {gesetz.abk} gefunden – Datei defekt?")
+        return gesetze
