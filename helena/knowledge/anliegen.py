@@ -32,7 +32,7 @@ _SIGN_OFF_RE = re.compile(
 # A sentence ends at "?", "!" or "…", or at a period after a word (not "7. Mai", "Nr. 3", "z. B.")
 # before a capital; a blank line, a list item or a numbered point starts a new one.
 _SENTENCE_RE = re.compile(
-    r"(?<=[!?…])\s+|(?<=[a-zäöüß]{2}\.)\s+(?=[A-ZÄÖÜ„\"(])|\n\s*\n|\n(?=\s*[-–•*]|\s*\d+[.)]\s)")
+    r"(?<=[!?…])\s+|(?<=[a-zäöüß]{2}\.)\s+(?=[A-ZÄÖÜa-zäöü„\"(])|\n\s*\n|\n(?=\s*[-–•*]|\s*\d+[.)]\s)")
 # A question without "?": verb first ("Kann ich …", "Muss der Vermieter …"), or the phrases
 # clients use to ask ("Ich möchte wissen, ob …", "Habe ich Anspruch auf …", "Ist das rechtens").
 _ASKING_RE = re.compile(

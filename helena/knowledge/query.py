@@ -21,7 +21,7 @@ from helena.knowledge.thesaurus import STAMM_SYNONYME, umschreiben
 # A client's e-mail of a few hundred words is a question too (helena/knowledge/anliegen.py).
 MAX_QUERY_CHARS = 6000
 MAX_TERMS = 16
-MAX_CONTEXT_TERMS = 32
+MAX_CONTEXT_TERMS = 48
 CONTEXT_WEIGHT = 0.4  # a story's word against one of the asking sentences
 
 

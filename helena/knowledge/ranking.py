@@ -37,11 +37,11 @@ Ranking = Literal["hybrid", "lexical", "dense"]
 # norms whose wording the question does not share.
 CANDIDATES = 100  # from each ranker, before fusion
 DENSE_CHARS = 600  # of a long text: the embedding costs ~0.1 ms a character
-DENSE_STORY = 1
+LEGAL_CHARS_SHORT, LEGAL_CHARS_LONG = 100, 150  # of the statutes' words for the lay words (_legal_terms)
 RRF_K = 20.0
 LEXICAL_WEIGHT = 1.0
 DENSE_WEIGHT = 0.5
-DENSE_WEIGHT_LONG = 0.5  # for a client's e-mail (helena/knowledge/anliegen.py)
+DENSE_WEIGHT_LONG = 0.8  # for a client's e-mail (helena/knowledge/anliegen.py)
 # A norm of a special court's code the question does not name (helena/knowledge/gerichte.py): its
 # fused score × this, worth about two places in both rankings. It decides between near-equals
 # (§ 66 ArbGG and § 517 ZPO for "Berufungsfrist"), not against a clearly better hit. Chosen by that
@@ -64,27 +64,33 @@ def lexical(analysed: Analyse, *, gesetz_id: int | None, limit: int) -> list[tup
     )
 
 
+def _legal_terms(text: str) -> str:
+    """The statutes' words for the text's lay words (thesaurus), each once: the model then reads
+    "Mietsicherheit" where the client wrote "Kaution" (held-out recall@5 of the fused ranking
+    62.5 → 65.9 %, long e-mails' semantic ranking 28.6 → 50.0 % on the development e-mails)."""
+    return " ".join(dict.fromkeys(umschreiben(text)[1].split()))
+
+
 def dense_text(text: str) -> str:
-    """What of a question is embedded: a short one whole; of a long one its asking sentences and
-    then the story's sentences that use the most lay words of the law (thesaurus), up to DENSE_CHARS."""
+    """What of a question is embedded: a short one whole, of a long one its asking sentences, then
+    the story's sentences that use the most lay words of the law, up to DENSE_CHARS; each with the
+    statutes' words for its lay words."""
     teile = anliegen(text)
     if not teile.lang:
-        return text
-    out = teile.kern[:DENSE_CHARS]
-    if DENSE_STORY:
-        scored = [(len(umschreiben(satz)[1].split()), i, satz)
-                  for i, satz in enumerate(saetze(teile.kontext))]
-        best = sorted((item for item in scored if item[0] > 0), key=lambda item: (-item[0], item[1]))
-        for _, _, satz in best:
-            if len(out) + 1 + len(satz) > DENSE_CHARS:
-                break
-            out = f"{out} {satz}"
+        return f"{text} {_legal_terms(text)[:LEGAL_CHARS_SHORT]}".strip()
+    out = f"{teile.kern[:DENSE_CHARS]} {_legal_terms(f'{teile.kern} {teile.kontext}')[:LEGAL_CHARS_LONG]}"
+    scored = [(len(umschreiben(satz)[1].split()), i, satz) for i, satz in enumerate(saetze(teile.kontext))]
+    best = sorted((item for item in scored if item[0] > 0), key=lambda item: (-item[0], item[1]))
+    for _, _, satz in best:
+        if len(out) + 1 + len(satz) > DENSE_CHARS:
+            break
+        out = f"{out} {satz}"
     return out
 
 
 def dense(text: str, *, gesetz_id: int | None, limit: int) -> list[tuple[int, float]]:
-    """By the sentence vectors. Of a long text only its asking sentences are embedded (at most
-    DENSE_CHARS): the model reads the question, not the story, and costs time by the character."""
+    """By the sentence vectors of what dense_text picks: the model reads the question, not the whole
+    story, and costs time by the character."""
     return _dense_vector(dense_text(text), gesetz_id=gesetz_id, limit=limit)
 
 

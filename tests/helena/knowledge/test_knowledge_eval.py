@@ -1,12 +1,21 @@
 """Retrieval evaluation: natural questions a client or trainee asks → the norm a lawyer wants.
 
-Prints recall@1 and recall@5 over tests/data/knowledge_eval.json (the set the search was
-developed against; its lay-term table was partly written while looking at its misses) and over
-tests/data/knowledge_eval_holdout.json (written separately and never used for tuning: the honest
-figure), for the lexical, the semantic and the fused ranking side by side; the fused one (the
-default) is asserted. The eval set must reach 85 % recall@5; the held-out set, which measures how
-well the search generalises to questions nobody tuned for, must not fall below its current level.
-The lexical weights were tuned on the even-numbered eval questions, the fusion on the eval set.
+Prints recall@1 and recall@5 for the lexical, the semantic and the fused ranking side by side; the
+fused one (the default) is asserted. Four sets (tests/data/README.md says how each was written):
+
+- knowledge_eval.json: short questions the search was developed against (its lay-term table was
+  partly written while looking at its misses); must reach 85 % recall@5.
+- knowledge_eval_holdout.json: short questions written separately and never used for tuning.
+- knowledge_eval_emails_dev.json: 30 long client e-mails the reading of long questions
+  (helena/knowledge/anliegen.py) and its weights were tuned on.
+- knowledge_eval_emails.json: 50 long client e-mails written before any tuning for long questions
+  and never tuned on: the honest figure for e-mails (goal 60 % recall@5). 14 of them expect a norm
+  that a development e-mail expects too; they are reported apart as well.
+
+A held-out set must not fall below the level the search holds today (FLOOR), so a change that makes
+it worse fails. Figures on 28.11.2026 with the current law (20,738 norms; docs/betrieb.md):
+eval 90.2 %, held-out 62.5 % (65.9 % on the corpus of 2021, 9,400 norms: the same questions among
+twice the norms), e-mails (development) 66.7 %, e-mails (held-out) see FLOOR.
 """
 
 from __future__ import annotations
@@ -19,21 +28,19 @@ import pytest
 from helena.knowledge.selectors import search
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-EVAL = json.loads((DATA / "knowledge_eval.json").read_text(encoding="utf-8"))
-HOLDOUT = json.loads((DATA / "knowledge_eval_holdout.json").read_text(encoding="utf-8"))
-GOAL = 0.85
-# The held-out floor is the level the search holds today, so a change that makes it worse fails.
-# On the 88 held-out questions (48 added for issue 18 before any tuning of the semantic search)
-# recall@5 is 58.0 % lexical, 45.5 % semantic and 65.9 % fused (the default) — still short of the
-# 85 % goal; on the development set the fused ranking reaches 92.2 % (lexical 85.3 %).
-FLOOR = {"eval": GOAL, "holdout": 0.65}
+SETS = {name: json.loads((DATA / f"{file}.json").read_text(encoding="utf-8")) for name, file in (
+    ("eval", "knowledge_eval"), ("holdout", "knowledge_eval_holdout"),
+    ("emails_dev", "knowledge_eval_emails_dev"), ("emails", "knowledge_eval_emails"))}
+GOAL = {"eval": 0.85, "holdout": 0.85, "emails_dev": 0.60, "emails": 0.60}
+FLOOR = {"eval": 0.85, "holdout": 0.625, "emails_dev": 0.66, "emails": 0.36}
 
 pytestmark = pytest.mark.django_db
 
 
-def test_eval_set_is_substantial() -> None:
-    assert len(EVAL) >= 25
-    assert len({case["gebiet"] for case in EVAL}) >= 7
+def test_eval_sets_are_substantial() -> None:
+    assert len(SETS["eval"]) >= 25 and len({case["gebiet"] for case in SETS["eval"]}) >= 7
+    assert len(SETS["emails"]) >= 40 and len({case["gebiet"] for case in SETS["emails"]}) >= 12
+    assert min(len(case["frage"].split()) for case in SETS["emails"]) >= 100  # e-mails, not questions
 
 
 def _measure(cases: list[dict], ranking: str = "hybrid") -> tuple[float, float, list[str]]:
@@ -46,19 +53,32 @@ def _measure(cases: list[dict], ranking: str = "hybrid") -> tuple[float, float, 
         if expected & set(cited):
             at5 += 1
         else:
-            misses.append(f"- {case['frage']!r}: erwartet {case['erwartet']}, gefunden {cited}")
+            misses.append(f"- {case['frage'][:200]!r}: erwartet {case['erwartet']}, gefunden {cited}")
     return at1 / len(cases), at5 / len(cases), misses
 
 
-@pytest.mark.parametrize("name", ["eval", "holdout"])
+def _shared_with_development() -> tuple[list[dict], list[dict]]:
+    """The held-out e-mails that expect a norm a development e-mail expects, and the others."""
+    dev = {norm for case in SETS["emails_dev"] for norm in case["erwartet"]}
+    shared = [case for case in SETS["emails"] if dev & set(case["erwartet"])]
+    return shared, [case for case in SETS["emails"] if not dev & set(case["erwartet"])]
+
+
+@pytest.mark.parametrize("name", list(SETS))
 def test_recall_at_5(knowledge_corpus: None, capsys: pytest.CaptureFixture[str], name: str) -> None:
-    cases = EVAL if name == "eval" else HOLDOUT
+    cases = SETS[name]
     with capsys.disabled():
         for ranking in ("lexical", "dense"):  # side by side with the default, for the record
             one, five, _ = _measure(cases, ranking)
             print(f"\n[knowledge {name}, {ranking}] recall@1 = {one:.1%}, recall@5 = {five:.1%}", end="")
+        if name == "emails":
+            for label, part in zip(("mit Norm aus dem Entwicklungsset", "ohne"), _shared_with_development(),
+                                   strict=True):
+                one, five, _ = _measure(part)
+                print(f"\n[knowledge {name}, hybrid, {label}] {len(part)} E-Mails: recall@1 = {one:.1%}, "
+                      f"recall@5 = {five:.1%}", end="")
     at1, at5, misses = _measure(cases)
     with capsys.disabled():
         print(f"\n[knowledge {name}, hybrid] {len(cases)} Fragen: recall@1 = {at1:.1%}, recall@5 = {at5:.1%} "
-              f"(Ziel {GOAL:.0%}, Untergrenze {FLOOR[name]:.0%})")
+              f"(Ziel {GOAL[name]:.0%}, Untergrenze {FLOOR[name]:.1%})")
     assert at5 >= FLOOR[name], "\n".join(misses)
