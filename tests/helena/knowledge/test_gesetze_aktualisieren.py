@@ -341,3 +341,13 @@ def test_another_process_sees_a_norm_updated_in_place(eingebettet, kschg_neu: Pa
     assert cache.get() == cache.get() == 1
     Norm.objects.filter(gesetz__abk="KSchG", nummer="4").update(text="Geänderter Text.")
     assert cache.get() == 2
+
+
+def test_the_admin_shows_the_changes_read_only(admin_client: Client, aktualisiert: None) -> None:
+    client = admin_client
+    listing = client.get("/admin/knowledge/normaenderung/").content.decode()
+    assert "Änderungen der Normen" in listing and "§ 25a" in listing and "aufgehoben" in listing
+    record = NormAenderung.objects.get(nummer="4")
+    assert client.get(f"/admin/knowledge/normaenderung/{record.pk}/change/").status_code == 200  # view only
+    assert client.get("/admin/knowledge/normaenderung/add/").status_code == 403
+    assert client.post(f"/admin/knowledge/normaenderung/{record.pk}/delete/").status_code == 403
