@@ -8,7 +8,10 @@ question names that court (helena/knowledge/gerichte.py).
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Literal
+
+import numpy as np
 
 from helena.knowledge.anliegen import anliegen, saetze
 from helena.knowledge.dense import dense_index
@@ -47,6 +50,7 @@ DENSE_WEIGHT_LONG = 0.8  # for a client's e-mail (helena/knowledge/anliegen.py)
 # (§ 66 ArbGG and § 517 ZPO for "Berufungsfrist"), not against a clearly better hit. Chosen by that
 # reasoning, not tuned; the evaluation sets were only checked not to lose by it.
 SPECIAL_COURT_PRIOR = 0.9
+_EMBEDDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="frage-einbetten")  # one model a process
 
 
 def lexical(analysed: Analyse, *, gesetz_id: int | None, limit: int) -> list[tuple[int, float]]:
@@ -88,19 +92,27 @@ def dense_text(text: str) -> str:
     return out
 
 
-def dense(text: str, *, gesetz_id: int | None, limit: int) -> list[tuple[int, float]]:
-    """By the sentence vectors of what dense_text picks: the model reads the question, not the whole
-    story, and costs time by the character."""
-    return _dense_vector(dense_text(text), gesetz_id=gesetz_id, limit=limit)
+def embed_soon(text: str) -> Future[np.ndarray | None]:
+    """Start embedding what dense_text picks in a thread of its own: the model's matrix products
+    release the GIL, so the question's analysis (SQL) and the lexical ranking run meanwhile (the
+    embedding is most of a search's time)."""
+    return _EMBEDDER.submit(_embed, dense_text(text))
 
 
-def _dense_vector(text: str, *, gesetz_id: int | None, limit: int) -> list[tuple[int, float]]:
+def _embed(text: str) -> np.ndarray | None:
     try:
-        vector = embed_query(text)
+        return embed_query(text)
     except Exception:  # the search still answers, lexically, if the model cannot run here
         log.exception("embedding the question failed")
-        return []
-    return dense_index().rank(vector, gesetz_id=gesetz_id, limit=limit)
+        return None
+
+
+def dense(text: str, *, gesetz_id: int | None, limit: int,
+          pending: Future[np.ndarray | None] | None = None) -> list[tuple[int, float]]:
+    """By the sentence vectors of what dense_text picks (embedded by embed_soon, or now): the model
+    reads the question, not the whole story, and costs time by the character."""
+    vector = pending.result() if pending is not None else _embed(dense_text(text))
+    return [] if vector is None else dense_index().rank(vector, gesetz_id=gesetz_id, limit=limit)
 
 
 def fuse(*rankings: tuple[float, list[tuple[int, float]]], k: float) -> list[tuple[int, float]]:
@@ -125,17 +137,19 @@ def prefer_general_codes(ranked: list[tuple[int, float]], *, question: str) -> l
 
 
 def rank_norms(analysed: Analyse, *, text: str, gesetz_id: int | None, limit: int,
-               ranking: Ranking = "hybrid", question: str | None = None) -> list[tuple[int, float]]:
+               ranking: Ranking = "hybrid", question: str | None = None,
+               pending: Future[np.ndarray | None] | None = None) -> list[tuple[int, float]]:
     """The best norms for the question as (primary key, score), by the chosen ranking. `text` is
-    what is searched, `question` the whole question (with its citations, which may name a court).
+    what is searched, `question` the whole question (with its citations, which may name a court),
+    `pending` its embedding if embed_soon started it.
 
     The single rankings stay as they are, for measuring each; the court prior belongs to the answer.
     """
     if ranking == "lexical":
         return lexical(analysed, gesetz_id=gesetz_id, limit=limit)
     if ranking == "dense":
-        return dense(text, gesetz_id=gesetz_id, limit=limit)
+        return dense(text, gesetz_id=gesetz_id, limit=limit, pending=pending)
     dense_weight = DENSE_WEIGHT_LONG if anliegen(text).lang else DENSE_WEIGHT
     fused = fuse((LEXICAL_WEIGHT, lexical(analysed, gesetz_id=gesetz_id, limit=CANDIDATES)),
-                 (dense_weight, dense(text, gesetz_id=gesetz_id, limit=CANDIDATES)), k=RRF_K)
+                 (dense_weight, dense(text, gesetz_id=gesetz_id, limit=CANDIDATES, pending=pending)), k=RRF_K)
     return prefer_general_codes(fused, question=question or text)[:limit]

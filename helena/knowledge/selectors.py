@@ -11,10 +11,12 @@ with title weight A over text weight B.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from datetime import date
 from typing import Any, Literal
 
+import numpy as np
 from django.db import connection
 
 from config.errors import NotFound
@@ -31,7 +33,7 @@ from helena.knowledge.query import (
     tsconcept,
     validate_query,
 )
-from helena.knowledge.ranking import STRUCTURE, TEXT, TITLE, Ranking, rank_norms
+from helena.knowledge.ranking import STRUCTURE, TEXT, TITLE, Ranking, embed_soon, rank_norms
 
 Kind = Literal["gesetz", "urteil", "muster"]
 KINDS: tuple[Kind, ...] = ("gesetz", "urteil", "muster")
@@ -216,7 +218,8 @@ def _run_fulltext(spec: _Spec, params: dict, *, columns: str, score: str, where_
 
 
 def _rank_norms(analysed: Analyse, *, text: str, gesetz: str | None, limit: int,
-                ranking: Ranking = "hybrid", question: str | None = None) -> list[dict]:
+                ranking: Ranking = "hybrid", question: str | None = None,
+                pending: Future[np.ndarray | None] | None = None) -> list[dict]:
     """Statutes: rank over the in-memory postings and the sentence vectors, fuse, then fetch the
     winners with PostgreSQL's ts_rank_cd as a tie-breaker and ts_headline for the snippet."""
     gesetz_id = None
@@ -225,7 +228,7 @@ def _rank_norms(analysed: Analyse, *, text: str, gesetz: str | None, limit: int,
         if gesetz_id is None:
             return []
     top = rank_norms(analysed, text=text, gesetz_id=gesetz_id, limit=limit * 2, ranking=ranking,
-                     question=question)
+                     question=question, pending=pending)
     if not top:
         return []
     spec = _SPECS["gesetz"]
@@ -353,13 +356,16 @@ def search(
     rest = text
     if "gesetz" in kinds:
         zitate, rest = parse_citations(text, known=known_abks())
+    # The embedding takes most of a search's time: it starts first and runs beside the rest.
+    pending = embed_soon(rest) if "gesetz" in kinds and ranking != "lexical" and rest.strip() else None
+    if "gesetz" in kinds:
         results.extend(_citation_hits(zitate, gesetz=gesetz))
     analysed = analyse(rest) if rest.strip() else Analyse(concepts=())
     if not analysed.empty:
         for k in kinds:
             if k == "gesetz":
                 found = _rank_norms(analysed, text=rest, gesetz=gesetz, limit=limit, ranking=ranking,
-                                    question=text)
+                                    question=text, pending=pending)
             else:
                 filters = _filters(k, gesetz=gesetz, gericht=gericht, kategorie=kategorie)
                 found = _fulltext(k, analysed, limit=limit, filters=filters)
