@@ -182,7 +182,8 @@ def run(services: Services, *, host: str, port: int) -> int:
     services.manage("collectstatic", "--noinput", "--verbosity", "0")
     password = env.get("HELENA_DEMO_PASSWORD", "helena-demo")
     services.manage("seed_demo", "--password", password)
-    services.manage("load_gesetze", "--if-empty")  # the bundled statutes, once
+    # The bundled statutes: loaded into a new database, updated where an older release loaded older law.
+    services.manage("load_gesetze", "--if-outdated")
     services.manage("check_models", "--brief")  # one German line when no model server answers
     if port_in_use(host, port):
         port = free_port(host)

@@ -18,7 +18,7 @@ from helena.knowledge.importers.common import (
     canonical_abk,
     parse_stand_datum,
 )
-from helena.knowledge.importers.gii_xml import parse_gii_xml_files, parse_gii_xml_zip
+from helena.knowledge.importers.gii_xml import Kopf, law_heads, parse_gii_xml_files, parse_gii_xml_zip
 from helena.knowledge.importers.markdown import parse_markdown_gesetz
 from helena.knowledge.importers.sachregister import load_sachregister
 from helena.knowledge.importers.urteile import html_to_text, parse_urteil, parse_urteile_jsonl
@@ -26,11 +26,13 @@ from helena.knowledge.importers.urteile import html_to_text, parse_urteil, parse
 __all__ = [
     "ImportFormatError",
     "ImportProblem",
+    "Kopf",
     "ParsedGesetz",
     "ParsedNorm",
     "ParsedUrteil",
     "canonical_abk",
     "html_to_text",
+    "law_heads",
     "load_sachregister",
     "parse_gii_xml_files",
     "parse_gii_xml_zip",

@@ -355,3 +355,30 @@ def parse_gii_xml_files(data: bytes | Path) -> list[ParsedGesetz]:
         except ImportFormatError as exc:
             raise ImportFormatError(f"{name}: {exc}") from None
     return laws
+
+
+@dataclass(frozen=True)
+class Kopf:
+    """A law's abbreviation and Stand, as its first norm states them."""
+
+    abk: str
+    stand: str
+    stand_datum: date | None
+
+
+def law_heads(data: bytes | Path) -> list[Kopf]:
+    """The abbreviation and Stand of every law in a file, read from its first norm alone: `make run`
+    asks at each start whether the bundled laws are newer than the loaded ones (0.1 s, not 5 s)."""
+    heads: list[Kopf] = []
+    for name, raw in xml_documents(data):
+        start, end = raw.find(b"<norm"), raw.find(b"</norm>")
+        if start < 0 or end < start:
+            raise ImportFormatError(f"{name}: keine Norm gefunden.")
+        law = _Law()
+        first = _root(b"<dokumente>" + raw[start:end + len(b"</norm>")] + b"</dokumente>")
+        for meta in first.iter("metadaten"):
+            law.read(meta)
+        if not law.abk:
+            raise ImportFormatError(f"{name}: keine Abkürzung (jurabk/amtabk) gefunden.")
+        heads.append(Kopf(canonical_abk(law.abk), *law.stand()))
+    return heads
