@@ -1,6 +1,7 @@
 """The fee tables (Anlage 2 RVG, Anlage 2 GKG, each version with its Stichtag) and the catalogues
 of fee numbers (VV RVG, KV GKG): data, checked against the published tables by tests/akten/test_kosten.py
-and against the bundled statute text (§ 13 RVG, § 34 GKG, both Anlagen 2) by tests/akten/test_gebuehrentabellen.py."""
+and against the bundled statute text (§ 13 RVG, § 34 GKG, both Anlagen 2) by
+tests/akten/test_gebuehrentabellen.py."""
 
 from __future__ import annotations
 
