@@ -42,7 +42,8 @@ from helena.knowledge.selectors import search  # noqa: E402
 
 GOAL_MS = 50
 CITATIONS = ["§ 517 ZPO", "517 ZPO", "§§ 187, 188 BGB", "Art. 3 GG", "§ 43a BRAO", "§ 626 BGB",
-             "§ 4 KSchG", "§ 13 RVG", "Art. 20 GG", "§ 263 StGB"]
+             "§ 4 KSchG", "§ 13 RVG", "Art. 20 GG", "§ 263 StGB", "Art. 229 § 6 EGBGB", "§ 35 SGB V",
+             "Anlage 2 GKG"]
 KEYWORDS = ["Berufungsfrist", "Kündigungsschutzklage", "Mietminderung", "Nacherfüllung", "Verjährung",
             "Prozesskostenhilfe", "Zwangsvollstreckung", "Urlaubsanspruch", "Betriebsrat", "Datenschutz",
             "Klage", "Frist", "Vollmacht", "Schadensersatz", "Erbschein"]

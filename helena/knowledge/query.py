@@ -14,7 +14,7 @@ from django.db import connection
 
 from config.errors import DomainError
 from helena.knowledge.anliegen import anliegen
-from helena.knowledge.importers.common import nummer_of
+from helena.knowledge.importers.common import canonical_abk, nummer_of
 from helena.knowledge.lexikon import lexikon
 from helena.knowledge.thesaurus import STAMM_SYNONYME, umschreiben
 
@@ -38,15 +38,26 @@ class SucheError(DomainError, ValueError):
 # --- query analysis -------------------------------------------------------------------------
 
 _NUM = r"\d{1,4}\s?[a-z]?(?![a-zäöüß])"
+# A law's abbreviation as written; the books of the Sozialgesetzbuch with a space ("SGB V", "SGB 5").
+_ABK = r"sgb\s+(?:[ivx]{1,4}|\d{1,2})(?![\w])|[a-zäöü][a-zäöü0-9]{1,15}"
 _CITATION_RE = re.compile(
     rf"""
     (?P<prefix>§§?|\bart(?:ikel|\.)?|\bparagra(?:ph|f)(?:en)?)?\s*
     (?P<nums>{_NUM}(?:\s*(?:,|und|u\.|bis|-|–)\s*{_NUM})*)
     (?:\s*(?:abs\.?|absatz|s\.|satz|nr\.?|nummer|buchst\.?|ziff\.?)\s*\d{{1,3}}[a-z]?)*
-    \s*(?P<abk>[a-zäöü][a-zäöü0-9]{{1,15}})\b
+    \s*(?P<abk>{_ABK})\b
     """,
     re.IGNORECASE | re.VERBOSE,
 )
+# "Art. 229 § 6 EGBGB" (a paragraph of an article) and "Anlage 2 GKG" come before the plain forms,
+# which would read them as Art. 6 EGBGB and § 2 GKG.
+_DETAIL = r"(?:\s*(?:abs\.?|absatz|s\.|satz|nr\.?|nummer)\s*\d{1,3}[a-z]?)*"
+_ARTIKEL_PARAGRAPH_RE = re.compile(
+    rf"\bart(?:ikel|\.)?\s*(?P<art>\d{{1,4}}[a-z]?)\s*§\s*(?P<par>\d{{1,4}}[a-z]?){_DETAIL}\s*(?P<abk>{_ABK})\b",
+    re.IGNORECASE)
+_ANLAGE_RE = re.compile(
+    rf"\b(?P<art>anlage|anhang)\s+(?P<nr>\d{{1,2}}[a-z]?|[ivx]{{1,6}}[a-z]?)\b\s*(?:zu[rm]?\s+)?"
+    rf"(?:dem\s+|der\s+)?(?P<abk>{_ABK})\b", re.IGNORECASE)
 _NUM_SPLIT_RE = re.compile(r"\s*(,|und|u\.|bis|-|–)\s*", re.IGNORECASE)
 # The entries of a fee schedule (helena/knowledge/importers/verzeichnis.py): "Nr. 3100 VV RVG",
 # "VV Nr. 3100, 3104 RVG", "Nr. 1210 KV GKG", "Vorbemerkung 3 Abs. 4 VV RVG", "Vorb. 3.1 VV RVG".
@@ -93,9 +104,24 @@ def known_abks() -> dict[str, str]:
     return {abk.lower(): abk for abk in lexikon().abks}
 
 
+def _loaded(abk: str, known: dict[str, str]) -> str | None:
+    """The loaded law an abbreviation as written names ("sgb 5" → "SGB V")."""
+    written = " ".join(abk.split())
+    if written[:3].lower() == "sgb":
+        written = "SGB " + written[3:].strip().upper()
+    return known.get(canonical_abk(written).lower())
+
+
 def parse_citations(query: str, *, known: dict[str, str]) -> tuple[list[Zitat], str]:
     """Find citations of loaded laws; return them in order and the query without them."""
     found, rest = _schedule_citations(query, known=known)
+    for pattern, nummer in ((_ARTIKEL_PARAGRAPH_RE, lambda m: f"{m['art']}§{m['par']}".lower()),
+                            (_ANLAGE_RE, lambda m: f"{m['art']}{m['nr']}".lower())):
+        for match in pattern.finditer(rest):
+            abk = _loaded(match.group("abk"), known)
+            if abk is not None and Zitat(abk=abk, nummer=nummer(match)) not in found:
+                found.append(Zitat(abk=abk, nummer=nummer(match)))
+                rest = rest.replace(match.group(0), " ")
 
     def expand(nums: str) -> list[str]:
         parts = _NUM_SPLIT_RE.split(nums.strip())
@@ -115,7 +141,7 @@ def parse_citations(query: str, *, known: dict[str, str]) -> tuple[list[Zitat], 
         return out
 
     for match in _CITATION_RE.finditer(rest):
-        abk = known.get(match.group("abk").lower())
+        abk = _loaded(match.group("abk"), known)
         if abk is None:
             continue
         for nummer in expand(match.group("nums")):

@@ -46,6 +46,14 @@ def cites(query: str, **kwargs) -> list[str]:
     ("KV 1210 GKG", ["Nr. 1210 KV GKG"]),
     ("Vorbemerkung 3 Abs. 4 VV RVG", ["Vorbemerkung 3 VV RVG"]),
     ("Anrechnung nach Vorb. 3 (4) VV RVG", ["Vorbemerkung 3 VV RVG"]),
+    # the current corpus: a paragraph of an EGBGB article, the SGB books, annexes
+    ("Art. 229 § 6 EGBGB", ["Art. 229 § 6 EGBGB"]),
+    ("Art. 246a § 1 Abs. 2 EGBGB", ["Art. 246a § 1 EGBGB"]),
+    ("Art. 6 EGBGB", ["Art. 6 EGBGB"]),
+    ("§ 35 SGB V", ["§ 35 SGB V"]),
+    ("§ 35 SGB 5 und § 44 SGB X", ["§ 35 SGB V", "§ 44 SGB X"]),
+    ("Anlage 2 GKG", ["Anlage 2 GKG"]),
+    ("Anlage VIII StVZO", ["Anlage VIII StVZO"]),
 ])
 def test_citations_come_first(knowledge_corpus: None, query: str, expected: list[str]) -> None:
     assert cites(query)[: len(expected)] == expected
