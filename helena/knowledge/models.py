@@ -12,6 +12,7 @@ from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models.functions import Upper
+from django.utils import timezone
 
 from akten.models.dokument import EMPFAENGER_CHOICES
 
@@ -39,6 +40,8 @@ class Gesetz(models.Model):
     stand_datum = models.DateField("Stand (Datum)", null=True, blank=True)
     quelle = models.CharField("Quelle", max_length=20, choices=Quelle.choices)
     importiert_am = models.DateTimeField("importiert am", auto_now=True)
+    # Since when Helena has this law: a citation older than that cannot be checked against its updates.
+    geladen_seit = models.DateTimeField("geladen seit", default=timezone.now, editable=False)
 
     class Meta:
         verbose_name = "Gesetz"

@@ -9,7 +9,7 @@ from datetime import date, datetime, time
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from helena.knowledge.models import NormAenderung
+from helena.knowledge.models import Gesetz, NormAenderung
 from helena.knowledge.query import normalise_bezeichnung
 
 Art = NormAenderung.Art
@@ -49,10 +49,17 @@ class Verlauf:
     letzte: NormAenderung | None = None  # the latest change
     seit_zitat: NormAenderung | None = None  # the first change after the citation
     zitiert: datetime | None = None
+    geladen_seit: datetime | None = None  # since when Helena has the law (Gesetz.geladen_seit)
+
+    @property
+    def vor_dem_laden(self) -> bool:
+        """The citation is older than Helena's copy of the law: whether it changed since is unknown."""
+        return (self.zitiert is not None and self.seit_zitat is None and self.geladen_seit is not None
+                and self.zitiert < self.geladen_seit)
 
     @property
     def seit_zitat_unveraendert(self) -> bool:
-        return self.zitiert is not None and self.seit_zitat is None
+        return self.zitiert is not None and self.seit_zitat is None and not self.vor_dem_laden
 
 
 def _aenderungen(*, gesetz: str, nummer: str) -> QuerySet[NormAenderung]:
@@ -61,15 +68,16 @@ def _aenderungen(*, gesetz: str, nummer: str) -> QuerySet[NormAenderung]:
 
 
 def verlauf(*, gesetz: str, nummer: str, zitiert: datetime | None = None) -> Verlauf:
-    """The norm's latest change, and the first change of its text after `zitiert` (a new norm is
-    no change of what was cited)."""
+    """The norm's latest change, and the first change after `zitiert` (a number that comes back
+    after "(weggefallen)" is a change of what was cited, too)."""
     aenderungen = _aenderungen(gesetz=gesetz, nummer=nummer)
     letzte = aenderungen.order_by("-geaendert_am", "-pk").first()
     seit_zitat = None
     if zitiert is not None and letzte is not None:
-        seit_zitat = (aenderungen.filter(geaendert_am__gt=zitiert).exclude(art=Art.NEU)
-                      .order_by("geaendert_am", "pk").first())
-    return Verlauf(letzte=letzte, seit_zitat=seit_zitat, zitiert=zitiert)
+        seit_zitat = aenderungen.filter(geaendert_am__gt=zitiert).order_by("geaendert_am", "pk").first()
+    geladen_seit = (Gesetz.objects.filter(abk__iexact=gesetz.strip()).values_list("geladen_seit", flat=True)
+                    .first() if zitiert is not None else None)
+    return Verlauf(letzte=letzte, seit_zitat=seit_zitat, zitiert=zitiert, geladen_seit=geladen_seit)
 
 
 def aufgehoben(*, gesetz: str, nummer: str) -> NormAenderung | None:

@@ -182,6 +182,8 @@ class _Law:
     titel: str = ""
     stand_by_type: dict[str, str] = field(default_factory=dict)
     ausfertigung: str = ""
+    # "Änderung durch … mWv 12.6.2026 noch nicht berücksichtigt": the text lacks a change in force.
+    offen: list[str] = field(default_factory=list)
 
     def read(self, meta: ET.Element) -> None:
         self.abk = self.abk or _inline(meta.find("amtabk")) or _inline(meta.find("jurabk"))
@@ -190,14 +192,18 @@ class _Law:
             typ, kommentar = _inline(angabe.find("standtyp")), _inline(angabe.find("standkommentar"))
             if typ and kommentar:
                 self.stand_by_type.setdefault(typ, kommentar)
+            if "nicht berücksichtigt" in kommentar and kommentar not in self.offen:
+                self.offen.append(kommentar)
         self.ausfertigung = self.ausfertigung or _inline(meta.find("ausfertigung-datum"))
 
     def stand(self) -> tuple[str, date | None]:
-        """The Stand as the law states it ("Stand", else "Neuf"), else its Ausfertigung."""
+        """The Stand as the law states it ("Stand", else "Neuf"), else its Ausfertigung; with every
+        change the text does not contain yet, so that no one takes it for the law in force."""
         for typ in ("Stand", "Neuf"):
             if typ in self.stand_by_type:
                 stand = lower_first(self.stand_by_type[typ])
-                return stand, parse_stand_datum(stand)
+                offen = "".join(f"; Hinweis: {hinweis}" for hinweis in self.offen)
+                return f"{stand}{offen}"[:500], parse_stand_datum(stand)
         try:
             datum = date.fromisoformat(self.ausfertigung)
         except ValueError:

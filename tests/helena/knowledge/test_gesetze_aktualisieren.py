@@ -242,12 +242,13 @@ def test_the_page_shows_stand_footnotes_and_the_change(kanzlei: Kanzlei, aktuali
     heute = timezone.localdate().strftime("%d.%m.%Y")
     html = _page(kanzlei, "/wissen/normen/KSchG/4/")
     assert "Stand: zuletzt geändert durch Art. 3 G v. 1.4.2026 I 99" in html
-    assert f"Geändert seit {heute}" in html and "Stand vorher: zuletzt geändert durch Art. 2 G" in html
+    assert f"Geändert mit der Aktualisierung vom {heute}" in html
+    assert "Stand vorher: zuletzt geändert durch Art. 2 G" in html
     assert "<summary>Vorherige Fassung</summary>" in html and "innerhalb von drei Wochen" in html
     assert "innerhalb von vier Wochen" in html and "nach dem Zitat" not in html
     p1 = _page(kanzlei, "/wissen/normen/KSchG/1/")
-    assert "<summary>Fußnoten</summary>" in p1 and "(+++ Testfußnote +++)" in p1 and "Geändert seit" not in p1
-    assert f"Neu seit {heute}" in _page(kanzlei, "/wissen/normen/KSchG/27/")
+    assert "<summary>Fußnoten</summary>" in p1 and "(+++ Testfußnote +++)" in p1 and "Geändert mit" not in p1
+    assert f"Neu mit der Aktualisierung vom {heute}" in _page(kanzlei, "/wissen/normen/KSchG/27/")
     anonymous = Client().get("/wissen/normen/KSchG/4/")
     assert anonymous.status_code == 302 and anonymous["Location"].startswith(settings.LOGIN_URL)
 
@@ -256,7 +257,8 @@ def test_a_repealed_norm_stays_reachable_but_is_not_found(kanzlei: Kanzlei, aktu
     from helena.knowledge import selectors
 
     html = _page(kanzlei, "/wissen/normen/KSchG/25a/")
-    assert f"Aufgehoben seit {timezone.localdate():%d.%m.%Y}" in html and "Berlin-Klausel" in html
+    assert f"Aufgehoben mit der Aktualisierung vom {timezone.localdate():%d.%m.%Y}" in html
+    assert "Berlin-Klausel" in html
     assert "Letzte Fassung" in html and "Land Berlin" in html
     assert not any(hit.citation == "§ 25a KSchG" for hit in selectors.search(query="§ 25a KSchG Berlin"))
     client = Client()
@@ -267,16 +269,21 @@ def test_a_repealed_norm_stays_reachable_but_is_not_found(kanzlei: Kanzlei, aktu
 def test_the_page_notices_a_change_after_the_citation(kanzlei: Kanzlei, aktualisiert: None) -> None:
     heute = timezone.localdate().strftime("%d.%m.%Y")
     html = _page(kanzlei, "/wissen/normen/KSchG/4/?zitiert=2026-01-15")
-    assert f"Diese Vorschrift wurde am {heute} geändert – nach dem Zitat vom 15.01.2026." in html
+    aktualisierung = f"Diese Vorschrift wurde mit der Aktualisierung des Gesetzes vom {heute}"
+    assert f"{aktualisierung} geändert – nach dem Zitat vom 15.01.2026." in html
     spaeter = (timezone.localtime() + timedelta(minutes=5)).strftime("%Y-%m-%dT%H:%M")
     html = _page(kanzlei, f"/wissen/normen/KSchG/4/?zitiert={spaeter}")
     assert "nach dem Zitat" not in html and "Seit dem Zitat vom" in html and "unverändert" in html
+    # A citation older than Helena's copy of the law: whether the norm changed since is unknown.
+    aelter = _page(kanzlei, "/wissen/normen/KSchG/1/?zitiert=2020-01-15")
+    assert "Das Zitat vom 15.01.2020 ist älter als diese Fassung des Gesetzes in Helena" in aelter
+    assert "unverändert" not in aelter
     gone = _page(kanzlei, "/wissen/normen/KSchG/25a/?zitiert=2026-01-15")
-    assert f"Diese Vorschrift wurde am {heute} aufgehoben – nach dem Zitat vom 15.01.2026." in gone
+    assert f"{aktualisierung} aufgehoben – nach dem Zitat vom 15.01.2026." in gone
     for kaputt in ("kaputt", "2026-13-45", "9" * 200, "0001-01-01", "2026-01-15T99:00",
                    "2026-05-01T10:00%2B99:00", "%E2%82%AC"):
         html = _page(kanzlei, f"/wissen/normen/KSchG/4/?zitiert={kaputt}")
-        assert "nach dem Zitat" not in html and "Seit dem Zitat" not in html and "Geändert seit" in html
+        assert "nach dem Zitat" not in html and "Seit dem Zitat" not in html and "Geändert mit" in html
     assert parse_zitiert("2026-05-01").isoformat().startswith("2026-05-01T00:00:00+02:00")
 
 

@@ -151,6 +151,10 @@ def test_stand_and_abbreviations() -> None:
     assert (bgb.abk, bgb.titel, bgb.quelle) == ("BGB", "Bürgerliches Gesetzbuch", "gii_xml")
     assert corpus("woeigg").abk == "WEG" and corpus("gkg_2004").abk == "GKG"
     assert corpus("sgb_5").abk == "SGB V" and corpus("sgb_10").abk == "SGB X"
+    # A change in force that the text does not contain yet is part of the Stand everyone sees.
+    assert corpus("asylvfg_1992").stand == (
+        "zuletzt geändert durch Art. 1 G v. 22.12.2025 I Nr. 364; Hinweis: Änderung durch Art. 1 Nr. 1 bis "
+        "92 G v. 23.4.2026 I Nr. 111 mWv 12.6.2026 noch nicht berücksichtigt")
     mietneinv = corpus("mietneinv")  # no Stand: its Ausfertigung
     assert (mietneinv.stand, mietneinv.stand_datum) == ("Ausfertigung vom 18.08.2021", date(2021, 8, 18))
     assert parse_stand_datum("Art. 1 G v. 31.2.2021 I 1") is None

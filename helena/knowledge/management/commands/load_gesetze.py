@@ -181,8 +181,8 @@ class Command(BaseCommand):
         return berichte
 
     def _outdated(self, files: list[Path]) -> list[Path]:
-        """The files with a law that is not loaded, was loaded from another source (the Markdown
-        corpus of 2021), or is loaded at an older Stand; a newer Stand a firm loaded itself stays."""
+        """The files with a law that is not loaded or is loaded at an older Stand (the Markdown corpus
+        of 2021 is); by dates only, so a law the firm loaded itself at a newer Stand stays."""
         loaded = {g.abk: g for g in Gesetz.objects.only("abk", "quelle", "stand", "stand_datum")}
         outdated: list[Path] = []
         for path in files:
@@ -196,7 +196,8 @@ class Command(BaseCommand):
                 have = loaded.get(head.abk)
                 older = bool(head.stand_datum) and (have is None or have.stand_datum is None
                                                     or have.stand_datum < head.stand_datum)
-                if have is None or have.quelle != Gesetz.Quelle.GII_XML or older:
+                undated = have is not None and have.quelle == Gesetz.Quelle.MARKDOWN and not have.stand_datum
+                if have is None or older or undated:
                     outdated.append(path)
                     break
         return outdated
