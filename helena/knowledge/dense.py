@@ -21,7 +21,8 @@ from helena.knowledge.embeddings import DIM
 class DenseIndex:
     """The norms' vectors centred on their mean: a multilingual model's vectors share a large common
     part, and norms near it (long, generic ones) turn up as neighbours of every question ("hubs");
-    without it, recall@5 of the semantic ranking on the held-out questions was 37.5 % instead of 40.9 %."""
+    centring lifted the semantic ranking's recall@5 on the development questions (57.8 → 58.8 %) and
+    the fused one's (89.2 → 90.2 %); the held-out questions were only checked (37.5 → 40.9 %)."""
 
     ids: np.ndarray  # norm primary keys, by row
     gesetz_ids: np.ndarray

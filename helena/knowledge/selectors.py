@@ -277,16 +277,9 @@ def _treffer(kind: Kind, row: dict, *, score: float | None = None) -> Treffer:
     snippet = " ".join((row.get("snippet") or "").split())
     value = round(float(score if score is not None else row["score"]), 4)
     if kind == "gesetz":
-        return Treffer(
-            kind=kind,
-            id=row["id"],
-            title=row["title"] or row["citation"],
-            citation=row["citation"],
-            snippet=snippet,
-            score=value,
-            source=_norm_source(row),
-            stand=stand_text(row["stand"], row["stand_datum"]),
-        )
+        return Treffer(kind=kind, id=row["id"], title=row["title"] or row["citation"],
+                       citation=row["citation"], snippet=snippet, score=value, source=_norm_source(row),
+                       stand=stand_text(row["stand"], row["stand_datum"]))
     if kind == "urteil":
         datum = f", {row['datum']:%d.%m.%Y}" if row["datum"] else ""
         citation = f"{row['gericht']}{datum} – {row['aktenzeichen']}".strip(" –")
@@ -373,6 +366,8 @@ def search(
                 hit = _treffer(k, row)
                 if not any(r.kind == hit.kind and r.id == hit.id for r in results):
                     results.append(hit)
+    if pending is not None:
+        pending.cancel()  # not needed after all (no words to rank, an unknown law): off the queue
     cited = [r for r in results if r.score >= CITATION_SCORE - 50]
     ranked = sorted((r for r in results if r.score < CITATION_SCORE - 50), key=lambda r: -r.score)
     return (cited + ranked)[:limit]
