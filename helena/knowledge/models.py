@@ -41,7 +41,7 @@ class Gesetz(models.Model):
     quelle = models.CharField("Quelle", max_length=20, choices=Quelle.choices)
     importiert_am = models.DateTimeField("importiert am", auto_now=True)
     # Since when Helena has this law: a citation older than that cannot be checked against its updates.
-    geladen_seit = models.DateTimeField("geladen seit", default=timezone.now, editable=False)
+    geladen_seit = models.DateTimeField("in Helena geladen seit", default=timezone.now, editable=False)
 
     class Meta:
         verbose_name = "Gesetz"
@@ -121,9 +121,9 @@ class NormAenderung(models.Model):
     Plain fields, no foreign key: a repealed norm's row is gone, its record stays."""
 
     class Art(models.TextChoices):
-        NEU = "neu", "neu"
-        GEAENDERT = "geaendert", "geändert"
-        AUFGEHOBEN = "aufgehoben", "aufgehoben"
+        NEU = "neu", "Neu aufgenommen"
+        GEAENDERT = "geaendert", "Text geändert"
+        AUFGEHOBEN = "aufgehoben", "Aufgehoben (weggefallen)"
 
     gesetz_abk = models.CharField("Gesetz", max_length=40)
     nummer = models.CharField("Nummer", max_length=30)

@@ -285,3 +285,17 @@ def umschreiben(question: str) -> tuple[str, str]:
     text = _PATTERN.sub(replace, question.lower())
     text = _FRAGE_RE.sub(" ", text)
     return " ".join(text.split()), " ".join(terms)
+
+
+def fachwoerter(text: str) -> str:
+    """The statutes' words for the text's lay words, each once, for the semantic model: a word the
+    writer already took from the statutes ("Arbeitsgericht", "Berufungsfrist") is not expanded, since
+    its expansion would pull the question towards its neighbours (§ 54 ArbGG Güteverhandlung)."""
+    terms: dict[str, None] = {}
+    for match in _PATTERN.finditer(text.lower()):
+        legal = TABLE[match.group(1)]
+        words = legal.lower().split()
+        if any(w.startswith(match.group(1)) or match.group(0).startswith(w) for w in words):
+            continue
+        terms.update(dict.fromkeys(legal.split()))
+    return " ".join(terms)

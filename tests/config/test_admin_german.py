@@ -28,6 +28,7 @@ from django.contrib import admin
 from django.db import models
 from django.test import Client, RequestFactory
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.text import camel_case_to_spaces
 
 from akten.models import (
@@ -43,7 +44,7 @@ from akten.models import (
     Zeiterfassung,
 )
 from drafts.models import Draft, DraftEvent
-from helena.knowledge.models import Gesetz, Muster, Norm, Urteil
+from helena.knowledge.models import Gesetz, Muster, Norm, NormAenderung, Urteil
 from helena.models import (
     AgentRun,
     Conversation,
@@ -279,6 +280,9 @@ def records(kanzlei: Kanzlei) -> dict[type[models.Model], models.Model]:
         Gesetz: gesetz,
         Norm: Norm.objects.create(gesetz=gesetz, bezeichnung="§ 4", nummer="4", order=1,
                                   titel="Anrufung des Arbeitsgerichtes", text="Will ein Arbeitnehmer …"),
+        NormAenderung: NormAenderung.objects.create(
+            gesetz_abk="KSchG", nummer="4", bezeichnung="§ 4", art=NormAenderung.Art.GEAENDERT,
+            text_vorher="Will ein Arbeitnehmer …", geaendert_am=timezone.now()),
         Urteil: Urteil.objects.create(gericht="BAG", datum=date(2026, 1, 15), aktenzeichen="2 AZR 1/26"),
         Muster: Muster.objects.create(titel="Kündigungsschutzklage", kategorie="Arbeitsrecht",
                                       text="Klage {{MANDANT_NAME}}"),

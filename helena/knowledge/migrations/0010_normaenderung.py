@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
                 ('gesetz_abk', models.CharField(max_length=40, verbose_name='Gesetz')),
                 ('nummer', models.CharField(max_length=30, verbose_name='Nummer')),
                 ('bezeichnung', models.CharField(max_length=60, verbose_name='Bezeichnung')),
-                ('art', models.CharField(choices=[('neu', 'neu'), ('geaendert', 'geändert'), ('aufgehoben', 'aufgehoben')], max_length=12, verbose_name='Art')),
+                ('art', models.CharField(choices=[('neu', 'Neu aufgenommen'), ('geaendert', 'Text geändert'), ('aufgehoben', 'Aufgehoben (weggefallen)')], max_length=12, verbose_name='Art')),
                 ('titel_vorher', models.CharField(blank=True, max_length=1000, verbose_name='Überschrift vorher')),
                 ('text_vorher', models.TextField(blank=True, verbose_name='Text vorher')),
                 ('gliederung_vorher', models.CharField(blank=True, max_length=1000, verbose_name='Gliederung vorher')),

@@ -14,6 +14,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='gesetz',
             name='geladen_seit',
-            field=models.DateTimeField(default=django.utils.timezone.now, editable=False, verbose_name='geladen seit'),
+            field=models.DateTimeField(default=django.utils.timezone.now, editable=False, verbose_name='in Helena geladen seit'),
         ),
     ]
