@@ -1,4 +1,5 @@
-"""Norm citations in a text Helena wrote („§ 517 ZPO“, „§§ 187, 188 BGB“, „Art. 229 § 6 EGBGB“) as
+"""Norm citations in a text Helena wrote („§ 517 ZPO“, „§§ 187, 188 BGB“, „Art. 229 § 6 EGBGB“,
+„§ 823 I BGB“, „§§ 327 ff. BGB“, „§ 35 SGB 5“) as
 links to the statute page, with the moment of the citation (`?zitiert=…`): the page then says
 whether the norm changed since (helena/knowledge/normverlauf.py). helena.presentation puts the links
 into answers, Helena's memory of an Akte and drafts.
@@ -17,6 +18,7 @@ from datetime import date, datetime
 from django.db.models import Q
 from django.urls import reverse
 
+from helena.knowledge.importers.common import canonical_abk
 from helena.knowledge.models import Norm, NormAenderung
 from helena.knowledge.normverlauf import zitiert_param
 
@@ -29,8 +31,9 @@ _ZITAT_RE = re.compile(
         (?P<art>\bArt(?:ikel|\.)?)\s*(?P<artnr>{_NUM})\s*§\s*(?P<parnr>{_NUM})
       | (?P<prefix>§§?|\bArt(?:ikel|\.)?)\s*(?P<nums>{_NUM}(?:\s*(?:,|und|u\.|bis|-|–)\s*{_NUM})*)
     )
-    (?:\s*(?:Abs\.?|Absatz|S\.|Satz|Nr\.?|Nummer|Buchst\.?|lit\.?|Ziff\.?|Alt\.?|Hs\.?)\s*\d{{1,3}}[a-z]?)*
-    \s+(?P<abk>[A-ZÄÖÜ][A-Za-zÄÖÜäöüß0-9]{{1,15}})(?P<buch>\s+[IVX]{{1,4}})?\b
+    (?:\s*(?:Abs\.?|Absatz|S\.|Satz|Nr\.?|Nummer|Buchst\.?|lit\.?|Ziff\.?|Alt\.?|Hs\.?)\s*\d{{1,3}}[a-z]?
+       |\s*(?:lit\.?|Buchst\.?)\s*[a-z]\b|\s+[IVX]{{1,4}}(?=\s+[A-ZÄÖÜ])|\s*ff?\.)*
+    \s+(?P<abk>[A-ZÄÖÜ][A-Za-zÄÖÜäöüß0-9]{{1,15}})(?P<buch>\s+(?:[IVX]{{1,4}}|\d{{1,2}}))?\b
     """,
     re.VERBOSE,
 )
@@ -60,7 +63,9 @@ def _funde(text: str) -> list[_Fund]:
         return funde
     for match in _ZITAT_RE.finditer(text):
         abk = match.group("abk")
-        abks = (f"{abk} {match.group('buch').strip()}", abk) if match.group("buch") else (abk,)
+        # "§ 35 SGB V", "§ 35 SGB 5" (a book in Arabic numerals is cited as its Roman one)
+        buch = canonical_abk(f"{abk} {match.group('buch').strip()}") if match.group("buch") else ""
+        abks = (buch, abk) if buch else (abk,)
         if match.group("art"):
             nummer = f"{match.group('artnr')}§{match.group('parnr')}".lower()
             funde.append(_Fund(match.start(), match.start("abk") + len(abk), abks, nummer))
