@@ -295,7 +295,7 @@ def fachwoerter(text: str) -> str:
     for match in _PATTERN.finditer(text.lower()):
         legal = TABLE[match.group(1)]
         words = legal.lower().split()
-        if any(w.startswith(match.group(1)) or match.group(0).startswith(w) for w in words):
+        if any(w.startswith(match.group(1)) for w in words):  # the key is a word of the statutes
             continue
         terms.update(dict.fromkeys(legal.split()))
     return " ".join(terms)

@@ -59,6 +59,13 @@ def test_citations_come_first(knowledge_corpus: None, query: str, expected: list
     assert cites(query)[: len(expected)] == expected
 
 
+def test_current_law_is_found_by_its_everyday_names(knowledge_corpus: None) -> None:
+    """Norms that only the law of 2022–2026 has, asked for as people say it."""
+    assert cites("Kündigungsbutton")[0] == "§ 312k BGB"
+    assert "§ 23 GVG" in cites("Amtsgericht zuständig bis welcher Streitwert")[:2]
+    assert "§ 327f BGB" in cites("Update für digitale Produkte")[:3]
+
+
 def test_citation_hit_carries_text_and_stand(knowledge_corpus: None) -> None:
     hit = selectors.search(query="§ 517 ZPO", kind="gesetz", limit=1)[0]
     assert hit.title == "Berufungsfrist"
