@@ -63,7 +63,7 @@ def test_current_law_is_found_by_its_everyday_names(knowledge_corpus: None) -> N
     """Norms that only the law of 2022–2026 has, asked for as people say it."""
     assert cites("Kündigungsbutton")[0] == "§ 312k BGB"
     assert "§ 23 GVG" in cites("Amtsgericht zuständig bis welcher Streitwert")[:2]
-    assert "§ 327f BGB" in cites("Update für digitale Produkte")[:3]
+    assert any(c.startswith("§ 327") for c in cites("Update für digitale Produkte")[:2])  # §§ 327 ff. BGB
 
 
 def test_citation_hit_carries_text_and_stand(knowledge_corpus: None) -> None:
