@@ -69,6 +69,15 @@ def test_an_older_releases_corpus_is_updated_with_the_report(bundle: Path) -> No
     assert NormAenderung.objects.get(nummer="4").text_vorher == "Alte Fassung des § 4."
 
 
+def test_the_same_date_stated_otherwise_is_loaded_again(bundle: Path) -> None:
+    """A release whose file adds a Hinweis to the same Stand ("… noch nicht berücksichtigt")."""
+    start(bundle)
+    stand = "zuletzt geändert durch Art. 2 G v. 14.6.2021 I 1762"
+    Gesetz.objects.filter(abk="KSchG").update(stand=f"{stand} (alt)")
+    assert "KSchG (Kündigungsschutzgesetz)" in start(bundle)
+    assert Gesetz.objects.get(abk="KSchG").stand == stand
+
+
 def test_a_newer_stand_the_firm_loaded_itself_stays(bundle: Path) -> None:
     start(bundle)
     Gesetz.objects.filter(abk="KSchG").update(stand="zuletzt geändert durch Art. 1 G v. 1.9.2026 I 5",

@@ -194,8 +194,11 @@ class Command(BaseCommand):
                 raise CommandError(f"{path.name}: Datei kann nicht gelesen werden – {exc}") from None
             for head in heads:
                 have = loaded.get(head.abk)
+                # older, or of the same date but stated otherwise (a Hinweis added, a correction)
                 older = bool(head.stand_datum) and (have is None or have.stand_datum is None
-                                                    or have.stand_datum < head.stand_datum)
+                                                    or have.stand_datum < head.stand_datum
+                                                    or (have.stand_datum == head.stand_datum
+                                                        and have.stand != head.stand))
                 undated = have is not None and have.quelle == Gesetz.Quelle.MARKDOWN and not have.stand_datum
                 if have is None or older or undated:
                     outdated.append(path)
