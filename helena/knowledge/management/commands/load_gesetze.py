@@ -30,6 +30,8 @@ from helena.knowledge.importers import (
 from helena.knowledge.models import Gesetz
 from helena.knowledge.services import refresh_lexikon, update_gesetz
 
+ERSTES_LADEN_ZEILEN = 10  # a first load of more laws than this reports one line (-v 2: all)
+
 
 def default_corpus_dir() -> Path:
     return Path(settings.BASE_DIR) / "corpus" / "gesetze"
@@ -123,7 +125,10 @@ class Command(BaseCommand):
         berichte = self._import(parsed, dry_run=dry_run, show_progress=verbosity > 0)
         woerter = None if dry_run else refresh_lexikon()
         if verbosity:
-            for bericht in berichte:
+            # A first load of many laws (make run on a new database) is one line; -v 2 lists them.
+            erstes_laden = (len(berichte) > ERSTES_LADEN_ZEILEN and verbosity < 2
+                            and all(b.erstmals for b in berichte))
+            for bericht in [] if erstes_laden else berichte:
                 self.stdout.write("\n".join(bericht.zeilen()))
             gesetze = anzahl(len(berichte), "Gesetz", "Gesetze")
             normen = anzahl(sum(b.normen for b in berichte), "Norm", "Normen")
