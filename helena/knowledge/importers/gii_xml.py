@@ -162,7 +162,10 @@ def _read_xml_bytes(data: bytes | Path) -> bytes:
 
 def _root(data: bytes | Path) -> ET.Element:
     raw = _read_xml_bytes(data)
-    # ElementTree never loads the external DTD, but an internal subset could expand entities.
+    # ElementTree never loads the external DTD, but an internal subset could expand entities. The
+    # official XML is UTF-8; another encoding (UTF-16) could hide a declaration from this check.
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in raw[:200]:
+        raise ImportFormatError("Das XML ist nicht UTF-8-kodiert (gesetze-im-internet.de liefert UTF-8).")
     if b"<!ENTITY" in raw:
         raise ImportFormatError("XML mit Entity-Deklarationen wird aus Sicherheitsgründen abgelehnt.")
     try:
@@ -295,8 +298,10 @@ def _eindeutig(normen: list[ParsedNorm]) -> list[ParsedNorm]:
         if first is not None and (first.bezeichnung, first.text) == (norm.bezeichnung, norm.text):
             continue
         if first is not None and first.bezeichnung == norm.bezeichnung and norm.nummer not in _ANNEXES:
-            norm.bezeichnung = f"{norm.bezeichnung} (weitere Fassung)"
-            norm.nummer = f"{norm.nummer}#2"
+            fassung = counts[f"{norm.nummer}#"] = counts.get(f"{norm.nummer}#", 1) + 1
+            norm.bezeichnung = f"{norm.bezeichnung} ({fassung}. Fassung)" if fassung > 2 \
+                else f"{norm.bezeichnung} (weitere Fassung)"
+            norm.nummer = f"{norm.nummer}#{fassung}"
         if norm.nummer in _ANNEXES:
             counts[norm.nummer] = counts.get(norm.nummer, 0) + 1
         seen.setdefault(norm.nummer, norm)

@@ -213,6 +213,16 @@ def test_fee_schedules_are_split_into_their_numbered_entries() -> None:
     assert norm(rvg, "anlage2").text.count(" | ") > 20  # the fee table stays one norm
 
 
+def test_three_versions_of_a_norm_stay_apart() -> None:
+    """A source that prints a norm three times, differently, keeps each one citable."""
+    xml = "".join(
+        f'<norm><metadaten><jurabk>TG</jurabk><enbez>§ 1</enbez></metadaten><textdaten><text format="XML">'
+        f"<Content><P>Fassung {n}</P></Content></text></textdaten></norm>" for n in (1, 2, 3))
+    parsed = parse_gii_xml_zip(f"<dokumente>{xml}</dokumente>".encode())
+    assert [(n.bezeichnung, n.nummer) for n in parsed.normen] == [
+        ("§ 1", "1"), ("§ 1 (weitere Fassung)", "1#2"), ("§ 1 (3. Fassung)", "1#3")]
+
+
 def test_whole_corpus_parses_with_unique_citations() -> None:
     total = 0
     for path in sorted(CORPUS.glob("*.zip")):
@@ -283,6 +293,9 @@ def test_xml_rejects_entities_and_broken_archives(tmp_path: Path) -> None:
     bomb = b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY a "aaaa">]><dokumente>&a;</dokumente>'
     with pytest.raises(ImportFormatError, match="Entity"):
         parse_gii_xml_zip(xml_zip(tmp_path, bomb))
+    utf16 = '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE d [<!ENTITY a "aaaa">]><dokumente/>'
+    with pytest.raises(ImportFormatError, match="UTF-8"):  # the entity check must not be bypassed
+        parse_gii_xml_zip(xml_zip(tmp_path, utf16.encode("utf-16")))
     with pytest.raises(ImportFormatError, match="ZIP"):
         parse_gii_xml_zip(b"PK\x03\x04 kaputt")
     with pytest.raises(ImportFormatError, match="XML"):
