@@ -85,3 +85,8 @@ def aufgehoben(*, gesetz: str, nummer: str) -> NormAenderung | None:
     ask for a norm the law no longer has (selectors.get_norm found none)."""
     return (_aenderungen(gesetz=gesetz, nummer=nummer).filter(art=Art.AUFGEHOBEN)
             .order_by("-geaendert_am", "-pk").first())
+
+
+def gesetz(*, abk: str) -> Gesetz | None:
+    """The law a repealed norm belonged to (it may be gone as a whole)."""
+    return Gesetz.objects.filter(abk=abk).first()

@@ -13,7 +13,6 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from helena.knowledge import normverlauf, selectors
-from helena.knowledge.models import Gesetz
 
 
 @login_required
@@ -29,7 +28,7 @@ def norm(request: HttpRequest, gesetz: str, nummer: str) -> HttpResponse:
             raise
         context = {
             "aufgehoben": aufgehoben,
-            "gesetz": Gesetz.objects.filter(abk=aufgehoben.gesetz_abk).first(),
+            "gesetz": normverlauf.gesetz(abk=aufgehoben.gesetz_abk),
             "verlauf": normverlauf.verlauf(gesetz=aufgehoben.gesetz_abk, nummer=aufgehoben.nummer,
                                            zitiert=zitiert),
         }
