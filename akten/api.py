@@ -16,30 +16,21 @@ from akten import fristen, kosten, selectors, services
 from akten.erfassung import fristen as frist_dienst
 from akten.erfassung.fristen import VERMERK_MAX
 from akten.fristenbuch.selectors import fristen_im_buch, tag_aus
-from akten.models import Akte, User
-from akten.schemas import AkteDetailOut, AkteOut, AlertOut, FristOut, MeOut, alert_out, frist_out, person_out
+from akten.models import User
+from akten.schemas import (
+    AkteDetailOut,
+    AkteOut,
+    AlertOut,
+    FristOut,
+    MeOut,
+    akte_out,
+    alert_out,
+    beteiligter_out,
+    frist_out,
+)
 from config.errors import BETRAG_PATTERN, DATUM_PATTERN, NOT_BLANK, errors, invalid
 
 router = Router(tags=["Kanzlei"])
-
-
-def _akte_out(akte: Akte) -> dict:
-    return {
-        "id": str(akte.pk),
-        "aktenzeichen": akte.aktenzeichen,
-        "kurzrubrum": akte.kurzrubrum,
-        "wegen": akte.wegen,
-        "rechtsgebiet": akte.rechtsgebiet,
-        "status": akte.status,
-        "gegenstandswert": None if akte.gegenstandswert is None else f"{akte.gegenstandswert:.2f}",
-        "auftragsdatum": akte.auftragsdatum,
-        "bundesland": akte.bundesland,
-        "anwalt": person_out(akte.anwalt),
-        "sachbearbeiter": person_out(akte.sachbearbeiter),
-        "tags": akte.tags,
-        "angelegt_am": akte.angelegt_am,
-        "aktualisiert_am": akte.aktualisiert_am,
-    }
 
 
 @router.get("/me", response=MeOut, summary="Angemeldeter Benutzer")
@@ -53,6 +44,7 @@ class AktenFilter(Schema):
     status: Literal["offen", "ruhend", "archiviert", "geschlossen"] | None = None
     limit: int = Field(100, ge=1, le=500)
     offset: int = Field(0, ge=0, le=10**9)
+    extern_id: str | None = Field(None, max_length=100, description="nur die Akte mit dieser externen ID")
 
 
 @router.get("/akten", response=list[AkteOut], summary="Akten, die ich sehen darf")
@@ -60,24 +52,23 @@ def akten_list(request: HttpRequest, response: HttpResponse, filters: Query[Akte
     if not 1 <= filters.limit <= 500 or filters.offset < 0:
         raise invalid("limit muss zwischen 1 und 500 liegen, offset darf nicht negativ sein.")
     qs = selectors.akten_for(user=request.auth, query=filters.q, status=filters.status)
+    if filters.extern_id is not None:
+        qs = qs.filter(extern_id=filters.extern_id.strip())
     response["X-Total-Count"] = str(qs.count())
-    return [_akte_out(a) for a in qs[filters.offset : filters.offset + filters.limit]]
+    return [akte_out(a) for a in qs[filters.offset : filters.offset + filters.limit]]
 
 
 @router.get("/akten/{akte_id}", response={200: AkteDetailOut, **errors(404)},
              summary="Eine Akte mit Beteiligten und Fristen")
-def akte_detail(request: HttpRequest, akte_id: str) -> dict:
+def akte_detail(request: HttpRequest, response: HttpResponse, akte_id: str) -> dict:
     akte = selectors.get_akte(user=request.auth, akte_id=akte_id)
+    response["ETag"] = f'"{akte.version}"'
     fristen = selectors.fristen_for(user=request.auth, akte_id=akte.pk, status="active")
     minutes = akte.zeiterfassungen.aggregate(s=Sum("dauer_minuten"))["s"] or 0
     return {
-        **_akte_out(akte),
+        **akte_out(akte),
         "summary": akte.summary,
-        "beteiligte": [
-            {"id": str(b.pk), "rolle": b.rolle, "anrede": b.anrede, "name": b.name, "anschrift": b.anschrift,
-             "telefon": b.telefon, "email": b.email, "aktenzeichen_extern": b.aktenzeichen_extern}
-            for b in akte.beteiligte.all()
-        ],
+        "beteiligte": [beteiligter_out(b) for b in akte.beteiligte.all()],
         "fristen": [frist_out(f) for f in fristen],
         "dokumente": [
             {"id": str(d.pk), "titel": d.titel, "status": d.status, "erstellt_durch": d.erstellt_durch,

@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 from datetime import date, datetime, time
-from typing import Any
+from typing import Annotated, Any
 
 from django.utils import timezone
-from ninja import Schema
+from ninja import Field, Schema
+from pydantic import BeforeValidator
 
-from akten.models import Alert, Frist
+from akten.fristen import FristError, parse_datum
+from akten.models import Akte, Alert, Frist
+
+
+def _datum(value: Any) -> Any:
+    if value is None or value == "":
+        return None
+    try:
+        return parse_datum(value)
+    except FristError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# A day as people in a Kanzlei write it, JJJJ-MM-TT or TT.MM.JJJJ (the write API, Helena's drafts)
+Datum = Annotated[date, BeforeValidator(_datum)]
+OptDatum = Annotated[date | None, BeforeValidator(_datum)]
 
 
 class MeOut(Schema):
@@ -38,6 +54,14 @@ class BeteiligterOut(Schema):
     telefon: str
     email: str
     aktenzeichen_extern: str
+    extern_id: str = ""
+
+
+def beteiligter_out(beteiligter: Any) -> dict[str, Any]:
+    return {"id": str(beteiligter.pk), "rolle": beteiligter.rolle, "anrede": beteiligter.anrede,
+            "name": beteiligter.name, "anschrift": beteiligter.anschrift, "telefon": beteiligter.telefon,
+            "email": beteiligter.email, "aktenzeichen_extern": beteiligter.aktenzeichen_extern,
+            "extern_id": beteiligter.extern_id}
 
 
 class FristOut(Schema):
@@ -63,6 +87,7 @@ class FristOut(Schema):
     erledigung_beantragt_am: datetime | None = None
     bestaetigt_von: PersonOut | None = None
     berechnung: dict[str, Any] | None = None
+    extern_id: str = ""
 
 
 def frist_out(frist: Frist) -> dict[str, Any]:
@@ -79,6 +104,7 @@ def frist_out(frist: Frist) -> dict[str, Any]:
         "erledigung_beantragt_von": person_out(frist.erledigung_beantragt_von),
         "erledigung_beantragt_am": frist.erledigung_beantragt_am,
         "bestaetigt_von": person_out(frist.bestaetigt_von), "berechnung": frist.berechnung,
+        "extern_id": frist.extern_id,
     }
 
 
@@ -105,6 +131,22 @@ class AkteOut(Schema):
     tags: list[str]
     angelegt_am: datetime
     aktualisiert_am: datetime
+    extern_id: str = ""
+    version: str = Field("", description="ändert sich mit jeder Änderung der Akte; als ETag/If-Match "
+                                         "bei PATCH /akten/{id}")
+
+
+def akte_out(akte: Akte) -> dict[str, Any]:
+    """An Akte as the API shows it (money a decimal string, people by username)."""
+    return {
+        "id": str(akte.pk), "aktenzeichen": akte.aktenzeichen, "kurzrubrum": akte.kurzrubrum,
+        "wegen": akte.wegen, "rechtsgebiet": akte.rechtsgebiet, "status": akte.status,
+        "gegenstandswert": None if akte.gegenstandswert is None else f"{akte.gegenstandswert:.2f}",
+        "auftragsdatum": akte.auftragsdatum, "bundesland": akte.bundesland,
+        "anwalt": person_out(akte.anwalt), "sachbearbeiter": person_out(akte.sachbearbeiter),
+        "tags": akte.tags, "angelegt_am": akte.angelegt_am, "aktualisiert_am": akte.aktualisiert_am,
+        "extern_id": akte.extern_id, "version": akte.version,
+    }
 
 
 class AkteDetailOut(AkteOut):

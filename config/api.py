@@ -17,6 +17,7 @@ from akten.accounts.auth import api_auth
 from akten.accounts.konto.api import router as konto_router
 from akten.api import router as akten_router
 from akten.dokumente.api import router as dokumente_router
+from akten.integration import api as _schreiben  # noqa: F401 - adds the write API to akten_router
 from akten.kollision.api import router as kollision_router
 from config.errors import DomainError, ErrorOut, describe_validation_errors, error_text
 from drafts.api import router as drafts_router

@@ -6,7 +6,7 @@ The write tools, an edit on the preview card and the API's approve-with-edits al
 
 from __future__ import annotations
 
-from datetime import date, time
+from datetime import time
 from typing import Annotated, Any, Literal
 
 from django.utils import timezone
@@ -22,9 +22,9 @@ from pydantic import (
     model_validator,
 )
 
-from akten.fristen import FristError, parse_datum
 from akten.models import Akte
 from akten.models.dokument import EMPFAENGER_CHOICES
+from akten.schemas import Datum, OptDatum
 from config.errors import DomainError, describe_validation_errors, error_text
 
 # Which write tool makes which kind; the tool's roles (drafts/roles.py) are the
@@ -48,21 +48,10 @@ class FieldsInvalid(DomainError, ValueError):
         self.errors = errors or {}  # field → German problem, for highlighting form fields
 
 
-def _datum(value: Any) -> Any:
-    if value is None or value == "":
-        return None
-    try:
-        return parse_datum(value)
-    except FristError as exc:
-        raise ValueError(str(exc)) from None
-
-
 def _text(value: Any) -> Any:
     return value.strip() if isinstance(value, str) else value
 
 
-Datum = Annotated[date, BeforeValidator(_datum)]
-OptDatum = Annotated[date | None, BeforeValidator(_datum)]
 Text = Annotated[str, BeforeValidator(_text)]
 
 

@@ -14,9 +14,10 @@ from akten.erfassung.rechte import darf, pruefe
 from akten.erfassung.speichern import EingabeFehler, nur_bekannte, speichere
 from akten.models import Akte, AktenZugriff, Frist, Kanzleieinstellung, User
 from akten.selectors import get_akte
+from config.errors import DomainError
 
 STAMMDATEN = ("aktenzeichen", "kurzrubrum", "wegen", "rechtsgebiet", "gegenstandswert", "auftragsdatum",
-              "bundesland", "anwalt", "sachbearbeiter", "tags")
+              "bundesland", "anwalt", "sachbearbeiter", "tags", "extern_id")
 # what update_akte_rag (Helena's draft) changes besides: her summary and the status
 STATUS_FELDER = ("status", "summary")
 # the words a Kanzlei uses for the stored values (Akte.Status)
@@ -107,13 +108,26 @@ def akte_anlegen(*, user: User, daten: dict[str, Any], grund: str = "") -> Akte:
     return akte
 
 
+class VeralteteVersion(DomainError):
+    """The Akte changed since the caller read it (HTTP 409): read it again, then change it."""
+
+    status, code = 409, "veraltet"
+
+
 @transaction.atomic
-def akte_aendern(*, user: User, akte_id: int | str, aenderungen: dict[str, Any], grund: str = "") -> Akte:
-    """Change an Akte's Stammdaten (and, for ANWALT/ADMIN, its status); unknown fields are refused."""
+def akte_aendern(*, user: User, akte_id: int | str, aenderungen: dict[str, Any], grund: str = "",
+                 version: str | None = None) -> Akte:
+    """Change an Akte's Stammdaten (and, for ANWALT/ADMIN, its status); unknown fields are refused.
+    With `version` (what the caller read: Akte.version, the API's ETag) a change made meanwhile by
+    someone else refuses this one, so nobody overwrites what they never saw."""
     sichtbar = get_akte(user=user, akte_id=akte_id)  # NotFound for a foreign Akte
     pruefe(user, "akte")
     nur_bekannte(aenderungen, (*STAMMDATEN, *STATUS_FELDER), was="an einer Akte")
     akte = Akte.objects.select_for_update().get(pk=sichtbar.pk)
+    if version is not None and version != akte.version:
+        raise VeralteteVersion(f"Die Akte {akte.aktenzeichen} wurde inzwischen geändert "
+                               f"({timezone.localtime(akte.aktualisiert_am):%d.%m.%Y %H:%M:%S}). Lies sie "
+                               "neu und ändere dann.", version=akte.version)
     if "status" in aenderungen:
         aenderungen = {**aenderungen, "status": status_wert(aenderungen["status"])}
     if any(name in aenderungen and aenderungen[name] != getattr(akte, name) for name in STATUS_FELDER):

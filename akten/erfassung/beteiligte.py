@@ -14,7 +14,8 @@ from akten.models import Beteiligter, User
 from akten.selectors import get_akte
 from config.errors import NotFound
 
-FELDER = ("rolle", "anrede", "name", "anschrift", "telefon", "email", "aktenzeichen_extern", "notiz")
+FELDER = ("rolle", "anrede", "name", "anschrift", "telefon", "email", "aktenzeichen_extern", "notiz",
+          "extern_id")
 
 
 def _kollisionspruefung(*, user: User, akte: Any, name: str, rolle: str, anlass: str,

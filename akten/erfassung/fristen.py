@@ -19,7 +19,7 @@ from akten.selectors import get_akte, get_frist, personen_der_akte
 from config.errors import DomainError, Forbidden
 
 FELDER = ("bezeichnung", "typ", "datum", "uhrzeit", "vorfrist", "ist_notfrist", "verantwortlich", "notiz",
-          "bundesland", "berechnung")
+          "bundesland", "berechnung", "extern_id")
 VERMERK_MAX = 2000
 
 

@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import IntegrityError, models
 
-from akten.models import User
+from akten.models import Akte, User
+from akten.selectors import akten_for
 from config.errors import DomainError
 
 
@@ -20,6 +21,41 @@ class EingabeFehler(DomainError):
     def __init__(self, message: str, felder: dict[str, str] | None = None) -> None:
         super().__init__(message, fields=felder or {})
         self.felder = felder or {}
+
+
+class ExternIdVergeben(DomainError):
+    """Another record of this type already carries the other system's id (HTTP 409). Its `id` is
+    named only where the caller may see it."""
+
+    status, code = 409, "extern_id_vergeben"
+
+
+def _sichtbar(record: models.Model, user: User | None) -> bool:
+    if user is None:
+        return False
+    if isinstance(record, Akte):
+        return akten_for(user=user).filter(pk=record.pk).exists()
+    akte_id = getattr(record, "akte_id", None)
+    if akte_id is None:  # a Notiz without an Akte is its author's alone
+        return getattr(record, "verfasst_von_id", None) == user.pk
+    return akten_for(user=user).filter(pk=akte_id).exists()
+
+
+def pruefe_extern_id(record: models.Model, *, user: User | None) -> None:
+    """ExternIdVergeben unless the record's `extern_id` is empty or its own (one per record type)."""
+    extern = (getattr(record, "extern_id", "") or "").strip()
+    if not extern:
+        return
+    andere = type(record)._default_manager.filter(extern_id=extern).exclude(pk=record.pk).first()
+    if andere is not None:
+        raise _vergeben(type(record), extern, andere if _sichtbar(andere, user) else None)
+
+
+def _vergeben(modell: type[models.Model], extern: str, andere: models.Model | None) -> ExternIdVergeben:
+    was = modell._meta.verbose_name
+    return ExternIdVergeben(f"Die externe ID „{extern[:100]}“ hat schon ein anderer Eintrag der Art "
+                            f"„{was}“. Je Art gibt es sie nur einmal.", extern_id=extern,
+                            id=None if andere is None else str(andere.pk))
 
 
 def eingabe_fehler(exc: ValidationError, modell: type[models.Model]) -> EingabeFehler:
@@ -57,10 +93,20 @@ def pruefe_eingabe(record: models.Model, *, exclude: list[str] | None = None) ->
 
 def speichere(record: models.Model, *, user: User | None, grund: str = "",
               exclude: list[str] | None = None, **save: Any) -> models.Model:
-    """full_clean, then save with the history's user and reason (simple_history reads both)."""
+    """full_clean, then save with the history's user and reason (simple_history reads both). An
+    `extern_id` another record of the type has is a 409 (ExternIdVergeben), also when two saves race
+    (the database's unique constraint decides then)."""
+    if hasattr(record, "extern_id"):
+        record.extern_id = (record.extern_id or "").strip()
+        pruefe_extern_id(record, user=user)
     pruefe_eingabe(record, exclude=exclude)
     record._history_user = user  # type: ignore[attr-defined]
     if grund:
         record._change_reason = grund[:2000]  # type: ignore[attr-defined]
-    record.save(**save)
+    try:
+        record.save(**save)
+    except IntegrityError as exc:
+        if "extern_id_eindeutig" not in str(exc):
+            raise
+        raise _vergeben(type(record), record.extern_id, None) from None  # the caller's transaction ends
     return record

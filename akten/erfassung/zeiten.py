@@ -11,7 +11,7 @@ from akten.erfassung.speichern import nur_bekannte, speichere
 from akten.models import User, Zeiterfassung
 from akten.selectors import get_akte
 
-FELDER = ("datum", "dauer_minuten", "taetigkeit", "abrechenbar")
+FELDER = ("datum", "dauer_minuten", "taetigkeit", "abrechenbar", "extern_id")
 
 
 @transaction.atomic

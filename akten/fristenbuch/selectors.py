@@ -35,8 +35,9 @@ def tag_aus(wert: str | None, feld: str) -> date | None:
         raise FilterFehler(f"„{feld}“: {exc}", field=feld) from None
 
 
-def person(*, user: User, wert: str | int | None) -> User | None:
-    """The colleague a `verantwortlich` filter names: "me"/"ich", a user id or a username."""
+def person(*, user: User, wert: str | int | None, feld: str = "verantwortlich") -> User | None:
+    """The colleague a `verantwortlich` filter (or the write API's `anwalt`, …: `feld`) names:
+    "me"/"ich", a user id or a username."""
     if wert is None or str(wert).strip() == "":
         return None
     text = str(wert).strip()
@@ -48,8 +49,8 @@ def person(*, user: User, wert: str | int | None) -> User | None:
     if gefunden is None and text.isascii() and text.isdigit() and len(text) <= 18:
         gefunden = User.objects.filter(pk=int(text)).first()
     if gefunden is None:
-        raise FilterFehler(f"Unbekannte Person bei „verantwortlich“: „{text[:40]}“. Erlaubt sind ein "
-                           "Benutzername, eine Benutzer-ID oder „ich“.", field="verantwortlich")
+        raise FilterFehler(f"Unbekannte Person bei „{feld}“: „{text[:40]}“. Erlaubt sind ein "
+                           "Benutzername, eine Benutzer-ID oder „ich“.", field=feld)
     return gefunden
 
 

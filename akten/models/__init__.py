@@ -1,7 +1,8 @@
 """The firm's records: users with roles (accounts.py), Akten with per-user access and their
 Beteiligte (akte.py), what hangs off an Akte (records.py), its
 Dokumente and the letterhead (dokument.py); how the firm keeps them (kanzlei.py), its
-Kollisionsprüfungen (kollision.py) and imports from the old software (importe.py).
+Kollisionsprüfungen (kollision.py), imports from the old software (importe.py) and what the
+firm's other systems need (integration.py: extern ids, idempotent answers).
 
 Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 """
@@ -10,6 +11,7 @@ from akten.models.accounts import ApiToken, Role, User
 from akten.models.akte import Akte, AktenZugriff, Beteiligter, Bundesland, aktenzeichen_validator
 from akten.models.dokument import Briefkopf, Dokument
 from akten.models.importe import ImportLauf
+from akten.models.integration import IdempotenzAntwort
 from akten.models.kanzlei import Kanzleieinstellung
 from akten.models.kollision import Kollisionspruefung
 from akten.models.records import Alert, Frist, HinweisEinstellung, Notiz, Zeiterfassung
@@ -25,6 +27,7 @@ __all__ = [
     "Dokument",
     "Frist",
     "HinweisEinstellung",
+    "IdempotenzAntwort",
     "ImportLauf",
     "Kanzleieinstellung",
     "Kollisionspruefung",

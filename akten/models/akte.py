@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 
+from akten.models.integration import extern_id_eindeutig, extern_id_feld
 from akten.models.verlauf import verlauf
 from akten.namen import name_schluessel
+
+_EPOCHE = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 class Bundesland(models.TextChoices):
@@ -125,6 +130,7 @@ class Akte(models.Model):
     )
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
     aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
+    extern_id = extern_id_feld()
     history = verlauf("Verlauf der Akte", excluded_fields=["aktualisiert_am", "summary_aktualisiert_am"])
 
     class Meta:
@@ -132,9 +138,17 @@ class Akte(models.Model):
         verbose_name_plural = "Akten"
         ordering = ["-angelegt_am"]
         indexes = [GinIndex(fields=["tags"], name="akte_tags_gin")]
+        constraints = [extern_id_eindeutig("akte")]
 
     def __str__(self) -> str:
         return f"{self.aktenzeichen} {self.kurzrubrum}"
+
+    @property
+    def version(self) -> str:
+        """Changes with every save of the Akte: the write API's ETag, so a PATCH made on what a
+        client read before someone else's change is refused instead of overwriting it."""
+        mikro = (self.aktualisiert_am - _EPOCHE) // timedelta(microseconds=1)
+        return format(mikro, "x")
 
 
 class AktenZugriff(models.Model):
@@ -205,6 +219,7 @@ class Beteiligter(models.Model):
     # legal forms and titles dropped, words sorted — "Müller, Hans" and "Hans Mueller" are one key.
     name_schluessel = models.CharField("Suchschlüssel", max_length=200, editable=False, default="")
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True, null=True)
+    extern_id = extern_id_feld()
     history = verlauf("Verlauf der Beteiligten", excluded_fields=["name_schluessel"])
 
     class Meta:
@@ -213,6 +228,7 @@ class Beteiligter(models.Model):
         ordering = ["akte", "rolle", "name"]
         indexes = [GinIndex(fields=["name_schluessel"], opclasses=["gin_trgm_ops"],
                             name="beteiligter_schluessel_trgm")]
+        constraints = [extern_id_eindeutig("beteiligter")]
 
     def __str__(self) -> str:
         return f"{self.get_rolle_display()}: {self.name}"

@@ -13,6 +13,7 @@ from django.db import models
 from django.utils import timezone
 
 from akten.models.akte import Akte, Bundesland
+from akten.models.integration import extern_id_eindeutig, extern_id_feld
 from akten.models.verlauf import verlauf
 
 
@@ -62,6 +63,7 @@ class Frist(models.Model):
     )
     notiz = models.TextField("Notiz", blank=True)
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    extern_id = extern_id_feld()
     history = verlauf("Verlauf der Fristen")
 
     class Meta:
@@ -75,6 +77,7 @@ class Frist(models.Model):
                 name="frist_vorfrist_vor_datum",
                 violation_error_message="Die Vorfrist muss vor dem Fristende liegen.",
             ),
+            extern_id_eindeutig("frist"),
         ]
 
     def __str__(self) -> str:
@@ -117,6 +120,7 @@ class Zeiterfassung(models.Model):
     taetigkeit = models.CharField("Tätigkeit", max_length=500)
     abrechenbar = models.BooleanField("abrechenbar", default=True)
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    extern_id = extern_id_feld()
     history = verlauf("Verlauf der Zeiterfassung")
 
     class Meta:
@@ -128,7 +132,8 @@ class Zeiterfassung(models.Model):
                 condition=models.Q(dauer_minuten__gte=1, dauer_minuten__lte=1440),
                 name="zeiterfassung_dauer_plausibel",
                 violation_error_message="Die Dauer muss zwischen 1 und 1440 Minuten liegen.",
-            )
+            ),
+            extern_id_eindeutig("zeiterfassung"),
         ]
 
     def __str__(self) -> str:
@@ -151,12 +156,14 @@ class Notiz(models.Model):
         null=True, blank=True, related_name="notizen",
     )
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    extern_id = extern_id_feld()
     history = verlauf("Verlauf der Notizen")
 
     class Meta:
         verbose_name = "Notiz"
         verbose_name_plural = "Notizen"
         ordering = ["-angelegt_am"]
+        constraints = [extern_id_eindeutig("notiz")]
 
     def __str__(self) -> str:
         return self.titel or self.inhalt[:60]

@@ -31,6 +31,11 @@ pytestmark = pytest.mark.django_db
 # - the conversation list's `von`/`bis` must be real days, `von` not after `bis` (a German 422).
 # - the Fristenbuch's filters (GET /fristen): `von`/`bis` real days, `von` not after `bis`, the person of
 #   `verantwortlich` one who exists (a German 422).
+# - the write API (POST/PATCH /akten, POST /akten/{id}/beteiligte|fristen|notizen|zeiten): the record's
+#   own rules (an Aktenzeichen of the firm's form, a Vorfrist before the end, a person who exists and may
+#   see the Akte) are a German 422; an `extern_id` taken, a stale `version`, a possible Kollision a 409;
+#   an Idempotency-Key used for another body a 422; GET /aenderungen reads `seit` as Python's ISO 8601
+#   (a leap second or a lower-case „t“ is a German 422).
 CONFIG = SchemathesisConfig.from_str("""
 [generation]
 allow-x00 = false
@@ -39,6 +44,10 @@ codec = "utf-8"
 [[operations]]
 include-path-regex = "/api/v1/(fristen/berechnen|kosten/(rvg|gkg)|akten/[^/]+/dokumente|dokumente/.+/datei)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
+
+[[operations]]
+include-path-regex = "/api/v1/(akten(/[^/]+(/(beteiligte|fristen|notizen|zeiten))?)?|aenderungen)$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
 
 [[operations]]
 include-path-regex = "/api/v1/(me/tokens|helena/conversations|fristen)$"

@@ -1,0 +1,184 @@
+"""The write API (thin): POST/PATCH of Akten and POST of their parties, Fristen, Notizen and times
+through akten/erfassung (roles, scoping, validation, Kollisionsprüfung, history), each POST
+idempotent with an `Idempotency-Key`; GET /aenderungen for the systems that follow.
+
+The operations join akten.api's router: django-ninja serves one path from one router, and
+/akten and /akten/{id} are read there."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+from ninja import Field, Header, Query, Schema, Status
+
+from akten.api import router
+from akten.erfassung.akten import akte_aendern, akte_anlegen
+from akten.erfassung.beteiligte import beteiligter_anlegen
+from akten.erfassung.fristen import frist_anlegen
+from akten.erfassung.notizen import notiz_anlegen
+from akten.erfassung.zeiten import zeit_erfassen
+from akten.fristenbuch.selectors import person
+from akten.integration.aenderungen import aenderungen_seit
+from akten.integration.idempotenz import einmalig
+from akten.integration.schemas import (
+    AenderungOut,
+    AkteAenderungIn,
+    AkteIn,
+    BeteiligterIn,
+    FristIn,
+    NotizIn,
+    NotizOut,
+    ZeitIn,
+    ZeitOut,
+    json_antwort,
+)
+from akten.schemas import AkteOut, BeteiligterOut, FristOut, akte_out, beteiligter_out, frist_out, person_out
+from config.errors import errors, invalid
+
+TAGS = ["Kanzlei: Schreiben"]
+
+IDEMPOTENCY = Header(None, alias="Idempotency-Key", max_length=255,
+                     description="derselbe Schlüssel mit demselben Inhalt: die erste Antwort noch einmal, "
+                                 "nichts Neues")
+
+
+def _personen(user: Any, daten: dict[str, Any], *felder: str) -> dict[str, Any]:
+    for feld in felder:
+        if feld in daten:
+            daten[feld] = person(user=user, wert=daten[feld], feld=feld)
+    return daten
+
+
+def _stammdaten(user: Any, daten: dict[str, Any]) -> dict[str, Any]:
+    if daten.get("gegenstandswert") is not None:
+        daten["gegenstandswert"] = Decimal(daten["gegenstandswert"].strip().replace(",", "."))
+    return _personen(user, daten, "anwalt", "sachbearbeiter")
+
+
+def _antwort(request: HttpRequest, response: HttpResponse, schluessel: str | None,
+             erzeugen: Any) -> Status:
+    status, antwort, wiederholt = einmalig(request, schluessel=schluessel, erzeugen=erzeugen)
+    if wiederholt:
+        response["Idempotent-Replayed"] = "true"
+    return Status(status, antwort)
+
+
+@router.post("/akten", tags=TAGS, response={201: AkteOut, **errors(403, 409, 422)}, summary="Akte anlegen")
+def akte_neu(request: HttpRequest, response: HttpResponse, payload: AkteIn,
+             idempotency_key: str | None = IDEMPOTENCY) -> Status:
+    def erzeugen() -> tuple[int, dict]:
+        daten = _stammdaten(request.auth, payload.model_dump(exclude_none=True))
+        akte = akte_anlegen(user=request.auth, daten=daten, grund="über die API angelegt")
+        return 201, json_antwort(AkteOut, akte_out(akte))
+    return _antwort(request, response, idempotency_key, erzeugen)
+
+
+@router.patch("/akten/{akte_id}", tags=TAGS, response={200: AkteOut, **errors(403, 404, 409, 422)},
+              summary="Akte ändern (nur die gesendeten Felder; If-Match oder `version` gegen Überschreiben)")
+def akte_patch(request: HttpRequest, response: HttpResponse, akte_id: str, payload: AkteAenderungIn,
+               if_match: str | None = Header(None, alias="If-Match", max_length=100)) -> dict:
+    aenderungen = payload.model_dump(exclude_unset=True)
+    gelesen = (if_match or "").strip().removeprefix("W/").strip('"')
+    version = aenderungen.pop("version", None) or gelesen or None
+    for pflicht in ("kurzrubrum", "aktenzeichen", "rechtsgebiet", "status"):
+        if pflicht in aenderungen and aenderungen[pflicht] is None:
+            raise invalid(f"„{pflicht}“ kann nicht leer sein.", field=pflicht)
+    for text in ("wegen", "bundesland", "extern_id"):
+        if text in aenderungen and aenderungen[text] is None:
+            aenderungen[text] = ""
+    if aenderungen.get("tags", []) is None:
+        aenderungen["tags"] = []
+    akte = akte_aendern(user=request.auth, akte_id=akte_id, version=version, grund="über die API geändert",
+                        aenderungen=_stammdaten(request.auth, aenderungen))
+    response["ETag"] = f'"{akte.version}"'
+    return akte_out(akte)
+
+
+@router.post("/akten/{akte_id}/beteiligte", tags=TAGS,
+             response={201: BeteiligterOut, **errors(403, 404, 409, 422)},
+             summary="Beteiligte/n erfassen (mit Kollisionsprüfung: 409 `kollision` mit den Treffern)")
+def beteiligter_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payload: BeteiligterIn,
+                    idempotency_key: str | None = IDEMPOTENCY) -> Status:
+    def erzeugen() -> tuple[int, dict]:
+        daten = payload.model_dump(exclude={"kollision_bestaetigt", "kollision_begruendung"})
+        beteiligter = beteiligter_anlegen(user=request.auth, akte_id=akte_id, daten=daten, anlass="api",
+                                          kollision_bestaetigt=payload.kollision_bestaetigt,
+                                          kollision_begruendung=payload.kollision_begruendung)
+        return 201, json_antwort(BeteiligterOut, beteiligter_out(beteiligter))
+    return _antwort(request, response, idempotency_key, erzeugen)
+
+
+@router.post("/akten/{akte_id}/fristen", tags=TAGS, response={201: FristOut, **errors(403, 404, 409, 422)},
+             summary="Frist, Termin oder Wiedervorlage anlegen")
+def frist_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payload: FristIn,
+              idempotency_key: str | None = IDEMPOTENCY) -> Status:
+    def erzeugen() -> tuple[int, dict]:
+        daten = _personen(request.auth, payload.model_dump(exclude_none=True), "verantwortlich")
+        frist = frist_anlegen(user=request.auth, akte_id=akte_id, daten=daten, grund="über die API angelegt")
+        return 201, json_antwort(FristOut, frist_out(frist))
+    return _antwort(request, response, idempotency_key, erzeugen)
+
+
+@router.post("/akten/{akte_id}/notizen", tags=TAGS, response={201: NotizOut, **errors(403, 404, 409, 422)},
+             summary="Notiz schreiben")
+def notiz_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payload: NotizIn,
+              idempotency_key: str | None = IDEMPOTENCY) -> Status:
+    def erzeugen() -> tuple[int, dict]:
+        notiz = notiz_anlegen(user=request.auth, akte_id=akte_id, titel=payload.titel, inhalt=payload.inhalt,
+                              extern_id=payload.extern_id)
+        return 201, json_antwort(NotizOut, {
+            "id": str(notiz.pk), "akte_id": str(notiz.akte_id), "titel": notiz.titel, "inhalt": notiz.inhalt,
+            "verfasst_von": person_out(notiz.verfasst_von), "angelegt_am": notiz.angelegt_am,
+            "extern_id": notiz.extern_id})
+    return _antwort(request, response, idempotency_key, erzeugen)
+
+
+@router.post("/akten/{akte_id}/zeiten", tags=TAGS, response={201: ZeitOut, **errors(403, 404, 409, 422)},
+             summary="Zeit erfassen")
+def zeit_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payload: ZeitIn,
+             idempotency_key: str | None = IDEMPOTENCY) -> Status:
+    def erzeugen() -> tuple[int, dict]:
+        zeit = zeit_erfassen(user=request.auth, akte_id=akte_id, daten=payload.model_dump(exclude_none=True))
+        return 201, json_antwort(ZeitOut, {
+            "id": str(zeit.pk), "akte_id": str(zeit.akte_id), "datum": zeit.datum,
+            "dauer_minuten": zeit.dauer_minuten, "taetigkeit": zeit.taetigkeit,
+            "abrechenbar": zeit.abrechenbar,
+            "user": person_out(zeit.user), "angelegt_am": zeit.angelegt_am, "extern_id": zeit.extern_id})
+    return _antwort(request, response, idempotency_key, erzeugen)
+
+
+class AenderungenFilter(Schema):
+    seit: str = Field(..., max_length=40, json_schema_extra={"format": "date-time"},
+                      description="ISO 8601, z. B. 2026-11-28T09:00:00+01:00 (ohne Zeitzone: deutsche Zeit; "
+                                  "ein Tag allein: dessen Beginn); ausschließlich")
+    limit: int = Field(500, ge=1, le=2000)
+
+
+def _zeitpunkt(text: str) -> datetime:
+    """ISO 8601 only: a number („0.5“) is no moment a client means."""
+    try:
+        seit = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise invalid(f"„seit“ ist kein Zeitpunkt nach ISO 8601 (z. B. 2026-11-28T09:00:00+01:00): "
+                      f"„{text[:40]}“.", field="seit") from None
+    if timezone.is_naive(seit):
+        seit = timezone.make_aware(seit)
+    try:  # in UTC: PostgreSQL takes no offset beyond ±16 hours, ISO 8601 allows ±24
+        return seit.astimezone(UTC)
+    except OverflowError:  # a moment before the year 1 or after 9999 in UTC
+        return datetime.min.replace(tzinfo=UTC) if seit.year < 5000 else datetime.max.replace(tzinfo=UTC)
+
+
+@router.get("/aenderungen", tags=TAGS, response={200: list[AenderungOut], **errors(422)},
+            summary="Was sich seit einem Zeitpunkt geändert hat (in Akten, die ich sehen darf)")
+def aenderungen(request: HttpRequest, response: HttpResponse,
+                filters: Query[AenderungenFilter]) -> list[dict]:
+    seit = _zeitpunkt(filters.seit)
+    zeilen, mehr = aenderungen_seit(user=request.auth, seit=seit, limit=filters.limit)
+    response["X-Weitere"] = "true" if mehr else "false"
+    return [{**zeile, "wann": zeile["wann"].isoformat()} for zeile in zeilen]
+
