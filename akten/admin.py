@@ -20,6 +20,7 @@ from akten.dokumente.ausgabe import vorlage as word_vorlage
 from akten.dokumente.ausgabe.docx import MIME as DOCX_MIME
 from akten.dokumente.ausgabe.kontext import PLATZHALTER
 from akten.erfassung.akten import naechstes_aktenzeichen
+from akten.mail.arten import OPTIONALE_LABELS
 from akten.models import (
     Akte,
     AktenZugriff,
@@ -298,10 +299,14 @@ class HinweisEinstellungForm(forms.ModelForm):
         choices=[(art, label) for art, label in Alert.Art.choices
                  if art not in HinweisEinstellung.PFLICHT_ARTEN],
         help_text=HinweisEinstellung._meta.get_field("ausgeblendet").help_text)
+    mail_aus = forms.MultipleChoiceField(
+        label="nicht per E-Mail", required=False, widget=forms.CheckboxSelectMultiple,
+        choices=list(OPTIONALE_LABELS.items()),
+        help_text=HinweisEinstellung._meta.get_field("mail_aus").help_text)
 
     class Meta:
         model = HinweisEinstellung
-        fields = ("user", "ausgeblendet", "kurzmeldungen")
+        fields = ("user", "ausgeblendet", "kurzmeldungen", "mail_aus")
 
 
 @admin.register(HinweisEinstellung)
@@ -369,7 +374,7 @@ class KanzleieinstellungAdmin(admin.ModelAdmin):
     Notfristen): it can be changed, not added twice or deleted."""
 
     list_display = ("__str__", "aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "geaendert_am")
-    fields = ("aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "geaendert_am")
+    fields = ("aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "mail_inhalt", "geaendert_am")
     readonly_fields = ("naechstes", "geaendert_am")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -384,3 +389,4 @@ class KanzleieinstellungAdmin(admin.ModelAdmin):
 
 
 from akten.importe import admin as importe_admin  # noqa: E402, F401  (registers „Importe“)
+from akten.mail import admin as mail_admin  # noqa: E402, F401  (registers „Hinweis-E-Mails“)

@@ -9,9 +9,11 @@ class AktenConfig(AppConfig):
 
     def ready(self) -> None:
         from akten.dokumente.services import delete_file  # noqa: PLC0415 (models are loaded now)
+        from akten.mail import signals as mail_signals  # noqa: PLC0415
         from akten.models import Dokument  # noqa: PLC0415
 
         def file_goes_too(sender: type, instance: Dokument, **kwargs: object) -> None:
             delete_file(dokument=instance)
 
         post_delete.connect(file_goes_too, sender=Dokument, weak=False, dispatch_uid="akten.dokument_file")
+        mail_signals.connect()  # a new Hinweis that may be mailed: its e-mail after the commit

@@ -8,7 +8,9 @@ carries a key (Frist, occasion, Fristende, person), so a scan repeats nothing, a
 Fristende counts as new. Erledigte Fristen are not scanned.
 
 Recipients: the Frist's verantwortliche Person, the Akte's Anwalt and Sachbearbeitung — only
-those who may see the Akte; when none of them can, the admins. (The Bundesland a Frist's holidays
+those who may see the Akte; when none of them can, the admins. A Notfrist marked erledigt under
+the Vier-Augen-Prinzip gives, at that moment, a Hinweis to whoever may confirm it
+(bestaetigung_hinweise). (The Bundesland a Frist's holidays
 come from is never missing: an Akte always has one, so there is no Hinweis for that.)
 """
 
@@ -20,6 +22,7 @@ from datetime import date, timedelta
 from django.db.models import Q
 from django.utils import timezone
 
+from akten.accounts.users import may_edit_fristen
 from akten.fristen import format_datum
 from akten.fristen.kalender import werktage_voraus
 from akten.models import Akte, Alert, Frist, Role, User
@@ -109,3 +112,36 @@ def scan_fristen(*, heute: date | None = None) -> ScanErgebnis:
     missing = [alert for alert in neue if alert.schluessel not in given]
     Alert.objects.bulk_create(missing, ignore_conflicts=True)  # a scan running beside us: no doubles
     return ScanErgebnis(fristen=len(fristen), neue_hinweise=len(missing))
+
+
+def bestaetiger(frist: Frist) -> list[User]:
+    """Who may confirm a Notfrist's Erledigt: of the responsible people those with the right to keep
+    Fristen who see the Akte, never the one who marked it; when none is left, the admins."""
+    beantragt = frist.erledigung_beantragt_von_id
+    kandidaten = [frist.verantwortlich, frist.akte.anwalt, frist.akte.sachbearbeiter]
+    seen: dict[int, User] = {}
+    for user in kandidaten:
+        if (user is not None and user.pk != beantragt and user.pk not in seen and may_edit_fristen(user)
+                and _sieht(user, frist.akte)):
+            seen[user.pk] = user
+    return list(seen.values()) or [u for u in _admins() if u.pk != beantragt]
+
+
+def bestaetigung_hinweise(frist: Frist) -> int:
+    """A critical Hinweis per person who may confirm the waiting Erledigt (one per request: a request
+    taken back and made again is a new occasion); the number given."""
+    if not frist.wartet_auf_bestaetigung or frist.erledigung_beantragt_am is None:
+        return 0
+    wer = frist.erledigung_beantragt_von
+    name = (wer.get_full_name() or wer.username) if wer is not None else "jemand"
+    message = (f"Bitte bestätigen: {_was(frist)} hat {name} als erledigt eingetragen. Die Notfrist "
+               "zählt erst als erledigt, wenn eine zweite Person bestätigt (Vier-Augen-Prinzip).")
+    stempel = frist.erledigung_beantragt_am.strftime("%Y%m%dT%H%M%S")
+    neue = 0
+    for user in bestaetiger(frist):
+        _, angelegt = Alert.objects.get_or_create(
+            schluessel=f"frist:{frist.pk}:{Art.BESTAETIGUNG}:{stempel}:{user.pk}",
+            defaults={"akte": frist.akte, "frist": frist, "empfaenger": user, "art": Art.BESTAETIGUNG,
+                      "severity": Severity.CRITICAL, "message": message})
+        neue += angelegt
+    return neue

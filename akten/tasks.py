@@ -1,20 +1,79 @@
-"""Celery tasks of the firm's records (thin): the Fristen scan, reading an uploaded Dokument, an import."""
+"""Celery tasks of the firm's records (thin): the Fristen scan and the Hinweis e-mails, reading an
+uploaded Dokument, an import."""
 
 from __future__ import annotations
 
+import logging
+import smtplib
+
 from celery import shared_task
+from django.conf import settings
 
 from akten.dokumente.services import EXTRACT_TASK, requeue_stale_extractions, run_extraction
 from akten.fristen_scan import scan_fristen
 from akten.importe.laeufe import IMPORT_TASK, lauf_ausfuehren
+from akten.mail.services import mail_eingerichtet, mail_senden, mails_vormerken, verlorene_mails
 
 SCAN_TASK = "akten.scan_fristen"
+MAILEN_TASK = "akten.hinweise_mailen"
+MAIL_TASK = "akten.hinweis_mail_senden"
+MAIL_VERSUCHE = 6  # the first and five retries: 1, 2, 4, 8, 16 × HELENA_MAIL_RETRY_SEKUNDEN later
+log = logging.getLogger(__name__)
 
 
 @shared_task(name=SCAN_TASK, ignore_result=True)
 def scan_fristen_task() -> int:
-    """Every few minutes (CELERY_BEAT_SCHEDULE): the day's Hinweise early, a changed Frist soon."""
-    return scan_fristen().neue_hinweise
+    """Every few minutes (CELERY_BEAT_SCHEDULE): the day's Hinweise early, a changed Frist soon; then
+    their e-mails (and any whose task was lost)."""
+    neue = scan_fristen().neue_hinweise
+    mails_verschicken(mails_vormerken() + verlorene_mails())
+    return neue
+
+
+@shared_task(name=MAILEN_TASK, ignore_result=True)
+def hinweise_mailen_task() -> int:
+    """A Hinweis was given by a record change (akten/mail/signals.py): its e-mail now, not at the
+    next scan."""
+    ids = mails_vormerken()
+    mails_verschicken(ids)
+    return len(ids)
+
+
+@shared_task(name=MAIL_TASK, bind=True, ignore_result=True, acks_late=True,
+             autoretry_for=(smtplib.SMTPException, OSError), max_retries=MAIL_VERSUCHE - 1,
+             retry_backoff=settings.HELENA_MAIL_RETRY_SEKUNDEN, retry_backoff_max=3600, retry_jitter=False)
+def mail_senden_task(self, mail_id: int) -> str:
+    """One e-mail, idempotent by its row's state; an SMTP error is kept on the row and raised, so
+    Celery tries again later (bounded, with backoff), the last failure marks it failed."""
+    versuch = mail_senden(mail_id=mail_id, letzter_versuch=self.request.retries >= self.max_retries)
+    if versuch.fehler is not None:
+        raise versuch.fehler
+    return versuch.status
+
+
+def mails_verschicken(ids: list[int]) -> None:
+    """Each mail to the worker (HELENA_MAIL_VERSAND=task), or sent right here (inline: tests, a
+    server without worker; retries then follow at once)."""
+    for mail_id in dict.fromkeys(ids):
+        if settings.HELENA_MAIL_VERSAND == "inline":
+            mail_senden_task.apply(args=[mail_id])
+        else:
+            mail_senden_task.delay(mail_id)
+
+
+def hinweise_mailen_anstossen() -> None:
+    """After a commit that gave a mail-worthy Hinweis; the broker down costs at most the time to the
+    next scan (which collects the same Hinweise), never the request that gave the Hinweis."""
+    if not mail_eingerichtet():
+        return
+    try:
+        if settings.HELENA_MAIL_VERSAND == "inline":
+            hinweise_mailen_task.apply()
+        else:
+            hinweise_mailen_task.delay()
+    except Exception:
+        log.warning("Hinweis-E-Mails nicht angestoßen; der nächste Fristen-Scan holt sie nach.",
+                    exc_info=True)
 
 
 @shared_task(name=EXTRACT_TASK, ignore_result=True, acks_late=True)

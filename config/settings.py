@@ -236,6 +236,30 @@ HELENA_STREAM_WINDOW_MS: float = env.float("HELENA_STREAM_WINDOW_MS", default=25
 # closed with 4429.
 HELENA_WS_MAX_PER_USER: int = env.int("HELENA_WS_MAX_PER_USER", default=20)
 
+# Hinweise by e-mail (akten/mail/): the SMTP server as django-environ reads it (smtp://host:25,
+# smtp+tls://user:pw@host:587 and smtps:// with STARTTLS, smtp+ssl:// or smtps://…:465 implicit TLS)
+# and the sender. Either unset: no e-mail at all, nothing fails, /konto/ says it is not set up.
+EMAIL_URL: str = env.str("EMAIL_URL", default="")
+HELENA_MAIL_FROM: str = env.str("HELENA_MAIL_FROM", default="")
+HELENA_MAIL_EINGERICHTET: bool = bool(EMAIL_URL and HELENA_MAIL_FROM)
+if EMAIL_URL:
+    _email = env.email_url("EMAIL_URL")
+    if EMAIL_URL.startswith("smtps://") and _email.get("EMAIL_PORT") == 465:  # port 465 speaks TLS at once
+        _email.update(EMAIL_USE_TLS=False, EMAIL_USE_SSL=True)
+    vars().update({key: "" if value is None else value  # no user: "" as Django's own default
+                   for key, value in _email.items() if key.startswith("EMAIL_")})
+DEFAULT_FROM_EMAIL = HELENA_MAIL_FROM or "webmaster@localhost"
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Seconds an SMTP connection may hang before the attempt counts as failed (and is tried again).
+EMAIL_TIMEOUT: int = env.int("HELENA_MAIL_TIMEOUT", default=20)
+# "task": a Celery task per mail with retries 1, 2, 4, 8, 16 × HELENA_MAIL_RETRY_SEKUNDEN apart;
+# "inline": sent in the process that collects them, retries at once (tests, a shell).
+HELENA_MAIL_VERSAND: str = env.str("HELENA_MAIL_VERSAND", default="task")
+HELENA_MAIL_RETRY_SEKUNDEN: int = env.int("HELENA_MAIL_RETRY_SEKUNDEN", default=60)
+# Where Helena is reached from the firm's desks (https://helena.kanzlei.example): the links in an
+# e-mail. Unset: the mail has no links and says where to look instead.
+HELENA_BASE_URL: str = env.str("HELENA_BASE_URL", default="")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

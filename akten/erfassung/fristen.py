@@ -14,6 +14,7 @@ from django.utils import timezone
 from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler, nur_bekannte, speichere
 from akten.fristen import FristErgebnis, FristError, berechne, format_datum, kein_werktag
+from akten.fristen_scan import bestaetigung_hinweise
 from akten.models import Alert, Frist, Kanzleieinstellung, User
 from akten.selectors import get_akte, get_frist, personen_der_akte
 from config.errors import DomainError, Forbidden
@@ -134,7 +135,9 @@ def frist_erledigen(*, user: User, akte_id: int | str, frist_id: int | str, verm
     if vier_augen(frist):
         frist.erledigung_beantragt_von = user
         frist.erledigung_beantragt_am = timezone.now()
-        return speichere(frist, user=user, grund="erledigt, wartet auf Bestätigung (Vier-Augen-Prinzip)")
+        speichere(frist, user=user, grund="erledigt, wartet auf Bestätigung (Vier-Augen-Prinzip)")
+        bestaetigung_hinweise(frist)  # whoever may confirm is told (and mailed: akten/mail/)
+        return frist
     frist.erledigt, frist.erledigt_von = True, user
     speichere(frist, user=user, grund="erledigt")
     _hinweise_gelesen(frist)

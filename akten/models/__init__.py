@@ -1,8 +1,9 @@
 """The firm's records: users with roles (accounts.py), Akten with per-user access and their
 Beteiligte (akte.py), what hangs off an Akte (records.py), its
 Dokumente and the letterhead (dokument.py); how the firm keeps them (kanzlei.py), its
-Kollisionsprüfungen (kollision.py), imports from the old software (importe.py) and what the
-firm's other systems need (integration.py: extern ids, idempotent answers).
+Kollisionsprüfungen (kollision.py), imports from the old software (importe.py), what the firm's
+other systems need (integration.py: extern ids, idempotent answers) and the e-mails that told people
+of their Hinweise (mail.py).
 
 Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 """
@@ -14,6 +15,7 @@ from akten.models.importe import ImportLauf
 from akten.models.integration import IdempotenzAntwort
 from akten.models.kanzlei import Kanzleieinstellung
 from akten.models.kollision import Kollisionspruefung
+from akten.models.mail import HinweisMail
 from akten.models.records import Alert, Frist, HinweisEinstellung, Notiz, Zeiterfassung
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "Dokument",
     "Frist",
     "HinweisEinstellung",
+    "HinweisMail",
     "IdempotenzAntwort",
     "ImportLauf",
     "Kanzleieinstellung",

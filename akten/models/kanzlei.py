@@ -1,5 +1,6 @@
-"""How the firm keeps its records (one row, in the admin): its Aktenzeichen scheme and whether a
-Notfrist needs a second person before it counts as erledigt."""
+"""How the firm keeps its records (one row, in the admin): its Aktenzeichen scheme, whether a
+Notfrist needs a second person before it counts as erledigt, and what an e-mail about a Hinweis may
+say (§ 203 StGB)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,18 @@ class Kanzleieinstellung(models.Model):
         "Vier-Augen-Prinzip bei Notfristen", default=True,
         help_text="Eine erledigte Notfrist zählt erst, wenn eine zweite Person mit dem Recht, Fristen "
                   "zu bearbeiten, die Erledigung bestätigt.")
+    class MailInhalt(models.TextChoices):
+        KNAPP = "knapp", "nur die Art des Hinweises, das Datum und der Link"
+        AKTENZEICHEN = "aktenzeichen", "Aktenzeichen und Bezeichnung der Frist (Standard)"
+        KURZRUBRUM = "kurzrubrum", "zusätzlich das Kurzrubrum (nennt meist Mandanten)"
+
+    mail_inhalt = models.CharField(
+        "Inhalt der Hinweis-E-Mails (§ 203 StGB)", max_length=20, choices=MailInhalt.choices,
+        default=MailInhalt.AKTENZEICHEN,
+        help_text="Was eine E-Mail über einen Hinweis nennen darf; sie verlinkt immer auf die Frist in "
+                  "Helena und enthält nie Dokumente, Notizen oder Ergebnisse. Standard: Aktenzeichen und "
+                  "Bezeichnung der Frist. Mit dem Kurzrubrum verlassen Namen von Mandanten die Kanzlei – "
+                  "nur, wenn der Mailweg dafür geeignet ist.")
     geaendert_am = models.DateTimeField("geändert am", auto_now=True)
 
     class Meta:

@@ -191,6 +191,7 @@ class Alert(models.Model):
         HEUTE = "heute", "Frist endet heute"
         UEBERFAELLIG = "ueberfaellig", "Frist überfällig"
         NIEMAND = "niemand_verantwortlich", "Niemand ist verantwortlich"
+        BESTAETIGUNG = "bestaetigung", "Notfrist wartet auf Bestätigung"
         AUFGABE = "aufgabe", "Auftrag an Helena"
 
     message = models.TextField("Meldung")
@@ -206,6 +207,9 @@ class Alert(models.Model):
     )
     gelesen = models.BooleanField("gelesen", default=False)
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    # The e-mail that told the person (akten/mail/): set once, so a Hinweis is mailed at most once.
+    mail = models.ForeignKey("akten.HinweisMail", on_delete=models.SET_NULL, null=True, blank=True,
+                             related_name="hinweise", verbose_name="E-Mail", editable=False)
 
     class Meta:
         verbose_name = "Hinweis"
@@ -238,6 +242,11 @@ class HinweisEinstellung(models.Model):
     kurzmeldungen = models.BooleanField(
         "Kurzmeldungen im Browser", default=True,
         help_text="Ein neuer Hinweis erscheint für einige Sekunden unten auf jeder Seite.")
+    mail_aus = ArrayField(
+        models.CharField(max_length=30, choices=Alert.Art.choices), default=list, blank=True,
+        verbose_name="nicht per E-Mail",
+        help_text="Hinweise dieser Arten kommen nicht per E-Mail. Kritische (Notfrist heute oder "
+                  "überfällig, niemand verantwortlich, Vier-Augen-Bestätigung) kommen immer.")
     geaendert_am = models.DateTimeField("geändert am", auto_now=True)
 
     class Meta:

@@ -9,6 +9,7 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 
 from akten.accounts.konto.services import NAME_MAX, OPTIONAL_ARTEN
+from akten.mail.arten import OPTIONALE_LABELS, OPTIONALE_MAIL_ARTEN
 from akten.models import Alert, HinweisEinstellung
 
 # What each kind of Hinweis means, in the words of the settings page.
@@ -18,6 +19,7 @@ ART_LABELS: dict[str, str] = {
     Alert.Art.HEUTE: "Frist endet heute",
     Alert.Art.UEBERFAELLIG: "Frist überfällig",
     Alert.Art.NIEMAND: "Für eine Frist ist niemand verantwortlich",
+    Alert.Art.BESTAETIGUNG: "Eine Notfrist wartet auf deine Bestätigung (Vier-Augen-Prinzip)",
     Alert.Art.AUFGABE: "Helena hat einen Auftrag erledigt",
     Alert.Art.MANUELL: "Sonstige Hinweise (von Kolleginnen, Kollegen und der Verwaltung)",
 }
@@ -48,6 +50,20 @@ class HinweisForm(forms.Form):
         hidden = set(settings.ausgeblendet)
         return cls(initial={"sichtbar": [art for art in OPTIONAL_ARTEN if art not in hidden],
                             "kurzmeldungen": settings.kurzmeldungen})
+
+
+class MailForm(forms.Form):
+    """Which optional Hinweise come by e-mail; the critical ones are not offered (they always come)."""
+
+    per_mail = forms.MultipleChoiceField(
+        label="Diese Hinweise möchte ich auch per E-Mail", required=False,
+        widget=forms.CheckboxSelectMultiple,
+        choices=[(art, OPTIONALE_LABELS[art]) for art in OPTIONALE_MAIL_ARTEN])
+
+    @classmethod
+    def for_settings(cls, settings: HinweisEinstellung) -> MailForm:
+        aus = set(settings.mail_aus)
+        return cls(initial={"per_mail": [art for art in OPTIONALE_MAIL_ARTEN if art not in aus]})
 
 
 class KontoPasswordChangeForm(PasswordChangeForm):

@@ -1,4 +1,5 @@
-"""Writes of the user's own account: a new API token, a revoked one, the Hinweis settings.
+"""Writes of the user's own account: a new API token, a revoked one, the Hinweis settings (what is
+shown, what comes by e-mail).
 
 Every refusal is a DomainError with a German sentence (422), so the page shows it beside the field
 and the API answers it as JSON; another user's token is NotFound (404) and stays as it was.
@@ -15,6 +16,7 @@ from django.utils import timezone
 
 from akten.accounts.konto.selectors import get_token
 from akten.accounts.users import new_api_token
+from akten.mail.arten import OPTIONALE_MAIL_ARTEN
 from akten.models import Alert, ApiToken, HinweisEinstellung, User
 from config.errors import DomainError
 
@@ -83,4 +85,17 @@ def save_hinweis_settings(*, user: User, sichtbar: Iterable[str], kurzmeldungen:
     hidden = [art for art in OPTIONAL_ARTEN if art not in wanted]
     settings, _ = HinweisEinstellung.objects.update_or_create(
         user=user, defaults={"ausgeblendet": hidden, "kurzmeldungen": kurzmeldungen})
+    return settings
+
+
+def save_mail_settings(*, user: User, per_mail: Iterable[str]) -> HinweisEinstellung:
+    """Keep which optional kinds of Hinweise come to the user by e-mail. Critical ones (Notfrist today
+    or overdue, nobody responsible, Vier-Augen) cannot be switched off: asking for it is refused."""
+    wanted = set(per_mail)
+    unknown = wanted - set(OPTIONALE_MAIL_ARTEN)
+    if unknown:
+        raise DomainError("Diese Art von Hinweis lässt sich per E-Mail nicht an- oder abbestellen: "
+                          + ", ".join(sorted(unknown)) + ".", field="per_mail")
+    aus = [art for art in OPTIONALE_MAIL_ARTEN if art not in wanted]
+    settings, _ = HinweisEinstellung.objects.update_or_create(user=user, defaults={"mail_aus": aus})
     return settings

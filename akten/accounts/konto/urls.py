@@ -11,6 +11,7 @@ urlpatterns = [
     path("tokens/", views.token_anlegen, name="token_anlegen"),
     path("tokens/<int:token_id>/widerrufen/", views.token_widerrufen, name="token_widerrufen"),
     path("hinweise/", views.hinweise_speichern, name="hinweise"),
+    path("mail/", views.mails_speichern, name="mail"),
     path("passwort/", views.PasswortAendern.as_view(), name="passwort"),
     path("passwort/fertig/", views.PasswortGeaendert.as_view(), name="passwort_fertig"),
 ]

@@ -1,4 +1,5 @@
-"""The account page /konto/ (thin): the user's data, their API tokens, their Hinweis settings, and
+"""The account page /konto/ (thin): the user's data, their API tokens, their Hinweis settings (seen,
+and by e-mail), and
 the password change through Django's own views.
 
 A new token is shown in clear exactly once: the POST keeps it in the session, the next GET of the
@@ -19,10 +20,23 @@ from django.urls import reverse, reverse_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from akten.accounts.konto.forms import PFLICHT_LABELS, HinweisForm, KontoPasswordChangeForm, TokenForm
+from akten.accounts.konto.forms import (
+    PFLICHT_LABELS,
+    HinweisForm,
+    KontoPasswordChangeForm,
+    MailForm,
+    TokenForm,
+)
 from akten.accounts.konto.selectors import hinweis_settings_for, tokens_for
-from akten.accounts.konto.services import issue_token, revoke_token, save_hinweis_settings
+from akten.accounts.konto.services import (
+    issue_token,
+    revoke_token,
+    save_hinweis_settings,
+    save_mail_settings,
+)
 from akten.accounts.users import role_of
+from akten.mail.arten import KRITISCHE_LABELS
+from akten.mail.services import mail_eingerichtet
 from akten.selectors import akten_for
 from config.errors import DomainError
 
@@ -30,8 +44,9 @@ NEW_TOKEN = "konto_neuer_token"  # session key: the token in clear until the pag
 
 
 def _page(request: HttpRequest, *, token_form: TokenForm | None = None,
-          hinweis_form: HinweisForm | None = None) -> HttpResponse:
+          hinweis_form: HinweisForm | None = None, mail_form: MailForm | None = None) -> HttpResponse:
     user = request.user
+    einstellung = hinweis_settings_for(user=user)
     context: dict[str, Any] = {
         "rolle": user.get_role_display(),
         "sieht_alle_akten": role_of(user) == "ADMIN",
@@ -39,8 +54,11 @@ def _page(request: HttpRequest, *, token_form: TokenForm | None = None,
         "neuer_token": request.session.pop(NEW_TOKEN, None) if request.method == "GET" else None,
         "tokens": tokens_for(user=user)[:100],
         "token_form": token_form or TokenForm(),
-        "hinweis_form": hinweis_form or HinweisForm.for_settings(hinweis_settings_for(user=user)),
+        "hinweis_form": hinweis_form or HinweisForm.for_settings(einstellung),
         "pflicht_arten": PFLICHT_LABELS,
+        "mail_form": mail_form or MailForm.for_settings(einstellung),
+        "mail_eingerichtet": mail_eingerichtet(),
+        "kritische_mail_arten": KRITISCHE_LABELS,
     }
     return render(request, "akten/konto.html", context)
 
@@ -93,6 +111,19 @@ def hinweise_speichern(request: HttpRequest) -> HttpResponse:
                           kurzmeldungen=form.cleaned_data["kurzmeldungen"])
     messages.success(request, "Deine Einstellungen für Hinweise sind gespeichert.")
     return redirect(reverse("konto:seite") + "#hinweise")
+
+
+@never_cache
+@login_required
+@require_POST
+def mails_speichern(request: HttpRequest) -> HttpResponse:
+    """My own e-mail settings only: the form names no user, the session's user is the one changed."""
+    form = MailForm(request.POST)
+    if not form.is_valid():
+        return _page(request, mail_form=form)
+    save_mail_settings(user=request.user, per_mail=form.cleaned_data["per_mail"])
+    messages.success(request, "Deine Einstellungen für E-Mails sind gespeichert.")
+    return redirect(reverse("konto:seite") + "#mail")
 
 
 class PasswortAendern(PasswordChangeView):
