@@ -227,7 +227,7 @@ def test_the_settings_form_saves_and_ignores_the_fixed_kinds(kanzlei: Kanzlei) -
     response = client.post("/konto/hinweise/", {"sichtbar": ["bald", "aufgabe"]}, follow=True)
     assert "Deine Einstellungen für Hinweise sind gespeichert." in response.content.decode()
     settings = HinweisEinstellung.objects.get(user=kanzlei.users["anwalt"])
-    assert set(settings.ausgeblendet) == {"vorfrist", "niemand_verantwortlich", ""}
+    assert set(settings.ausgeblendet) == {"vorfrist", "niemand_verantwortlich", "bestaetigung", ""}
     assert settings.kurzmeldungen is False
     response = client.post("/konto/hinweise/", {"sichtbar": ["heute", "erfunden"]})
     assert response.status_code == 200 and "gültige Auswahl" in response.content.decode()
