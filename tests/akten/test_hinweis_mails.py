@@ -233,6 +233,8 @@ def test_a_person_without_address_gets_no_mail_and_the_admin_sees_why(
     page = admin_client.get(f"/admin/akten/hinweismail/{row.pk}/change/").content.decode()
     assert "keine E-Mail-Adresse" in page and "Niemand ist verantwortlich" in page
     assert "nicht verschickt" in admin_client.get("/admin/akten/hinweismail/").content.decode()
+    konto = admin_client.get("/konto/").content.decode()  # and the person is told on their page
+    assert "Für dich ist keine E-Mail-Adresse hinterlegt" in konto
 
 
 def test_no_mail_about_an_akte_the_person_may_no_longer_see(
@@ -271,6 +273,20 @@ def test_a_notfrist_waiting_for_confirmation_is_mailed_to_who_may_confirm(
     assert [(m.rcpt_tos, m.betreff) for m in mails] == [
         (["anwalt@kanzlei.test"], "Notfrist wartet auf deine Bestätigung: 1/26 – Berufungsbegründung")]
     assert "KRITISCH" in mails[0].text
+
+
+def test_an_auftrag_is_mailed_without_its_result_and_a_hinweis_written_by_people_not_at_all(
+        kanzlei_mit_adressen: Kanzlei, mail_an: SmtpServer, django_capture_on_commit_callbacks) -> None:
+    k = kanzlei_mit_adressen
+    with django_capture_on_commit_callbacks(execute=True):
+        Alert.objects.create(akte=k.akten["A"], empfaenger=k.users["anwalt"], art="aufgabe", severity="info",
+                             message="Helena hat den Auftrag erledigt: Mandant Meier schuldet 12.000 €.")
+        Alert.objects.create(akte=k.akten["A"], empfaenger=k.users["anwalt"], severity="info",
+                             message="Bitte Herrn Meier zurückrufen")  # art "": written by a person
+    [mail] = mail_an.empfangen
+    assert mail.betreff == "Auftrag an Helena erledigt: 1/26"
+    assert f"{BASE}/akten/{k.akten['A'].pk}/" in mail.text
+    assert "Meier" not in mail.text and "12.000" not in mail.text and "zurückrufen" not in mail.text
 
 
 # --- sending: once, and again until it works -------------------------------------------------------------
