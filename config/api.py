@@ -18,6 +18,7 @@ from akten.accounts.konto.api import router as konto_router
 from akten.api import router as akten_router
 from akten.dokumente.api import router as dokumente_router
 from akten.integration import api as _schreiben  # noqa: F401 - adds the write API to akten_router
+from akten.kalenderabo.api import router as kalender_router
 from akten.kollision.api import router as kollision_router
 from config.errors import DomainError, ErrorOut, describe_validation_errors, error_text
 from drafts.api import router as drafts_router
@@ -165,6 +166,7 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 api.add_router("/", akten_router)
 api.add_router("/", dokumente_router)
 api.add_router("/", konto_router)
+api.add_router("/", kalender_router)
 api.add_router("/", knowledge_router)
 api.add_router("/", helena_router)
 api.add_router("/", drafts_router)

@@ -22,6 +22,7 @@ urlpatterns = [
         authentication_form=AnmeldeForm, redirect_authenticated_user=True), name="login"),
     path("konto/abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("konto/", include("akten.accounts.konto.urls")),  # the user's own page: tokens, Hinweise, password
+    path("kalender/", include("akten.kalenderabo.urls")),  # the calendar feed: a secret address, no login
     path("akten/", include("akten.urls")),
     path("fristen/", include("akten.fristenbuch.urls")),  # the Fristenbuch and the daily Fristenkontrolle
     path("entwuerfe/", include("drafts.urls")),

@@ -8,7 +8,7 @@ of their Hinweise (mail.py).
 Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 """
 
-from akten.models.accounts import ApiToken, Role, User
+from akten.models.accounts import ApiToken, KalenderAbo, Role, User
 from akten.models.akte import Akte, AktenZugriff, Beteiligter, Bundesland, aktenzeichen_validator
 from akten.models.dokument import Briefkopf, Dokument
 from akten.models.importe import ImportLauf
@@ -32,6 +32,7 @@ __all__ = [
     "HinweisMail",
     "IdempotenzAntwort",
     "ImportLauf",
+    "KalenderAbo",
     "Kanzleieinstellung",
     "Kollisionspruefung",
     "Notiz",

@@ -73,3 +73,41 @@ class ApiToken(models.Model):
         if self.gueltig_bis is not None and self.gueltig_bis <= timezone.now():
             return "abgelaufen"
         return "aktiv"
+
+
+class KalenderAbo(models.Model):
+    """A user's Fristen, Termine and Wiedervorlagen in their own calendar program (akten/kalenderabo/).
+
+    Calendar programs cannot log in, so the feed's address carries a secret; only its SHA-256 is kept
+    (like an ApiToken's), so the address is shown once. A new address replaces the old one (which
+    stops working at once); revoking clears it. The row stays, with the person's choice of what the
+    feed shows, so a new address keeps it.
+    """
+
+    class Umfang(models.TextChoices):
+        MEINE = "meine", "Meine Einträge: verantwortlich oder Anwalt/Anwältin bzw. Sachbearbeitung der Akte"
+        ALLE = "alle", "Alle Einträge der Akten, die ich sehen darf"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="kalender_abo", verbose_name="Benutzer")
+    key_hash = models.CharField("Prüfwert (SHA-256)", max_length=64, unique=True, null=True, blank=True,
+                                editable=False)
+    prefix = models.CharField("Anfang der Adresse", max_length=12, blank=True, editable=False)
+    umfang = models.CharField(
+        "Umfang", max_length=10, choices=Umfang.choices, default=Umfang.MEINE,
+        help_text="Welche Einträge der Kalender zeigt – immer nur aus Akten, die die Person gerade sehen "
+                  "darf.")
+    angelegt_am = models.DateTimeField("Adresse angelegt am", null=True, blank=True)
+    zuletzt_abgerufen = models.DateTimeField("zuletzt abgerufen am", null=True, blank=True)
+
+    class Meta:
+        verbose_name = "Kalender-Abo"
+        verbose_name_plural = "Kalender-Abos"
+
+    def __str__(self) -> str:
+        return f"Kalender von {self.user}"
+
+    @property
+    def aktiv(self) -> bool:
+        """Whether an address exists that a calendar program can read now."""
+        return bool(self.key_hash)

@@ -1,6 +1,6 @@
 """How the firm keeps its records (one row, in the admin): its Aktenzeichen scheme, whether a
-Notfrist needs a second person before it counts as erledigt, and what an e-mail about a Hinweis may
-say (§ 203 StGB)."""
+Notfrist needs a second person before it counts as erledigt, what an e-mail about a Hinweis may
+say (§ 203 StGB) and what the calendar feeds may name."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ class Kanzleieinstellung(models.Model):
         "Vier-Augen-Prinzip bei Notfristen", default=True,
         help_text="Eine erledigte Notfrist zählt erst, wenn eine zweite Person mit dem Recht, Fristen "
                   "zu bearbeiten, die Erledigung bestätigt.")
+
     class MailInhalt(models.TextChoices):
         KNAPP = "knapp", "nur die Art des Hinweises, das Datum und der Link"
         AKTENZEICHEN = "aktenzeichen", "Aktenzeichen und Bezeichnung der Frist (Standard)"
@@ -33,6 +34,14 @@ class Kanzleieinstellung(models.Model):
                   "Helena und enthält nie Dokumente, Notizen oder Ergebnisse. Standard: Aktenzeichen und "
                   "Bezeichnung der Frist. Mit dem Kurzrubrum verlassen Namen von Mandanten die Kanzlei – "
                   "nur, wenn der Mailweg dafür geeignet ist.")
+
+    # § 203 StGB: a subscribed calendar is read by the calendar program's provider (Microsoft, Google,
+    # Apple); the Kurzrubrum names the client, the Aktenzeichen and the Frist's title do not.
+    kalender_mit_kurzrubrum = models.BooleanField(
+        "Kurzrubrum im Kalender-Abo", default=False,
+        help_text="Zeigt in den Kalender-Abos der Mitarbeitenden neben Aktenzeichen und Bezeichnung auch "
+                  "das Kurzrubrum mit den Namen der Parteien. Aus (Standard): keine Namen von Mandanten "
+                  "im Kalender – er liegt oft beim Anbieter der Kalender-App (§ 203 StGB).")
     geaendert_am = models.DateTimeField("geändert am", auto_now=True)
 
     class Meta:
