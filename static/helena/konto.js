@@ -1,4 +1,5 @@
-// The account page (/konto/): the copy button beside a new API token, which is shown only once.
+// The account page (/konto/): the copy button beside a new API token and a new calendar address, each
+// shown only once.
 for (const button of document.querySelectorAll("[data-kopieren]")) {
   const field = document.getElementById(button.dataset.kopieren);
   const status = button.closest("div")?.parentElement?.querySelector("[data-kopiert]");
@@ -13,14 +14,16 @@ for (const button of document.querySelectorAll("[data-kopieren]")) {
     }
     if (status) {
       status.textContent = copied
-        ? "Kopiert. Füge ihn jetzt dort ein, wo du ihn brauchst."
-        : "Kopieren ging nicht – markiere den Token und kopiere ihn mit Strg+C.";
+        ? (button.dataset.kopiertText || "Kopiert. Füge ihn jetzt dort ein, wo du ihn brauchst.")
+        : (button.dataset.fehlerText || "Kopieren ging nicht – markiere den Token und kopiere ihn mit Strg+C.");
     }
   });
 }
 
-const neu = document.getElementById("neuer-token");
-if (neu) {
-  neu.focus();
-  document.getElementById("neuer-token-wert")?.select();
+for (const [block, wert] of [["neuer-token", "neuer-token-wert"], ["neue-kalender-adresse", "kalender-adresse-wert"]]) {
+  const neu = document.getElementById(block);
+  if (neu) {
+    neu.focus();
+    document.getElementById(wert)?.select();
+  }
 }

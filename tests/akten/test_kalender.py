@@ -317,3 +317,64 @@ def test_a_new_address_keeps_the_choice_of_what_it_shows(kanzlei: Kanzlei) -> No
     services.abo_widerrufen(user=anwalt)
     neu = services.adresse_erneuern(user=anwalt)
     assert neu.abo.umfang == "alle" and neu.abo.aktiv
+
+
+# --- the page /konto/ ----------------------------------------------------------------------------
+
+
+def eingeloggt(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_account_page_makes_shows_once_and_revokes_an_address(kanzlei: Kanzlei) -> None:
+    praktikant = kanzlei.users["praktikant"]
+    client = eingeloggt(praktikant)
+    seite = client.get("/konto/").content.decode()
+    assert "Du hast noch kein Kalender-Abo." in seite and "So abonnierst du die Adresse" in seite
+    assert "Namen von Mandanten und Gegnern stehen nicht darin" in seite
+
+    antwort = client.post("/konto/kalender/", {"umfang": "alle"})
+    assert antwort.status_code == 302 and antwort["Location"].endswith("#neue-kalender-adresse")
+    seite = client.get("/konto/").content.decode()
+    url = seite.split('id="kalender-adresse-wert" class="konto-neuer-token__wert" value="')[1].split('"')[0]
+    assert url.startswith("http://testserver/kalender/kal_")
+    assert 'href="webcal://testserver/kalender/kal_' in seite
+    assert "Dein Kalender-Abo ist eingerichtet" in seite and "noch nie – trag die Adresse" in seite
+    # the Praktikant reads Akte B: its Fristen are in his calendar, nothing of the others
+    assert titel(abrufen(url)) == ["Frist: Frist B offen (Az. 2/26)",
+                                   "✓ erledigt – Frist: Frist B erledigt (Az. 2/26)"]
+    # shown once: a reload no longer has it, and the page is never cached
+    wieder = client.get("/konto/")
+    assert url not in wieder.content.decode() and "no-store" in wieder["Cache-Control"]
+    assert "zuletzt abgerufen" in wieder.content.decode()
+    assert "noch nie – trag die Adresse" not in wieder.content.decode()
+
+    # what it shows changes without a new address
+    client.post("/konto/kalender/umfang/", {"umfang": "meine"})
+    assert KalenderAbo.objects.get(user=praktikant).umfang == "meine"
+    assert titel(abrufen(url)) == []
+
+    antwort = client.post("/konto/kalender/beenden/")
+    assert antwort.status_code == 302
+    assert Client().get(url).status_code == 404
+    assert "Du hast noch kein Kalender-Abo." in client.get("/konto/").content.decode()
+
+
+def test_the_account_page_needs_a_login_and_a_post(kanzlei: Kanzlei) -> None:
+    assert Client().post("/konto/kalender/").status_code == 302  # to the login page
+    assert not KalenderAbo.objects.exists()
+    assert eingeloggt(kanzlei.users["anwalt"]).get("/konto/kalender/").status_code == 405
+    csrf = Client(enforce_csrf_checks=True)
+    csrf.force_login(kanzlei.users["anwalt"])
+    assert csrf.post("/konto/kalender/").status_code == 403
+    assert not KalenderAbo.objects.exists()
+
+
+def test_the_page_says_when_the_firm_shows_the_kurzrubrum(kanzlei: Kanzlei) -> None:
+    einstellung = Kanzleieinstellung.aktuell()
+    einstellung.kalender_mit_kurzrubrum = True
+    einstellung.save()
+    seite = eingeloggt(kanzlei.users["anwalt"]).get("/konto/").content.decode()
+    assert "Die Kanzlei hat erlaubt, auch das Kurzrubrum" in seite

@@ -10,7 +10,7 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 
 from akten.accounts.konto.services import NAME_MAX, OPTIONAL_ARTEN
 from akten.mail.arten import OPTIONALE_LABELS, OPTIONALE_MAIL_ARTEN
-from akten.models import Alert, HinweisEinstellung
+from akten.models import Alert, HinweisEinstellung, KalenderAbo
 
 # What each kind of Hinweis means, in the words of the settings page.
 ART_LABELS: dict[str, str] = {
@@ -64,6 +64,13 @@ class MailForm(forms.Form):
     def for_settings(cls, settings: HinweisEinstellung) -> MailForm:
         aus = set(settings.mail_aus)
         return cls(initial={"per_mail": [art for art in OPTIONALE_MAIL_ARTEN if art not in aus]})
+
+
+class KalenderForm(forms.Form):
+    """What the Kalender-Abo shows; the same choice for a new address and for an existing one."""
+
+    umfang = forms.ChoiceField(label="Was der Kalender zeigt", choices=KalenderAbo.Umfang.choices,
+                               widget=forms.RadioSelect, initial=KalenderAbo.Umfang.MEINE)
 
 
 class KontoPasswordChangeForm(PasswordChangeForm):

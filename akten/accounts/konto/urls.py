@@ -12,6 +12,9 @@ urlpatterns = [
     path("tokens/<int:token_id>/widerrufen/", views.token_widerrufen, name="token_widerrufen"),
     path("hinweise/", views.hinweise_speichern, name="hinweise"),
     path("mail/", views.mails_speichern, name="mail"),
+    path("kalender/", views.kalender_adresse, name="kalender_adresse"),
+    path("kalender/umfang/", views.kalender_umfang, name="kalender_umfang"),
+    path("kalender/beenden/", views.kalender_beenden, name="kalender_beenden"),
     path("passwort/", views.PasswortAendern.as_view(), name="passwort"),
     path("passwort/fertig/", views.PasswortGeaendert.as_view(), name="passwort_fertig"),
 ]

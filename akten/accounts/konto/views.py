@@ -1,10 +1,10 @@
 """The account page /konto/ (thin): the user's data, their API tokens, their Hinweis settings (seen,
-and by e-mail), and
-the password change through Django's own views.
+and by e-mail), their Kalender-Abo (akten/kalenderabo/), and the password change through Django's
+own views.
 
-A new token is shown in clear exactly once: the POST keeps it in the session, the next GET of the
-page takes it out again (post/redirect/get, so a reload neither shows it again nor makes a second
-one); the page is never cached.
+A new token and a new calendar address are shown in clear exactly once: the POST keeps it in the
+session, the next GET of the page takes it out again (post/redirect/get, so a reload neither shows it
+again nor makes a second one); the page is never cached.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from akten.accounts.konto.forms import (
     PFLICHT_LABELS,
     HinweisForm,
+    KalenderForm,
     KontoPasswordChangeForm,
     MailForm,
     TokenForm,
@@ -35,12 +36,16 @@ from akten.accounts.konto.services import (
     save_mail_settings,
 )
 from akten.accounts.users import role_of
+from akten.kalenderabo import selectors as kalender_selectors
+from akten.kalenderabo import services as kalender_services
+from akten.kalenderabo.views import feed_url, webcal_url
 from akten.mail.arten import KRITISCHE_LABELS
 from akten.mail.services import mail_eingerichtet
 from akten.selectors import akten_for
 from config.errors import DomainError
 
 NEW_TOKEN = "konto_neuer_token"  # session key: the token in clear until the page has shown it once
+NEUE_ADRESSE = "konto_neue_kalender_adresse"  # the same for a new calendar address
 
 
 def _page(request: HttpRequest, *, token_form: TokenForm | None = None,
@@ -59,8 +64,18 @@ def _page(request: HttpRequest, *, token_form: TokenForm | None = None,
         "mail_form": mail_form or MailForm.for_settings(einstellung),
         "mail_eingerichtet": mail_eingerichtet(),
         "kritische_mail_arten": KRITISCHE_LABELS,
+        **_kalender(request),
     }
     return render(request, "akten/konto.html", context)
+
+
+def _kalender(request: HttpRequest) -> dict[str, Any]:
+    abo = kalender_selectors.abo_for(user=request.user)
+    neu = request.session.pop(NEUE_ADRESSE, None) if request.method == "GET" else None
+    return {"kalender_abo": abo if abo is not None and abo.aktiv else None,
+            "kalender_form": KalenderForm(initial={"umfang": abo.umfang} if abo else None),
+            "kalender_neu": {"url": neu, "webcal": webcal_url(neu)} if neu else None,
+            "kalender_kurzrubrum": kalender_selectors.kurzrubrum_erlaubt()}
 
 
 @never_cache
@@ -136,3 +151,36 @@ class PasswortAendern(PasswordChangeView):
 
 class PasswortGeaendert(PasswordChangeDoneView):
     pass
+
+
+@never_cache
+@login_required
+@require_POST
+def kalender_adresse(request: HttpRequest) -> HttpResponse:
+    """A new secret address for my calendar (an earlier one stops working), shown once."""
+    form = KalenderForm(request.POST)
+    umfang = form.cleaned_data["umfang"] if form.is_valid() else None
+    neu = kalender_services.adresse_erneuern(user=request.user, umfang=umfang)
+    request.session[NEUE_ADRESSE] = feed_url(request, neu.raw)
+    return redirect(reverse("konto:seite") + "#neue-kalender-adresse")
+
+
+@never_cache
+@login_required
+@require_POST
+def kalender_umfang(request: HttpRequest) -> HttpResponse:
+    form = KalenderForm(request.POST)
+    if form.is_valid():
+        kalender_services.umfang_setzen(user=request.user, umfang=form.cleaned_data["umfang"])
+        messages.success(request, "Gespeichert. Dein Kalender zeigt das ab seiner nächsten Aktualisierung.")
+    return redirect(reverse("konto:seite") + "#kalender")
+
+
+@never_cache
+@login_required
+@require_POST
+def kalender_beenden(request: HttpRequest) -> HttpResponse:
+    kalender_services.abo_widerrufen(user=request.user)
+    messages.success(request, "Dein Kalender-Abo ist beendet: die Adresse liefert ab sofort nichts mehr. "
+                              "Entferne den Kalender auch in deinem Kalenderprogramm.")
+    return redirect(reverse("konto:seite") + "#kalender")
