@@ -26,14 +26,14 @@ class NeueAdresse:
     raw: str  # the key in clear: in this answer only, never stored
 
 
-def _pruefe_umfang(umfang: str) -> str:
-    if umfang not in KalenderAbo.Umfang.values:
+def _pruefe_umfang(umfang: object) -> str:
+    if not isinstance(umfang, str) or umfang not in KalenderAbo.Umfang.values:
         raise DomainError("Unbekannter Umfang: erlaubt sind „meine“ und „alle“.", field="umfang")
     return umfang
 
 
 @transaction.atomic
-def adresse_erneuern(*, user: User, umfang: str | None = None) -> NeueAdresse:
+def adresse_erneuern(*, user: User, umfang: object = None) -> NeueAdresse:
     """A new secret address for the person's feed; an earlier one stops working at once. `umfang`
     (meine/alle) changes what the feed shows; without it the person's earlier choice stays."""
     if not user.is_active:
