@@ -390,5 +390,5 @@ class KanzleieinstellungAdmin(admin.ModelAdmin):
 
 
 from akten.importe import admin as importe_admin  # noqa: E402, F401  (registers „Importe“)
-from akten.mail import admin as mail_admin  # noqa: E402, F401  (registers „Hinweis-E-Mails“)
 from akten.kalenderabo import admin as kalender_admin  # noqa: E402, F401  (registers „Kalender-Abos“)
+from akten.mail import admin as mail_admin  # noqa: E402, F401  (registers „Hinweis-E-Mails“)
