@@ -161,7 +161,7 @@ def _create_record(*, draft: Draft, fields: dict[str, Any], user: User) -> tuple
             "berechnung": berechnung})
     elif kind == Draft.Kind.NOTIZ:
         record = notiz_anlegen(user=user, akte_id=akte_id, titel=fields["titel"], inhalt=fields["inhalt"],
-                               verfasser=draft.requested_by)
+                               verfasser=draft.requested_by, grund="Entwurf von Helena freigegeben")
     elif kind == Draft.Kind.ALERT:
         record = hinweis_geben(akte=draft.akte, message=fields["message"], severity=fields["severity"],
                                empfaenger=None if draft.akte_id else draft.requested_by)
@@ -171,7 +171,8 @@ def _create_record(*, draft: Draft, fields: dict[str, Any], user: User) -> tuple
         record = akte_aendern(user=user, akte_id=akte_id, aenderungen=aenderungen,
                               grund="Entwurf von Helena freigegeben")
     elif kind == Draft.Kind.ZEITERFASSUNG:
-        record = zeit_erfassen(user=user, akte_id=akte_id, fuer=draft.requested_by, daten={
+        record = zeit_erfassen(user=user, akte_id=akte_id, fuer=draft.requested_by,
+                               grund="Entwurf von Helena freigegeben", daten={
             "datum": fields["datum"], "dauer_minuten": fields["dauer_minuten"],
             "taetigkeit": fields["taetigkeit"], "abrechenbar": fields["abrechenbar"]})
     else:  # pragma: no cover - kinds are a closed set

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from decimal import Decimal
 from typing import Any
 
@@ -108,6 +109,18 @@ def akte_anlegen(*, user: User, daten: dict[str, Any], grund: str = "") -> Akte:
     return akte
 
 
+def _normalisiert(aenderungen: dict[str, Any]) -> dict[str, Any]:
+    """The values as the Akte stores them, so that an unchanged one compares equal."""
+    werte = dict(aenderungen)
+    if "status" in werte:
+        werte["status"] = status_wert(werte["status"])
+    if "aktenzeichen" in werte:
+        werte["aktenzeichen"] = (werte["aktenzeichen"] or "").strip()
+    if werte.get("gegenstandswert") is not None and not isinstance(werte["gegenstandswert"], Decimal):
+        werte["gegenstandswert"] = Decimal(str(werte["gegenstandswert"]))
+    return werte
+
+
 class VeralteteVersion(DomainError):
     """The Akte changed since the caller read it (HTTP 409): read it again, then change it."""
 
@@ -116,35 +129,38 @@ class VeralteteVersion(DomainError):
 
 @transaction.atomic
 def akte_aendern(*, user: User, akte_id: int | str, aenderungen: dict[str, Any], grund: str = "",
-                 version: str | None = None) -> Akte:
+                 version: str | Collection[str] | None = None) -> Akte:
     """Change an Akte's Stammdaten (and, for ANWALT/ADMIN, its status); unknown fields are refused.
-    With `version` (what the caller read: Akte.version, the API's ETag) a change made meanwhile by
-    someone else refuses this one, so nobody overwrites what they never saw."""
+    With `version` (what the caller read: Akte.version, the API's ETag; several: any of them) a change
+    made meanwhile by someone else refuses this one, so nobody overwrites what they never saw. Only
+    what differs counts: a field sent with its old value changes nothing and grants nothing (a client
+    that sends the whole record back must not give access a lawyer took away), and with nothing to
+    change nothing is saved."""
     sichtbar = get_akte(user=user, akte_id=akte_id)  # NotFound for a foreign Akte
     pruefe(user, "akte")
     nur_bekannte(aenderungen, (*STAMMDATEN, *STATUS_FELDER), was="an einer Akte")
     akte = Akte.objects.select_for_update().get(pk=sichtbar.pk)
-    if version is not None and version != akte.version:
+    erwartet = {version} if isinstance(version, str) else None if version is None else set(version)
+    if erwartet is not None and akte.version not in erwartet:
         raise VeralteteVersion(f"Die Akte {akte.aktenzeichen} wurde inzwischen geändert "
                                f"({timezone.localtime(akte.aktualisiert_am):%d.%m.%Y %H:%M:%S}). Lies sie "
                                "neu und ändere dann.", version=akte.version)
-    if "status" in aenderungen:
-        aenderungen = {**aenderungen, "status": status_wert(aenderungen["status"])}
-    if any(name in aenderungen and aenderungen[name] != getattr(akte, name) for name in STATUS_FELDER):
+    aenderungen = {name: wert for name, wert in _normalisiert(aenderungen).items()
+                   if wert != getattr(akte, name)}
+    if not aenderungen:
+        return akte
+    if any(name in aenderungen for name in STATUS_FELDER):
         pruefe(user, "akte_status")
     _pruefe_personen(aenderungen)
     _neue_personen(user=user, akte=akte, aenderungen=aenderungen)
-    if "aktenzeichen" in aenderungen and aenderungen["aktenzeichen"] != akte.aktenzeichen:
+    if "aktenzeichen" in aenderungen:
         with connection.cursor() as cursor:  # the same lock as akte_anlegen: one number, one Akte
             cursor.execute("SELECT pg_advisory_xact_lock(hashtext('akten.aktenzeichen'))")
-        neu = (aenderungen["aktenzeichen"] or "").strip()
+        neu = aenderungen["aktenzeichen"]
         if Akte.objects.filter(aktenzeichen__iexact=neu).exclude(pk=akte.pk).exists():
             raise EingabeFehler(f"Das Aktenzeichen {neu} ist schon vergeben.",
                                 {"aktenzeichen": "Schon vergeben."})
-        aenderungen = {**aenderungen, "aktenzeichen": neu}
     for name, wert in aenderungen.items():
-        if name == "gegenstandswert" and wert is not None and not isinstance(wert, Decimal):
-            wert = Decimal(str(wert))
         setattr(akte, name, wert)
     if "summary" in aenderungen:
         akte.summary_aktualisiert_am = timezone.now()

@@ -42,7 +42,7 @@ def beteiligter_anlegen(*, user: User, akte_id: int | str, daten: dict[str, Any]
     pruefe(user, "beteiligter")
     nur_bekannte(daten, FELDER, was="bei Beteiligten")
     beteiligter = Beteiligter(akte=akte, **daten)
-    pruefe_eingabe(beteiligter)  # a bad entry is refused before anything is checked or recorded
+    pruefe_eingabe(beteiligter, user=user)  # a bad entry is refused before anything is checked or recorded
     _kollisionspruefung(user=user, akte=akte, name=beteiligter.name, rolle=beteiligter.rolle, anlass=anlass,
                         bestaetigt=kollision_bestaetigt, begruendung=kollision_begruendung)
     return speichere(beteiligter, user=user)
@@ -63,7 +63,7 @@ def beteiligter_aendern(*, user: User, akte_id: int | str, beteiligter_id: int |
     vorher = (beteiligter.name, beteiligter.rolle)
     for name, wert in aenderungen.items():
         setattr(beteiligter, name, wert)
-    pruefe_eingabe(beteiligter)
+    pruefe_eingabe(beteiligter, user=user)
     if (beteiligter.name, beteiligter.rolle) != vorher:
         _kollisionspruefung(user=user, akte=akte, name=beteiligter.name, rolle=beteiligter.rolle,
                             anlass="hand",

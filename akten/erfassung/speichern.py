@@ -83,8 +83,13 @@ def nur_bekannte(daten: dict[str, Any], felder: Iterable[str], *, was: str) -> N
         raise EingabeFehler(f"Diese Angaben gibt es {was} nicht: " + ", ".join(sorted(unbekannt)) + ".")
 
 
-def pruefe_eingabe(record: models.Model, *, exclude: list[str] | None = None) -> None:
-    """EingabeFehler with the record's German messages unless full_clean accepts it."""
+def pruefe_eingabe(record: models.Model, *, exclude: list[str] | None = None,
+                   user: User | None = None) -> None:
+    """EingabeFehler with the record's German messages unless full_clean accepts it; an `extern_id`
+    another record of the type has is ExternIdVergeben (409) first, naming it only to who may see it."""
+    if hasattr(record, "extern_id"):
+        record.extern_id = (record.extern_id or "").strip()
+        pruefe_extern_id(record, user=user)
     try:
         record.full_clean(exclude=exclude)
     except ValidationError as exc:
@@ -96,10 +101,7 @@ def speichere(record: models.Model, *, user: User | None, grund: str = "",
     """full_clean, then save with the history's user and reason (simple_history reads both). An
     `extern_id` another record of the type has is a 409 (ExternIdVergeben), also when two saves race
     (the database's unique constraint decides then)."""
-    if hasattr(record, "extern_id"):
-        record.extern_id = (record.extern_id or "").strip()
-        pruefe_extern_id(record, user=user)
-    pruefe_eingabe(record, exclude=exclude)
+    pruefe_eingabe(record, exclude=exclude, user=user)
     record._history_user = user  # type: ignore[attr-defined]
     if grund:
         record._change_reason = grund[:2000]  # type: ignore[attr-defined]

@@ -16,10 +16,10 @@ FELDER = ("datum", "dauer_minuten", "taetigkeit", "abrechenbar", "extern_id")
 
 @transaction.atomic
 def zeit_erfassen(*, user: User, akte_id: int | str, daten: dict[str, Any],
-                  fuer: User | None = None) -> Zeiterfassung:
+                  fuer: User | None = None, grund: str = "") -> Zeiterfassung:
     """Time on a visible Akte, for the user (or `fuer`: who asked Helena, for an approved draft)."""
     akte = get_akte(user=user, akte_id=akte_id)
     pruefe(user, "zeiterfassung")
     nur_bekannte(daten, FELDER, was="bei Zeiten")
     daten = {k: v for k, v in daten.items() if v is not None}
-    return speichere(Zeiterfassung(akte=akte, user=fuer or user, **daten), user=user)
+    return speichere(Zeiterfassung(akte=akte, user=fuer or user, **daten), user=user, grund=grund)

@@ -7,10 +7,12 @@ The operations join akten.api's router: django-ninja serves one path from one ro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from django.db.models import Model
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from ninja import Field, Header, Query, Schema, Status
@@ -20,6 +22,7 @@ from akten.erfassung.akten import akte_aendern, akte_anlegen
 from akten.erfassung.beteiligte import beteiligter_anlegen
 from akten.erfassung.fristen import frist_anlegen
 from akten.erfassung.notizen import notiz_anlegen
+from akten.erfassung.rechte import pruefe
 from akten.erfassung.zeiten import zeit_erfassen
 from akten.fristenbuch.selectors import person
 from akten.integration.aenderungen import aenderungen_seit
@@ -36,8 +39,10 @@ from akten.integration.schemas import (
     ZeitOut,
     json_antwort,
 )
+from akten.models import Akte, Beteiligter, Frist, Notiz, Zeiterfassung
 from akten.schemas import AkteOut, BeteiligterOut, FristOut, akte_out, beteiligter_out, frist_out, person_out
-from config.errors import errors, invalid
+from akten.selectors import get_akte
+from config.errors import NotFound, errors, invalid
 
 TAGS = ["Kanzlei: Schreiben"]
 
@@ -59,12 +64,40 @@ def _stammdaten(user: Any, daten: dict[str, Any]) -> dict[str, Any]:
     return _personen(user, daten, "anwalt", "sachbearbeiter")
 
 
-def _antwort(request: HttpRequest, response: HttpResponse, schluessel: str | None,
-             erzeugen: Any) -> Status:
-    status, antwort, wiederholt = einmalig(request, schluessel=schluessel, erzeugen=erzeugen)
+def _noch_erlaubt(request: HttpRequest, art: str, modell: type[Model],
+                  akte_id: str | None = None) -> Callable[[dict], None]:
+    """A kept answer again only as the caller's rights are now: the Akte still visible, the role still
+    allowed, the record still there."""
+    def pruefen(antwort: dict) -> None:
+        if akte_id is not None:
+            get_akte(user=request.auth, akte_id=akte_id)
+        pruefe(request.auth, art)
+        if art == "akte":
+            get_akte(user=request.auth, akte_id=antwort["id"])
+        elif not modell._default_manager.filter(pk=antwort["id"]).exists():
+            raise NotFound("Den mit diesem Idempotency-Key angelegten Eintrag gibt es nicht mehr.")
+    return pruefen
+
+
+def _antwort(request: HttpRequest, response: HttpResponse, schluessel: str | None, erzeugen: Any,
+             noch_erlaubt: Callable[[dict], None]) -> Status:
+    status, antwort, wiederholt = einmalig(request, schluessel=schluessel, erzeugen=erzeugen,
+                                           noch_erlaubt=noch_erlaubt)
     if wiederholt:
         response["Idempotent-Replayed"] = "true"
     return Status(status, antwort)
+
+
+def _versionen(if_match: str | None, version: str | None) -> set[str] | None:
+    """What the Akte's version must be: each strong tag of If-Match (RFC 9110: „*“ any, a weak tag
+    none) and the body's `version`; None when neither asks."""
+    erwartet: set[str] | None = None
+    if if_match is not None and if_match.strip() != "*":
+        erwartet = {tag[1:-1] for tag in (t.strip() for t in if_match.split(","))
+                    if len(tag) >= 2 and tag.startswith('"') and tag.endswith('"')}
+    if version is not None:
+        erwartet = {version} if erwartet is None else erwartet & {version}
+    return erwartet
 
 
 @router.post("/akten", tags=TAGS, response={201: AkteOut, **errors(403, 409, 422)}, summary="Akte anlegen")
@@ -74,7 +107,9 @@ def akte_neu(request: HttpRequest, response: HttpResponse, payload: AkteIn,
         daten = _stammdaten(request.auth, payload.model_dump(exclude_none=True))
         akte = akte_anlegen(user=request.auth, daten=daten, grund="über die API angelegt")
         return 201, json_antwort(AkteOut, akte_out(akte))
-    return _antwort(request, response, idempotency_key, erzeugen)
+    antwort = _antwort(request, response, idempotency_key, erzeugen, _noch_erlaubt(request, "akte", Akte))
+    response["ETag"] = f'"{antwort.value["version"]}"'
+    return antwort
 
 
 @router.patch("/akten/{akte_id}", tags=TAGS, response={200: AkteOut, **errors(403, 404, 409, 422)},
@@ -82,8 +117,7 @@ def akte_neu(request: HttpRequest, response: HttpResponse, payload: AkteIn,
 def akte_patch(request: HttpRequest, response: HttpResponse, akte_id: str, payload: AkteAenderungIn,
                if_match: str | None = Header(None, alias="If-Match", max_length=100)) -> dict:
     aenderungen = payload.model_dump(exclude_unset=True)
-    gelesen = (if_match or "").strip().removeprefix("W/").strip('"')
-    version = aenderungen.pop("version", None) or gelesen or None
+    version = _versionen(if_match, aenderungen.pop("version", None))
     for pflicht in ("kurzrubrum", "aktenzeichen", "rechtsgebiet", "status"):
         if pflicht in aenderungen and aenderungen[pflicht] is None:
             raise invalid(f"„{pflicht}“ kann nicht leer sein.", field=pflicht)
@@ -109,7 +143,8 @@ def beteiligter_neu(request: HttpRequest, response: HttpResponse, akte_id: str, 
                                           kollision_bestaetigt=payload.kollision_bestaetigt,
                                           kollision_begruendung=payload.kollision_begruendung)
         return 201, json_antwort(BeteiligterOut, beteiligter_out(beteiligter))
-    return _antwort(request, response, idempotency_key, erzeugen)
+    return _antwort(request, response, idempotency_key, erzeugen,
+                    _noch_erlaubt(request, "beteiligter", Beteiligter, akte_id))
 
 
 @router.post("/akten/{akte_id}/fristen", tags=TAGS, response={201: FristOut, **errors(403, 404, 409, 422)},
@@ -120,7 +155,8 @@ def frist_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payloa
         daten = _personen(request.auth, payload.model_dump(exclude_none=True), "verantwortlich")
         frist = frist_anlegen(user=request.auth, akte_id=akte_id, daten=daten, grund="über die API angelegt")
         return 201, json_antwort(FristOut, frist_out(frist))
-    return _antwort(request, response, idempotency_key, erzeugen)
+    return _antwort(request, response, idempotency_key, erzeugen,
+                    _noch_erlaubt(request, "frist", Frist, akte_id))
 
 
 @router.post("/akten/{akte_id}/notizen", tags=TAGS, response={201: NotizOut, **errors(403, 404, 409, 422)},
@@ -134,7 +170,8 @@ def notiz_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payloa
             "id": str(notiz.pk), "akte_id": str(notiz.akte_id), "titel": notiz.titel, "inhalt": notiz.inhalt,
             "verfasst_von": person_out(notiz.verfasst_von), "angelegt_am": notiz.angelegt_am,
             "extern_id": notiz.extern_id})
-    return _antwort(request, response, idempotency_key, erzeugen)
+    return _antwort(request, response, idempotency_key, erzeugen,
+                    _noch_erlaubt(request, "notiz", Notiz, akte_id))
 
 
 @router.post("/akten/{akte_id}/zeiten", tags=TAGS, response={201: ZeitOut, **errors(403, 404, 409, 422)},
@@ -148,7 +185,8 @@ def zeit_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payload
             "dauer_minuten": zeit.dauer_minuten, "taetigkeit": zeit.taetigkeit,
             "abrechenbar": zeit.abrechenbar,
             "user": person_out(zeit.user), "angelegt_am": zeit.angelegt_am, "extern_id": zeit.extern_id})
-    return _antwort(request, response, idempotency_key, erzeugen)
+    return _antwort(request, response, idempotency_key, erzeugen,
+                    _noch_erlaubt(request, "zeiterfassung", Zeiterfassung, akte_id))
 
 
 class AenderungenFilter(Schema):

@@ -4,10 +4,10 @@ username (or user id), money as a decimal string, dates as JJJJ-MM-TT or TT.MM.J
 from __future__ import annotations
 
 from datetime import date, datetime, time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
-from pydantic import ConfigDict
+from pydantic import AfterValidator, ConfigDict
 
 from akten.models import Akte, Beteiligter, Bundesland, Frist
 from akten.models.integration import EXTERN_ID_MAX
@@ -15,6 +15,18 @@ from akten.schemas import Datum, OptDatum, PersonOut
 from config.errors import BETRAG_PATTERN, NOT_BLANK
 
 KeinBundesland = Literal[""]
+FRUEHESTENS, SPAETESTENS = date(1900, 1, 1), date(2100, 12, 31)
+
+
+def _plausibel(tag: date | None) -> date | None:
+    """A Notfrist in the year 1 would be overdue at once and raise critical Hinweise: typos refused."""
+    if tag is not None and not FRUEHESTENS <= tag <= SPAETESTENS:
+        raise ValueError("liegt nicht zwischen 1900 und 2100")
+    return tag
+
+
+Tag = Annotated[Datum, AfterValidator(_plausibel)]
+OptTag = Annotated[OptDatum, AfterValidator(_plausibel)]
 
 
 def ExternId() -> Any:
@@ -39,7 +51,7 @@ class AkteIn(Streng):
     rechtsgebiet: Akte.Rechtsgebiet = Akte.Rechtsgebiet.SONSTIGES
     status: Akte.Status | None = None
     gegenstandswert: str | None = Field(None, pattern=BETRAG_PATTERN, description="z. B. „12000.00“")
-    auftragsdatum: OptDatum = None
+    auftragsdatum: OptTag = None
     bundesland: Bundesland | None = Field(None, description="leer: NW (die Feiertage für Fristen)")
     anwalt: str | None = Person()
     sachbearbeiter: str | None = Person()
@@ -56,7 +68,7 @@ class AkteAenderungIn(Streng):
     rechtsgebiet: Akte.Rechtsgebiet | None = None
     status: Akte.Status | None = None
     gegenstandswert: str | None = Field(None, pattern=BETRAG_PATTERN)
-    auftragsdatum: OptDatum = None
+    auftragsdatum: OptTag = None
     bundesland: Bundesland | KeinBundesland | None = None
     anwalt: str | None = Person()
     sachbearbeiter: str | None = Person()
@@ -83,9 +95,9 @@ class BeteiligterIn(Streng):
 class FristIn(Streng):
     bezeichnung: str = Field(..., min_length=1, max_length=300, pattern=NOT_BLANK)
     typ: Frist.Typ = Frist.Typ.FRIST
-    datum: Datum
+    datum: Tag
     uhrzeit: time | None = None
-    vorfrist: OptDatum = None
+    vorfrist: OptTag = None
     ist_notfrist: bool = False
     verantwortlich: str | None = Person()
     notiz: str = Field("", max_length=10000)
@@ -100,7 +112,7 @@ class NotizIn(Streng):
 
 
 class ZeitIn(Streng):
-    datum: OptDatum = Field(None, description="leer: heute")
+    datum: OptTag = Field(None, description="leer: heute")
     dauer_minuten: int = Field(..., ge=1, le=1440)
     taetigkeit: str = Field(..., min_length=1, max_length=500, pattern=NOT_BLANK)
     abrechenbar: bool = True

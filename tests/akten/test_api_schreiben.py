@@ -414,3 +414,175 @@ def test_the_changes_feed_pages_without_losing_a_change(kanzlei: Kanzlei) -> Non
 def test_a_bad_seit_is_a_422(kanzlei: Kanzlei, seit: str) -> None:
     response = kanzlei.client("anwalt").get("/api/v1/aenderungen", {"seit": seit})
     assert response.status_code == 422 and response.json()["detail"]
+
+
+# --- found by review: access, paging, replays, preconditions -------------------------------------
+
+
+def test_sending_the_sachbearbeitung_back_unchanged_gives_no_access_a_lawyer_took(kanzlei: Kanzlei) -> None:
+    from akten.erfassung.akten import akte_aendern, zugriff_entziehen
+
+    b, admin, sach = kanzlei.akten["B"], kanzlei.users["admin"], kanzlei.users["sachbearbeiter"]
+    akte_aendern(user=admin, akte_id=b.pk, aenderungen={"sachbearbeiter": sach})
+    zugriff_entziehen(user=admin, akte_id=b.pk, person=sach)
+    assert kanzlei.client("sachbearbeiter").get(f"/api/v1/akten/{b.pk}").status_code == 404
+    # the Sekretariat's system sends the record back as it read it, with one change
+    ok = patch(
+        kanzlei.client("sekretariat"),
+        f"/api/v1/akten/{b.pk}",
+        {"wegen": "Räumung, Mietrückstand", "sachbearbeiter": "sachbearbeiter"},
+    )
+    assert ok.status_code == 200
+    assert kanzlei.client("sachbearbeiter").get(f"/api/v1/akten/{b.pk}").status_code == 404
+
+
+def test_a_patch_without_a_change_saves_nothing(kanzlei: Kanzlei) -> None:
+    client = kanzlei.client("anwalt")
+    a = kanzlei.akten["A"]
+    etag = client.get(f"/api/v1/akten/{a.pk}").headers["ETag"]
+    same = patch(
+        client,
+        f"/api/v1/akten/{a.pk}",
+        {"wegen": "Kündigungsschutz", "gegenstandswert": "12000"},
+        **{"If-Match": etag},
+    )
+    assert same.status_code == 200 and same.headers["ETag"] == etag
+    assert a.history.count() == 1
+
+
+def test_if_match_follows_http(kanzlei: Kanzlei) -> None:
+    client = kanzlei.client("anwalt")
+    a = kanzlei.akten["A"]
+    etag = client.get(f"/api/v1/akten/{a.pk}").headers["ETag"]
+    assert patch(client, f"/api/v1/akten/{a.pk}", {"wegen": "eins"}, **{"If-Match": "*"}).status_code == 200
+    etag = client.get(f"/api/v1/akten/{a.pk}").headers["ETag"]
+    assert (
+        patch(
+            client, f"/api/v1/akten/{a.pk}", {"wegen": "zwei"}, **{"If-Match": f'"alt", {etag}'}
+        ).status_code
+        == 200
+    )
+    etag = client.get(f"/api/v1/akten/{a.pk}").headers["ETag"]
+    assert (
+        patch(client, f"/api/v1/akten/{a.pk}", {"wegen": "drei"}, **{"If-Match": f"W/{etag}"}).status_code
+        == 409
+    )
+    fresh = etag.strip('"')
+    both = patch(
+        client, f"/api/v1/akten/{a.pk}", {"wegen": "vier", "version": fresh}, **{"If-Match": '"alt"'}
+    )
+    assert both.status_code == 409
+    a.refresh_from_db()
+    assert a.wegen == "zwei"
+
+
+def test_a_duplicate_extern_id_of_a_party_is_a_409_too(kanzlei: Kanzlei) -> None:
+    client = kanzlei.client("anwalt")
+    body = {"rolle": "zeuge", "name": "Xaver Yps", "extern_id": "ADR-1"}
+    erste = post(client, f"/api/v1/akten/{kanzlei.akten['C'].pk}/beteiligte", body)
+    assert erste.status_code == 201
+    zweite = post(client, f"/api/v1/akten/{kanzlei.akten['A'].pk}/beteiligte", {**body, "name": "Yvonne Xa"})
+    assert zweite.status_code == 409 and zweite.json()["code"] == "extern_id_vergeben"
+    assert zweite.json()["id"] == erste.json()["id"]
+    fremd = post(
+        kanzlei.client("sachbearbeiter"),
+        f"/api/v1/akten/{kanzlei.akten['A'].pk}/beteiligte",
+        {**body, "name": "Zora Z"},
+    )
+    assert fremd.status_code == 409 and "id" not in fremd.json()
+
+
+def test_a_kept_answer_is_given_again_only_as_the_callers_rights_are_now(kanzlei: Kanzlei) -> None:
+    from akten.models import AktenZugriff, Role
+
+    a = kanzlei.akten["A"]
+    sach = kanzlei.client("sachbearbeiter")
+    body = {"rolle": "zeuge", "name": "Wilma Zeugin", "anschrift": "Geheimweg 1"}
+    assert (
+        post(sach, f"/api/v1/akten/{a.pk}/beteiligte", body, **{"Idempotency-Key": "k1"}).status_code == 201
+    )
+    AktenZugriff.objects.filter(akte=a, user=kanzlei.users["sachbearbeiter"]).delete()
+    replay = post(sach, f"/api/v1/akten/{a.pk}/beteiligte", body, **{"Idempotency-Key": "k1"})
+    assert replay.status_code == 404 and "Geheimweg" not in replay.content.decode()
+    # a role lowered since: refused as a new request would be
+    b = kanzlei.akten["B"]
+    sek = kanzlei.client("sekretariat")
+    assert (
+        post(
+            sek, f"/api/v1/akten/{b.pk}/notizen", {"inhalt": "Rückruf"}, **{"Idempotency-Key": "k2"}
+        ).status_code
+        == 201
+    )
+    User = type(kanzlei.users["sekretariat"])
+    User.objects.filter(username="sekretariat").update(role=Role.PRAKTIKANT)
+    assert (
+        post(
+            sek, f"/api/v1/akten/{b.pk}/notizen", {"inhalt": "Rückruf"}, **{"Idempotency-Key": "k2"}
+        ).status_code
+        == 403
+    )
+    # the record deleted since: no ghost of it
+    anwalt = kanzlei.client("anwalt")
+    akte = post(anwalt, "/api/v1/akten", {"kurzrubrum": "Kurz ./. Lebig"}, **{"Idempotency-Key": "k3"}).json()
+    Akte.objects.filter(pk=akte["id"]).delete()
+    assert (
+        post(
+            anwalt, "/api/v1/akten", {"kurzrubrum": "Kurz ./. Lebig"}, **{"Idempotency-Key": "k3"}
+        ).status_code
+        == 404
+    )
+
+
+@pytest.mark.parametrize(
+    "feld, wert", [("datum", "0001-01-01"), ("datum", "9999-12-31"), ("vorfrist", "1899-12-31")]
+)
+def test_an_implausible_day_is_refused(kanzlei: Kanzlei, feld: str, wert: str) -> None:
+    body = {"bezeichnung": "Notfrist", "datum": "2027-01-11", "ist_notfrist": True, feld: wert}
+    response = post(kanzlei.client("anwalt"), f"/api/v1/akten/{kanzlei.akten['A'].pk}/fristen", body)
+    assert response.status_code == 422 and "1900 und 2100" in response.json()["detail"]
+
+
+def test_paging_loses_nothing_behind_many_invisible_saves(kanzlei: Kanzlei) -> None:
+    seit = timezone.now().isoformat()
+    a, b = kanzlei.akten["A"], kanzlei.akten["B"]
+    for nr in range(56):  # Helena's summary, refreshed: no change another system follows
+        a.summary = f"Stand {nr}"
+        a.save()
+    admin = kanzlei.client("admin")
+    assert patch(admin, f"/api/v1/akten/{a.pk}", {"wegen": "REAL"}).status_code == 200
+    for nr in range(10):
+        post(admin, f"/api/v1/akten/{b.pk}/notizen", {"inhalt": f"Notiz {nr}"})
+    for limit in (1, 5, 500):
+        gesehen: list[dict] = []
+        start = seit
+        for _ in range(40):
+            seite = admin.get("/api/v1/aenderungen", {"seit": start, "limit": limit})
+            gesehen += seite.json()
+            if seite.headers["X-Weitere"] == "false":
+                break
+            start = seite.json()[-1]["wann"]
+        assert len({r["schluessel"] for r in gesehen}) == len(gesehen) == 11, limit
+        assert [r["felder"] for r in gesehen if r["typ"] == "akte"] == [["wegen"]]
+
+
+def test_an_approved_draft_shows_in_the_feed_as_such(kanzlei: Kanzlei) -> None:
+    from drafts.services import approve_draft, create_draft
+
+    seit = timezone.now().isoformat()
+    a = kanzlei.akten["A"]
+    draft = create_draft(
+        user=kanzlei.users["anwalt"],
+        kind="zeiterfassung",
+        akte_id=a.pk,
+        tool="create_draft_zeiterfassung",
+        fields={
+            "datum": "2026-11-27",
+            "dauer_minuten": 20,
+            "taetigkeit": "Akte gelesen",
+            "abrechenbar": True,
+        },
+    )
+    approve_draft(user=kanzlei.users["anwalt"], draft=draft)
+    rows = kanzlei.client("anwalt").get("/api/v1/aenderungen", {"seit": seit}).json()
+    zeit = next(r for r in rows if r["typ"] == "zeiterfassung")
+    assert zeit["was"] == "angelegt" and zeit["grund"] == "Entwurf von Helena freigegeben"
