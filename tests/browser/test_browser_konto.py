@@ -97,18 +97,31 @@ def test_hinweis_settings_and_the_password(kanzlei: Kanzlei, new_context) -> Non
     page = new_context().new_page()
     login(page, kanzlei.users["sachbearbeiter"], "/konto/")
 
-    expect(page.get_by_label("Frist endet heute")).to_be_disabled()
-    expect(page.get_by_label("Frist endet heute")).to_be_checked()
+    hinweise = page.locator("#hinweise")
+    expect(hinweise.get_by_label("Frist endet heute")).to_be_disabled()
+    expect(hinweise.get_by_label("Frist endet heute")).to_be_checked()
     expect(page.get_by_text("bleiben immer an, weil eine versäumte Frist")).to_be_visible()
-    page.get_by_label("Vorfrist erreicht").uncheck()
+    hinweise.get_by_label("Vorfrist erreicht").uncheck()
     page.get_by_label("Neue Hinweise kurz unten auf der Seite einblenden").uncheck()
-    page.get_by_role("button", name="Einstellungen speichern").click()
+    page.get_by_role("button", name="Einstellungen speichern", exact=True).click()
     expect(page.locator(".messages")).to_contain_text("Deine Einstellungen für Hinweise sind gespeichert.")
-    expect(page.get_by_label("Vorfrist erreicht")).not_to_be_checked()
-    expect(page.get_by_label("Frist endet in den nächsten drei Werktagen")).to_be_checked()
+    expect(hinweise.get_by_label("Vorfrist erreicht")).not_to_be_checked()
+    expect(hinweise.get_by_label("Frist endet in den nächsten drei Werktagen")).to_be_checked()
     expect(page.locator("#glocke-meldungen")).to_have_attribute("data-kurzmeldungen", "aus")
     settings = HinweisEinstellung.objects.get(user=kanzlei.users["sachbearbeiter"])
     assert settings.ausgeblendet == ["vorfrist"] and not settings.kurzmeldungen
+
+    # by e-mail: the critical kinds cannot be switched off, an optional one can
+    mail = page.locator("#mail")
+    expect(mail.get_by_label("Notfrist endet heute")).to_be_disabled()
+    expect(mail.get_by_label("Notfrist endet heute")).to_be_checked()
+    mail.get_by_label("Helena hat einen Auftrag erledigt").uncheck()
+    mail.get_by_role("button", name="E-Mail-Einstellungen speichern").click()
+    expect(page.locator(".messages")).to_contain_text("Deine Einstellungen für E-Mails sind gespeichert.")
+    expect(page.locator("#mail").get_by_label("Helena hat einen Auftrag erledigt")).not_to_be_checked()
+    settings.refresh_from_db()
+    assert settings.mail_aus == ["aufgabe"]
+    shot(page, "mail")
     shot(page, "hinweise")
 
     page.get_by_role("link", name="Passwort ändern").click()
