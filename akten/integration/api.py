@@ -38,10 +38,12 @@ from akten.integration.schemas import (
     ZeitIn,
     ZeitOut,
     json_antwort,
+    notiz_out,
+    zeit_out,
 )
 from akten.models import Akte, Beteiligter, Frist, Notiz, Zeiterfassung
-from akten.schemas import AkteOut, BeteiligterOut, FristOut, akte_out, beteiligter_out, frist_out, person_out
-from akten.selectors import get_akte
+from akten.schemas import AkteOut, BeteiligterOut, FristOut, akte_out, beteiligter_out, frist_out
+from akten.selectors import get_akte, notizen_for, zeiterfassung_for
 from config.errors import NotFound, errors, invalid
 
 TAGS = ["Kanzlei: Schreiben"]
@@ -166,10 +168,7 @@ def notiz_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payloa
     def erzeugen() -> tuple[int, dict]:
         notiz = notiz_anlegen(user=request.auth, akte_id=akte_id, titel=payload.titel, inhalt=payload.inhalt,
                               extern_id=payload.extern_id)
-        return 201, json_antwort(NotizOut, {
-            "id": str(notiz.pk), "akte_id": str(notiz.akte_id), "titel": notiz.titel, "inhalt": notiz.inhalt,
-            "verfasst_von": person_out(notiz.verfasst_von), "angelegt_am": notiz.angelegt_am,
-            "extern_id": notiz.extern_id})
+        return 201, json_antwort(NotizOut, notiz_out(notiz))
     return _antwort(request, response, idempotency_key, erzeugen,
                     _noch_erlaubt(request, "notiz", Notiz, akte_id))
 
@@ -180,13 +179,22 @@ def zeit_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payload
              idempotency_key: str | None = IDEMPOTENCY) -> Status:
     def erzeugen() -> tuple[int, dict]:
         zeit = zeit_erfassen(user=request.auth, akte_id=akte_id, daten=payload.model_dump(exclude_none=True))
-        return 201, json_antwort(ZeitOut, {
-            "id": str(zeit.pk), "akte_id": str(zeit.akte_id), "datum": zeit.datum,
-            "dauer_minuten": zeit.dauer_minuten, "taetigkeit": zeit.taetigkeit,
-            "abrechenbar": zeit.abrechenbar,
-            "user": person_out(zeit.user), "angelegt_am": zeit.angelegt_am, "extern_id": zeit.extern_id})
+        return 201, json_antwort(ZeitOut, zeit_out(zeit))
     return _antwort(request, response, idempotency_key, erzeugen,
                     _noch_erlaubt(request, "zeiterfassung", Zeiterfassung, akte_id))
+
+
+@router.get("/akten/{akte_id}/notizen", tags=TAGS, response={200: list[NotizOut], **errors(404)},
+            summary="Notizen einer Akte, neueste zuerst")
+def notizen_list(request: HttpRequest, akte_id: str) -> list[dict]:
+    return [notiz_out(n) for n in notizen_for(user=request.auth, akte_id=akte_id)
+            .select_related("verfasst_von")[:2000]]
+
+
+@router.get("/akten/{akte_id}/zeiten", tags=TAGS, response={200: list[ZeitOut], **errors(404)},
+            summary="Zeiterfassung einer Akte, neueste zuerst")
+def zeiten_list(request: HttpRequest, akte_id: str) -> list[dict]:
+    return [zeit_out(z) for z in zeiterfassung_for(user=request.auth, akte_id=akte_id)[:5000]]
 
 
 class AenderungenFilter(Schema):

@@ -11,7 +11,7 @@ from pydantic import AfterValidator, ConfigDict
 
 from akten.models import Akte, Beteiligter, Bundesland, Frist
 from akten.models.integration import EXTERN_ID_MAX
-from akten.schemas import Datum, OptDatum, PersonOut
+from akten.schemas import Datum, OptDatum, PersonOut, person_out
 from config.errors import BETRAG_PATTERN, NOT_BLANK
 
 KeinBundesland = Literal[""]
@@ -139,6 +139,19 @@ class ZeitOut(Schema):
     user: PersonOut | None
     angelegt_am: datetime
     extern_id: str
+
+
+def notiz_out(notiz: Any) -> dict[str, Any]:
+    return {"id": str(notiz.pk), "akte_id": str(notiz.akte_id) if notiz.akte_id else None,
+            "titel": notiz.titel, "inhalt": notiz.inhalt, "verfasst_von": person_out(notiz.verfasst_von),
+            "angelegt_am": notiz.angelegt_am, "extern_id": notiz.extern_id}
+
+
+def zeit_out(zeit: Any) -> dict[str, Any]:
+    return {"id": str(zeit.pk), "akte_id": str(zeit.akte_id), "datum": zeit.datum,
+            "dauer_minuten": zeit.dauer_minuten, "taetigkeit": zeit.taetigkeit,
+            "abrechenbar": zeit.abrechenbar, "user": person_out(zeit.user), "angelegt_am": zeit.angelegt_am,
+            "extern_id": zeit.extern_id}
 
 
 class AenderungOut(Schema):

@@ -586,3 +586,19 @@ def test_an_approved_draft_shows_in_the_feed_as_such(kanzlei: Kanzlei) -> None:
     rows = kanzlei.client("anwalt").get("/api/v1/aenderungen", {"seit": seit}).json()
     zeit = next(r for r in rows if r["typ"] == "zeiterfassung")
     assert zeit["was"] == "angelegt" and zeit["grund"] == "Entwurf von Helena freigegeben"
+
+
+def test_what_the_feed_announces_can_be_read(kanzlei: Kanzlei) -> None:
+    a = kanzlei.akten["A"]
+    anwalt = kanzlei.client("anwalt")
+    zeit = post(
+        anwalt,
+        f"/api/v1/akten/{a.pk}/zeiten",
+        {"dauer_minuten": 15, "taetigkeit": "Telefonat", "extern_id": "Z-1"},
+    )
+    notiz = post(anwalt, f"/api/v1/akten/{a.pk}/notizen", {"inhalt": "Rückruf erbeten"})
+    assert [z["extern_id"] for z in anwalt.get(f"/api/v1/akten/{a.pk}/zeiten").json()] == ["Z-1"]
+    assert anwalt.get(f"/api/v1/akten/{a.pk}/zeiten").json()[0]["id"] == zeit.json()["id"]
+    assert notiz.json()["id"] in [n["id"] for n in anwalt.get(f"/api/v1/akten/{a.pk}/notizen").json()]
+    for pfad in ("zeiten", "notizen"):
+        assert kanzlei.client("sekretariat").get(f"/api/v1/akten/{a.pk}/{pfad}").status_code == 404
