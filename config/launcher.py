@@ -214,6 +214,20 @@ def test(services: Services, pytest_args: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "pytest", *pytest_args], env=services.env, cwd=BASE_DIR)
 
 
+def restore(services: Services, args: list[str]) -> int:
+    """`manage.py wiederherstellen ARCHIV` into the server `make run` uses, before its first start (no
+    migrate, no demo data: the database must be empty). Unless the firm sets its own SECRET_KEY, the
+    backup's key goes to var/secret_key, where `make run` takes it from."""
+    env = services.env
+    services.ensure_postgres()
+    if not env.get("SECRET_KEY"):
+        env["SECRET_KEY"] = secrets.token_urlsafe(50)  # for this command only; the backup's replaces it
+        if "--schluessel-datei" not in args:
+            args = [*args, "--schluessel-datei", str(VAR_DIR / "secret_key")]
+    return subprocess.call([sys.executable, str(BASE_DIR / "manage.py"), "wiederherstellen", *args],
+                           env=env, cwd=BASE_DIR)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -223,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("test", help="die Test-Suite ausführen (weitere Argumente gehen an pytest)")
     sub.add_parser("services", help="nur die eingebetteten Server starten und URLs ausgeben")
     sub.add_parser("exec", help="einen Befehl mit laufenden Servern ausführen, z. B. einen Benchmark")
+    sub.add_parser("wiederherstellen", help="eine Sicherung in die (leere) Datenbank von `make run` "
+                   "einspielen, "
+                   "vor dem ersten Start (Argumente wie manage.py wiederherstellen)")
     args, rest = parser.parse_known_args(argv)
 
     services = Services()
@@ -238,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
             return run(services, host=args.host, port=args.port)
         if args.command == "test":
             return test(services, rest)
+        if args.command == "wiederherstellen":
+            return restore(services, rest)
         if args.command == "exec":
             services.env.setdefault("DEBUG", "true")
             services.ensure_postgres()
