@@ -56,12 +56,13 @@ def media_files(*, exclude: Path) -> list[tuple[str, Path]]:
     if not root.is_dir():
         return []
     exclude = exclude.resolve()
+    inside = exclude.is_relative_to(root.resolve())
     found = []
     for folder, dirs, files in os.walk(root):
         dirs.sort()
         for name in sorted(files):
             path = Path(folder) / name
-            if path.is_symlink() or not path.is_file() or path.resolve().is_relative_to(exclude):
+            if path.is_symlink() or not path.is_file() or (inside and path.resolve().is_relative_to(exclude)):
                 continue
             found.append((path.relative_to(root).as_posix(), path))
     return found

@@ -1,0 +1,215 @@
+"""`manage.py sichern` and `manage.py wiederherstellen`, as an operator runs them: real pg_dump and
+pg_restore against the test database's server (the machine's PostgreSQL, or the embedded one in the
+second round of `make test`), the demo Kanzlei with uploaded files backed up and restored into a new
+empty database, every table and file compared."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from io import BytesIO
+from pathlib import Path
+
+import psycopg
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from psycopg import sql
+
+from akten.dokumente.services import upload_dokument
+from akten.models import Akte, User
+from config.backup import postgres
+from config.backup.errors import SicherungFehler
+from tests.conftest import database_url
+from tests.dateien import text_pdf
+
+BASE_DIR = Path(__file__).resolve().parents[2]
+PASSPHRASE = "Kanzlei-Sicherung 2026!"
+pytestmark = pytest.mark.slow
+
+
+def _admin(dbname: str) -> dict:
+    db = settings.DATABASES["default"]
+    return {"host": db["HOST"] or "127.0.0.1", "port": db["PORT"] or 5432, "user": db["USER"],
+            "password": db["PASSWORD"] or None, "dbname": dbname, "autocommit": True}
+
+
+def manage(*args: str, db: str | None = None, media: Path | None = None,
+           **env: str) -> subprocess.CompletedProcess:
+    """`python manage.py …` in its own process, as from a shell or cron, on database `db` (default: the
+    test database) with uploads in `media` (default: this test's)."""
+    environ = {k: v for k, v in os.environ.items() if k != "HELENA_SICHERUNG_PASSPHRASE"}
+    environ.update(DATABASE_URL=database_url(db), MEDIA_ROOT=str(media or settings.MEDIA_ROOT), DEBUG="true",
+                   **env)
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=BASE_DIR, env=environ,
+                          capture_output=True, text=True, timeout=300)
+
+
+def counts(dbname: str) -> dict[str, int]:
+    with psycopg.connect(**_admin(dbname)) as conn:
+        return postgres.row_counts(conn)
+
+
+def rows(dbname: str, query: str) -> list[tuple]:
+    with psycopg.connect(**_admin(dbname)) as conn:
+        return conn.execute(query).fetchall()
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(autouse=True)
+def _eigene_medien(settings, tmp_path: Path) -> None:
+    """Uploads of this test only, so that the files compared are exactly those it made."""
+    settings.MEDIA_ROOT = tmp_path / "quelle-medien"
+
+
+@pytest.fixture
+def ziel_db() -> str:
+    """A new, empty database beside the test database, dropped afterwards."""
+    name = settings.DATABASES["default"]["NAME"] + "_ziel"
+    with psycopg.connect(**_admin("postgres")) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    yield name
+    with psycopg.connect(**_admin("postgres")) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def kanzlei_mit_dateien(transactional_db) -> dict[str, bytes]:
+    """The demo Kanzlei, committed, with three uploaded files (their bytes by path under MEDIA_ROOT)."""
+    call_command("seed_demo", password="pw-sicherung", verbosity=0)
+    anwalt = User.objects.get(username="anwalt")
+    akte = Akte.objects.filter(anwalt=anwalt).order_by("id").first()
+    uploads = [("Klageschrift.pdf", text_pdf(["Klageschrift Seite eins", "Seite zwei"])),
+               ("Notiz.txt", "Vermerk über das Telefonat mit der Mandantin – Umlaute: äöüß".encode()),
+               ("Anlage K1.txt", os.urandom(64).hex().encode())]
+    for name, data in uploads:
+        upload_dokument(user=anwalt, akte_id=akte.id, datei=BytesIO(data), name=name, groesse=len(data))
+    stored = files(Path(settings.MEDIA_ROOT))
+    assert sorted(stored.values()) == sorted(data for _, data in uploads)
+    return stored
+
+
+AKTEN = ("SELECT aktenzeichen, kurzrubrum, wegen, rechtsgebiet, gegenstandswert::text, bundesland, "
+         "angelegt_am::text FROM akten_akte ORDER BY aktenzeichen")
+FRISTEN = ("SELECT a.aktenzeichen, f.bezeichnung, f.datum::text, f.erledigt, f.typ FROM akten_frist f "
+           "JOIN akten_akte a ON a.id = f.akte_id ORDER BY 1, 2, 3")
+BETEILIGTE = "SELECT name, rolle, akte_id FROM akten_beteiligter ORDER BY akte_id, name"
+
+
+def test_backup_and_restore_into_a_new_database(kanzlei_mit_dateien, ziel_db: str, tmp_path: Path) -> None:
+    quelle = settings.DATABASES["default"]["NAME"]
+    ordner = tmp_path / "sicherungen"
+    ordner.mkdir()
+    done = manage("sichern", str(ordner))
+    assert done.returncode == 0, done.stderr
+    [archiv] = list(ordner.iterdir())
+    assert archiv.name.startswith("helena-sicherung-") and archiv.suffix == ".tar"
+    assert stat.S_IMODE(archiv.stat().st_mode) == 0o600  # the firm's whole data: its owner only
+    assert "Sicherung geschrieben" in done.stdout and "3 Dateien" in done.stdout
+
+    medien, schluessel = tmp_path / "medien", tmp_path / "var" / "secret_key"
+    schluessel.parent.mkdir()
+    done = manage("wiederherstellen", str(archiv), "--schluessel-datei", str(schluessel), db=ziel_db,
+                  media=medien)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Zeilenzahl jeder Tabelle wie gesichert" in done.stdout
+
+    gesichert = counts(quelle)
+    assert counts(ziel_db) == gesichert  # every table, every row
+    assert gesichert["public.akten_akte"] >= 6 and gesichert["public.akten_frist"] > 0
+    for query in (AKTEN, FRISTEN, BETEILIGTE):
+        assert rows(ziel_db, query) == rows(quelle, query)
+    assert files(medien) == kanzlei_mit_dateien  # byte for byte, under the same names
+    assert schluessel.read_text() == settings.SECRET_KEY
+    assert stat.S_IMODE(schluessel.stat().st_mode) == 0o600
+    # the restored database is this release's schema: nothing left to migrate, and it can be read
+    assert manage("migrate", "--check", db=ziel_db, media=medien).returncode == 0
+    zaehlen = "from akten.models import Akte; print(Akte.objects.count())"
+    lesen = manage("shell", "--no-imports", "-c", zaehlen, db=ziel_db)
+    assert lesen.stdout.strip() == str(gesichert["public.akten_akte"])
+
+    # a second restore into the now filled database is refused and changes nothing
+    again = manage("wiederherstellen", str(archiv), db=ziel_db, media=medien)
+    assert again.returncode == 2
+    assert "ist nicht leer" in again.stderr and "createdb" in again.stderr
+    assert counts(ziel_db) == gesichert
+
+
+def test_encrypted_backup_wrong_and_missing_passphrase(kanzlei_mit_dateien, ziel_db: str,
+                                                       tmp_path: Path) -> None:
+    archiv = tmp_path / "nacht.tar.enc"
+    done = manage("sichern", str(archiv), HELENA_SICHERUNG_PASSPHRASE=PASSPHRASE)
+    assert done.returncode == 0, done.stderr
+    assert "verschlüsselt" in done.stdout
+    inhalt = archiv.read_bytes()
+    assert b"PGDMP" not in inhalt and b"akten_akte" not in inhalt and b"Telefonat" not in inhalt
+    assert stat.S_IMODE(archiv.stat().st_mode) == 0o600
+
+    medien = tmp_path / "medien"
+    falsch = tmp_path / "falsch.txt"
+    falsch.write_text("Kanzlei-Sicherung 2025!\n")
+    for args, meldung in (([], "die Passphrase fehlt"),
+                          (["--passphrase-datei", str(falsch)], "Die Passphrase ist falsch")):
+        refused = manage("wiederherstellen", str(archiv), *args, db=ziel_db, media=medien)
+        assert refused.returncode == 2 and meldung in refused.stderr, refused.stderr
+        assert counts(ziel_db) == {} and not medien.exists()  # nothing changed
+
+    richtig = tmp_path / "passphrase.txt"
+    richtig.write_text(PASSPHRASE + "\n")
+    done = manage("wiederherstellen", str(archiv), "--passphrase-datei", str(richtig), db=ziel_db,
+                  media=medien)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert counts(ziel_db) == counts(settings.DATABASES["default"]["NAME"])
+    assert files(medien) == kanzlei_mit_dateien
+
+
+def test_short_passphrase_refused(db, tmp_path: Path) -> None:
+    done = manage("sichern", str(tmp_path / "x.tar.enc"), HELENA_SICHERUNG_PASSPHRASE="kurz")
+    assert done.returncode == 1 and "mindestens 12 Zeichen" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_damaged_archive_changes_nothing(kanzlei_mit_dateien, ziel_db: str, tmp_path: Path) -> None:
+    archiv = tmp_path / "sicherung.tar"
+    assert manage("sichern", str(archiv)).returncode == 0
+    inhalt = bytearray(archiv.read_bytes())
+    beschaedigt, abgeschnitten = tmp_path / "beschaedigt.tar", tmp_path / "abgeschnitten.tar"
+    inhalt[len(inhalt) // 3] ^= 0x01  # one bit inside the database dump
+    beschaedigt.write_bytes(inhalt)
+    abgeschnitten.write_bytes(archiv.read_bytes()[: len(inhalt) // 2])
+    medien = tmp_path / "medien"
+    for kaputt in (beschaedigt, abgeschnitten):
+        refused = manage("wiederherstellen", str(kaputt), db=ziel_db, media=medien)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert "beschädigt" in refused.stderr and "nichts verändert" in refused.stderr
+        assert counts(ziel_db) == {} and not medien.exists()
+
+
+def test_retention_keeps_the_newest(db, tmp_path: Path) -> None:
+    ordner = tmp_path / "sicherungen"
+    ordner.mkdir()
+    alte = ["helena-sicherung-2026-01-01-023000.tar", "helena-sicherung-2026-01-02-023000.tar.enc",
+            "helena-sicherung-2026-01-03-023000.tar"]
+    for name in [*alte, "notizen.txt"]:
+        (ordner / name).write_text("alt")
+    done = manage("sichern", str(ordner), "--behalten", "2")
+    assert done.returncode == 0, done.stderr
+    names = sorted(p.name for p in ordner.iterdir())
+    assert len(names) == 3 and "notizen.txt" in names  # the new one, the newest old one, the stranger
+    assert alte[2] in names and alte[0] not in names and alte[1] not in names
+    assert "entfernt" in done.stdout
+
+
+def test_pg_dump_fits_the_server(db) -> None:
+    target = postgres.default_target()
+    major = postgres.server_major(target)
+    tool = postgres.find_tool("pg_dump", minimum=major)
+    assert tool.major >= major
+    with pytest.raises(SicherungFehler, match="Kein pg_restore für PostgreSQL 99 gefunden"):
+        postgres.find_tool("pg_restore", minimum=99)
