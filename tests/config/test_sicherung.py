@@ -213,3 +213,37 @@ def test_pg_dump_fits_the_server(db) -> None:
     assert tool.major >= major
     with pytest.raises(SicherungFehler, match="Kein pg_restore für PostgreSQL 99 gefunden"):
         postgres.find_tool("pg_restore", minimum=99)
+
+
+def _umgeschrieben(archiv: Path, ziel: Path, aendern) -> Path:
+    """The archive with its manifest changed by `aendern`, checksums made to fit: what a backup of
+    another release or server would look like."""
+    from config.backup.archive import MANIFEST, MANIFEST_SUM, Writer, extract
+
+    ordner = ziel.parent / "ausgepackt"
+    ordner.mkdir()
+    manifest = extract(archiv, ordner, secret=None)
+    aendern(manifest)
+    with open(ziel, "wb") as out:
+        writer = Writer(out, secret=None)
+        for path in sorted(p for p in ordner.rglob("*") if p.is_file()):
+            name = path.relative_to(ordner).as_posix()
+            if name not in (MANIFEST, MANIFEST_SUM):
+                writer.add_file(name, path)
+        writer.finish(manifest)
+    return ziel
+
+
+def test_backup_of_a_newer_release_or_server_is_refused(db, ziel_db: str, tmp_path: Path) -> None:
+    archiv = tmp_path / "heute.tar"
+    assert manage("sichern", str(archiv)).returncode == 0
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    zukunft = _umgeschrieben(archiv, tmp_path / "a" / "zukunft.tar",
+                             lambda m: m["migrationen"]["akten"].append("9999_aus_der_zukunft"))
+    server = _umgeschrieben(archiv, tmp_path / "b" / "server.tar",
+                            lambda m: m["postgresql"].update(server_major=99))
+    for kaputt, meldung in ((zukunft, "neueren Helena-Version"), (server, "PostgreSQL 99")):
+        refused = manage("wiederherstellen", str(kaputt), db=ziel_db, media=tmp_path / "medien")
+        assert refused.returncode == 2 and meldung in refused.stderr, refused.stderr
+        assert counts(ziel_db) == {}

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -22,6 +23,21 @@ from tests.conftest import database_url
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
+
+
+# What a lawyer of the firm sees of the old data after the upgrade (tests/config/upgrade_schritte.py).
+ERWARTET = {
+    "akten": ["77/25"],
+    "akte": ["Weber ./. Baumarkt Nord GmbH", "Gewährleistung", "kaufrecht", "HH", "8450.00",
+             ["alt", "Gewähr"]],
+    "mandanten": ["Petra Weber"], "gegner": ["Baumarkt Nord GmbH"],
+    "naechste_frist": ["Klageerwiderung", True],
+    "fristen_alle": ["Klageerwiderung", "Mängelanzeige"],
+    "praktikant_sieht": False,  # the Akte's scoping survived the upgrade
+    "gespraeche": ["Nacherfüllung oder Rücktritt?"],
+    "nachrichten": ["Welche Frist gilt für die Nacherfüllung?", "Eine angemessene Frist, § 323 BGB."],
+    "anmeldung": True,
+}
 
 
 def _admin() -> dict:
@@ -38,15 +54,24 @@ def _run(*args: str, db: str) -> subprocess.CompletedProcess:
     return done
 
 
-@pytest.fixture
-def alte_db() -> str:
-    name = settings.DATABASES["default"]["NAME"] + "_upgrade"
+def _leere_db(suffix: str) -> Iterator[str]:
+    name = settings.DATABASES["default"]["NAME"] + suffix
     with psycopg.connect(**_admin()) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     yield name
     with psycopg.connect(**_admin()) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def alte_db() -> Iterator[str]:
+    yield from _leere_db("_upgrade")
+
+
+@pytest.fixture
+def neue_db() -> Iterator[str]:
+    yield from _leere_db("_upgrade_neu")
 
 
 def test_previous_release_is_named_completely() -> None:
@@ -69,27 +94,30 @@ def test_previous_release_is_named_completely() -> None:
         assert vorige[app] == newest.removesuffix(".py"), app
 
 
-def test_database_of_the_previous_release_migrates_with_its_data(alte_db: str) -> None:
+def test_database_of_the_previous_release_migrates_with_its_data(alte_db: str, neue_db: str,
+                                                                 tmp_path: Path) -> None:
     alt = _run("-m", "tests.config.upgrade_schritte", "alt", db=alte_db)
     ids = json.loads(alt.stdout.strip().splitlines()[-1])
     with psycopg.connect(**{**_admin(), "dbname": alte_db}) as conn:
         stand = dict(conn.execute("SELECT app, max(name) FROM django_migrations GROUP BY app").fetchall())
     assert stand == dict(vorige_migrationen())  # exactly the previous release, nothing newer
+    # a backup the previous release's database gives, for the restore below
+    archiv = tmp_path / "vorige.tar"
+    _run("manage.py", "sichern", str(archiv), db=alte_db)
 
     _run("manage.py", "migrate", "--noinput", db=alte_db)  # the upgrade itself
     _run("manage.py", "migrate", "--check", db=alte_db)  # nothing left to apply
-
     gesehen = json.loads(_run("-m", "tests.config.upgrade_schritte", "neu", json.dumps(ids),
                               db=alte_db).stdout.strip().splitlines()[-1])
-    assert gesehen == {
-        "akten": ["77/25"],
-        "akte": ["Weber ./. Baumarkt Nord GmbH", "Gewährleistung", "kaufrecht", "HH", "8450.00",
-                 ["alt", "Gewähr"]],
-        "mandanten": ["Petra Weber"], "gegner": ["Baumarkt Nord GmbH"],
-        "naechste_frist": ["Klageerwiderung", True],
-        "fristen_alle": ["Klageerwiderung", "Mängelanzeige"],
-        "praktikant_sieht": False,  # the Akte's scoping survived the upgrade
-        "gespraeche": ["Nacherfüllung oder Rücktritt?"],
-        "nachrichten": ["Welche Frist gilt für die Nacherfüllung?", "Eine angemessene Frist, § 323 BGB."],
-        "anmeldung": True,
-    }
+    assert gesehen == ERWARTET
+
+    # the same from the backup: restored into an empty database, migrated by the restore itself
+    done = _run("manage.py", "wiederherstellen", str(archiv), db=neue_db)
+    heute = set(MigrationLoader(None, ignore_no_migrations=True).graph.leaf_nodes())
+    neuer = heute != set(vorige_migrationen())
+    assert ("migriert auf diese Version" in done.stdout) == neuer, done.stdout
+    _run("manage.py", "migrate", "--check", db=neue_db)
+    gesehen = json.loads(_run("-m", "tests.config.upgrade_schritte", "neu", json.dumps(ids),
+                              db=neue_db).stdout.strip().splitlines()[-1])
+    assert gesehen == ERWARTET
+
