@@ -34,15 +34,16 @@ NAME = re.compile(r"^helena-sicherung-\d{4}-\d{2}-\d{2}-\d{6}\.tar(\.enc)?$")
 _BLOCK = 1 << 20
 
 
-def archive_path(ziel: Path, *, encrypted: bool, now: datetime) -> Path:
-    """ZIEL as a directory (an existing one, or one written with a trailing slash): a dated name in
-    it; else ZIEL is the file itself."""
-    if ziel.is_dir() or str(ziel).endswith(os.sep):
-        ziel.mkdir(parents=True, exist_ok=True)
-        return ziel / f"helena-sicherung-{now:%Y-%m-%d-%H%M%S}.tar{'.enc' if encrypted else ''}"
-    if not ziel.parent.is_dir():
-        raise SicherungFehler(f"Den Ordner {ziel.parent} gibt es nicht.")
-    return ziel
+def archive_path(ziel: str, *, encrypted: bool, now: datetime) -> tuple[Path, bool]:
+    """ZIEL as a directory (an existing one, or one written with a trailing slash, then created): a
+    dated name in it; else ZIEL is the file itself. The path, and whether ZIEL is a directory."""
+    folder = Path(ziel)
+    if folder.is_dir() or ziel.endswith(("/", os.sep)):
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"helena-sicherung-{now:%Y-%m-%d-%H%M%S}.tar{'.enc' if encrypted else ''}", True
+    if not folder.parent.is_dir():
+        raise SicherungFehler(f"Den Ordner {folder.parent} gibt es nicht.")
+    return folder, False
 
 
 def prune(folder: Path, *, keep: int) -> list[Path]:

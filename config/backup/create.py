@@ -76,13 +76,13 @@ def _dump(target: postgres.Target, tool: postgres.Tool, *, snapshot: str, out: P
         raise SicherungFehler(f"pg_dump ({tool.path}) ist fehlgeschlagen: {done.stderr.strip()[-800:]}")
 
 
-def sichern(*, ziel: Path, passphrase: str | None, behalten: int | None = None) -> Sicherung:
+def sichern(*, ziel: str, passphrase: str | None, behalten: int | None = None) -> Sicherung:
     """Write the archive (0600, under its name only when complete); with `behalten`, delete all but
     that many dated archives in the folder afterwards."""
     started = time.monotonic()
     now = timezone.localtime()
-    path = archive_path(ziel, encrypted=bool(passphrase), now=now)
-    if behalten is not None and path.parent != ziel:
+    path, is_folder = archive_path(ziel, encrypted=bool(passphrase), now=now)
+    if behalten is not None and not is_folder:
         raise SicherungFehler("--behalten geht nur, wenn ZIEL ein Ordner ist.")
     target = postgres.default_target()
     major = postgres.server_major(target)

@@ -105,8 +105,7 @@ BETEILIGTE = "SELECT name, rolle, akte_id FROM akten_beteiligter ORDER BY akte_i
 def test_backup_and_restore_into_a_new_database(kanzlei_mit_dateien, ziel_db: str, tmp_path: Path) -> None:
     quelle = settings.DATABASES["default"]["NAME"]
     ordner = tmp_path / "sicherungen"
-    ordner.mkdir()
-    done = manage("sichern", str(ordner))
+    done = manage("sichern", f"{ordner}/")  # a folder, made for it: the trailing slash says so
     assert done.returncode == 0, done.stderr
     [archiv] = list(ordner.iterdir())
     assert archiv.name.startswith("helena-sicherung-") and archiv.suffix == ".tar"
@@ -169,10 +168,12 @@ def test_encrypted_backup_wrong_and_missing_passphrase(kanzlei_mit_dateien, ziel
     assert files(medien) == kanzlei_mit_dateien
 
 
-def test_short_passphrase_refused(db, tmp_path: Path) -> None:
+def test_short_passphrase_and_retention_of_a_file_refused(db, tmp_path: Path) -> None:
     done = manage("sichern", str(tmp_path / "x.tar.enc"), HELENA_SICHERUNG_PASSPHRASE="kurz")
     assert done.returncode == 1 and "mindestens 12 Zeichen" in done.stderr
-    assert list(tmp_path.iterdir()) == []
+    done = manage("sichern", str(tmp_path / "x.tar"), "--behalten", "3")
+    assert done.returncode == 1 and "nur, wenn ZIEL ein Ordner ist" in done.stderr
+    assert not [p for p in tmp_path.iterdir() if "x.tar" in p.name]  # nothing written, not even a part
 
 
 def test_damaged_archive_changes_nothing(kanzlei_mit_dateien, ziel_db: str, tmp_path: Path) -> None:
@@ -247,3 +248,26 @@ def test_backup_of_a_newer_release_or_server_is_refused(db, ziel_db: str, tmp_pa
         refused = manage("wiederherstellen", str(kaputt), db=ziel_db, media=tmp_path / "medien")
         assert refused.returncode == 2 and meldung in refused.stderr, refused.stderr
         assert counts(ziel_db) == {}
+
+
+def test_restore_into_a_fresh_make_run_checkout(kanzlei_mit_dateien, tmp_path: Path) -> None:
+    """docs/betrieb.md: before the first `make run`, the launcher restores into its embedded
+    PostgreSQL and leaves the backup's key where `make run` reads it."""
+    archiv = tmp_path / "sicherung.tar"
+    assert manage("sichern", str(archiv)).returncode == 0
+    var, medien = tmp_path / "var", tmp_path / "medien"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SECRET_KEY", "DEBUG")}
+    env.update(HELENA_VAR_DIR=str(var), MEDIA_ROOT=str(medien))
+    launcher = [sys.executable, "-m", "config.launcher"]
+    done = subprocess.run([*launcher, "wiederherstellen", str(archiv)], cwd=BASE_DIR, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "eingebetteten Server" in done.stdout and "Zeilenzahl jeder Tabelle wie gesichert" in done.stdout
+    assert (var / "secret_key").read_text() == settings.SECRET_KEY
+    assert files(medien) == kanzlei_mit_dateien
+    zaehlen = "from akten.models import Akte; print('Akten:', Akte.objects.count())"
+    gelesen = subprocess.run([*launcher, "exec", "--", sys.executable, "manage.py", "shell", "--no-imports",
+                              "-c", zaehlen], cwd=BASE_DIR, env=env, capture_output=True, text=True,
+                             timeout=300)
+    akten = counts(settings.DATABASES["default"]["NAME"])["public.akten_akte"]
+    assert f"Akten: {akten}" in gelesen.stdout, gelesen.stdout + gelesen.stderr

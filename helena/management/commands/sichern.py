@@ -6,7 +6,6 @@ which knows no app at all."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -54,7 +53,7 @@ class Command(BaseCommand):
             secret = passphrase(options["passphrase_datei"])
             if secret is not None and len(secret) < MIN_LENGTH:
                 raise SicherungFehler(f"Die Passphrase ist zu kurz: mindestens {MIN_LENGTH} Zeichen.")
-            s = sichern(ziel=Path(options["ziel"]), passphrase=secret, behalten=behalten)
+            s = sichern(ziel=options["ziel"], passphrase=secret, behalten=behalten)
         except SicherungFehler as exc:
             raise CommandError(exc.message) from None
         art = "verschlüsselt" if s.verschluesselt else "unverschlüsselt – sicher aufbewahren"
