@@ -8,14 +8,16 @@ carries a key (Frist, occasion, Fristende, person), so a scan repeats nothing, a
 Fristende counts as new. Erledigte Fristen are not scanned.
 
 Recipients: the Frist's verantwortliche Person, the Akte's Anwalt and Sachbearbeitung — only
-those who may see the Akte; when none of them can, the admins. A Notfrist marked erledigt under
-the Vier-Augen-Prinzip gives, at that moment, a Hinweis to whoever may confirm it
-(bestaetigung_hinweise). (The Bundesland a Frist's holidays
+those who may see the Akte (an inactive person sees none); when none of them can, the admins, and
+that is exactly when the Frist also gets „niemand verantwortlich“ (one rule: verantwortliche()).
+A Notfrist marked erledigt under the Vier-Augen-Prinzip gives, at that moment, a Hinweis to whoever
+may confirm it (bestaetigung_hinweise). (The Bundesland a Frist's holidays
 come from is never missing: an Akte always has one, so there is no Hinweis for that.)
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -31,6 +33,7 @@ from akten.selectors import akten_for
 WERKTAGE = 3  # "Frist in den nächsten drei Werktagen"
 Art = Alert.Art
 Severity = Alert.Severity
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,8 +47,9 @@ def _was(frist: Frist) -> str:
     return f"{frist.get_typ_display()} „{frist.bezeichnung}“ (Akte {frist.akte.aktenzeichen})"
 
 
-def anlaesse(frist: Frist, heute: date) -> list[Anlass]:
-    """What is due for this open Frist today."""
+def anlaesse(frist: Frist, heute: date, *, jemand_verantwortlich: bool) -> list[Anlass]:
+    """What is due for this open Frist today; „niemand verantwortlich“ when verantwortliche() found
+    nobody (the scan asks it once per Frist)."""
     was, ende = _was(frist), format_datum(frist.datum)
     notfrist = " Es ist eine Notfrist." if frist.ist_notfrist else ""
     out: list[Anlass] = []
@@ -59,11 +63,12 @@ def anlaesse(frist: Frist, heute: date) -> list[Anlass]:
         out.append(Anlass(Art.BALD, Severity.WARNING, f"Bald fällig: {was} endet am {ende}.{notfrist}"))
     if frist.vorfrist and frist.vorfrist <= heute < frist.datum:
         out.append(Anlass(Art.VORFRIST, Severity.WARNING, f"Vorfrist erreicht: {was} endet am {ende}."))
-    akte = frist.akte
-    if frist.verantwortlich_id is None and akte.anwalt_id is None and akte.sachbearbeiter_id is None:
+    if not jemand_verantwortlich:
         out.append(Anlass(Art.NIEMAND, Severity.WARNING,
-                          f"Für {was} mit Ende am {ende} ist niemand verantwortlich eingetragen (weder bei "
-                          "der Frist noch als Anwalt oder Sachbearbeitung der Akte)."))
+                          f"Für {was} mit Ende am {ende} ist niemand verantwortlich, der die Akte sehen kann "
+                          "(bei der Frist und als Anwalt oder Sachbearbeitung der Akte ist niemand "
+                          "eingetragen, oder die Eingetragenen sind deaktiviert oder haben keinen Zugriff "
+                          "auf die Akte)."))
     return out
 
 
@@ -75,14 +80,20 @@ def _admins() -> list[User]:
     return list(User.objects.filter(Q(role=Role.ADMIN) | Q(is_superuser=True), is_active=True).order_by("pk"))
 
 
-def empfaenger(frist: Frist) -> list[User]:
-    """Who is told: the responsible people who may see the Akte, else the admins."""
+def verantwortliche(frist: Frist) -> list[User]:
+    """The responsible people who may see the Akte now (akten_for: active, with access); none means
+    „niemand verantwortlich“."""
     kandidaten = [frist.verantwortlich, frist.akte.anwalt, frist.akte.sachbearbeiter]
     seen: dict[int, User] = {}
     for user in kandidaten:
         if user is not None and user.pk not in seen and _sieht(user, frist.akte):
             seen[user.pk] = user
-    return list(seen.values()) or _admins()
+    return list(seen.values())
+
+
+def empfaenger(frist: Frist) -> list[User]:
+    """Who is told: the responsible people who may see the Akte, else the admins."""
+    return verantwortliche(frist) or _admins()
 
 
 @dataclass(frozen=True)
@@ -99,10 +110,11 @@ def scan_fristen(*, heute: date | None = None) -> ScanErgebnis:
                    .select_related("akte", "verantwortlich", "akte__anwalt", "akte__sachbearbeiter"))
     neue: list[Alert] = []
     for frist in fristen:
-        due = anlaesse(frist, heute)
+        wer = verantwortliche(frist)
+        due = anlaesse(frist, heute, jemand_verantwortlich=bool(wer))
         if not due:
             continue
-        for user in empfaenger(frist):
+        for user in wer or _admins():
             for anlass in due:
                 schluessel = f"frist:{frist.pk}:{anlass.art}:{frist.datum.isoformat()}:{user.pk}"
                 neue.append(Alert(akte=frist.akte, frist=frist, empfaenger=user, art=anlass.art,
@@ -138,7 +150,12 @@ def bestaetigung_hinweise(frist: Frist) -> int:
                "zählt erst als erledigt, wenn eine zweite Person bestätigt (Vier-Augen-Prinzip).")
     stempel = frist.erledigung_beantragt_am.strftime("%Y%m%dT%H%M%S")
     neue = 0
-    for user in bestaetiger(frist):
+    wer_darf = bestaetiger(frist)
+    if not wer_darf:  # no active admin besides the applicant: the Notfrist waits and nobody is told
+        log.warning("Vier-Augen: niemand kann die Erledigung von Frist %s (Akte %s) bestätigen – keine "
+                    "weitere Person mit Fristenrecht und keine andere aktive Verwaltung.", frist.pk,
+                    frist.akte.aktenzeichen)
+    for user in wer_darf:
         _, angelegt = Alert.objects.get_or_create(
             schluessel=f"frist:{frist.pk}:{Art.BESTAETIGUNG}:{stempel}:{user.pk}",
             defaults={"akte": frist.akte, "frist": frist, "empfaenger": user, "art": Art.BESTAETIGUNG,

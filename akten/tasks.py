@@ -52,13 +52,18 @@ def mail_senden_task(self, mail_id: int) -> str:
 
 
 def mails_verschicken(ids: list[int]) -> None:
-    """Each mail to the worker (HELENA_MAIL_VERSAND=task), or sent right here (inline: tests, a
-    server without worker; retries then follow at once)."""
+    """Each mail to the worker (HELENA_MAIL_VERSAND=task), or sent right here (inline: tests and a
+    shell only — it sends and retries in the caller, a request included). A broker error costs only
+    that mail's task (verlorene_mails queues it again), never the rest of the list."""
     for mail_id in dict.fromkeys(ids):
-        if settings.HELENA_MAIL_VERSAND == "inline":
-            mail_senden_task.apply(args=[mail_id])
-        else:
-            mail_senden_task.delay(mail_id)
+        try:
+            if settings.HELENA_MAIL_VERSAND == "inline":
+                mail_senden_task.apply(args=[mail_id])
+            else:
+                mail_senden_task.delay(mail_id)
+        except Exception:
+            log.warning("Hinweis-E-Mail %s nicht an den Worker gegeben; sie wird nach einer Stunde erneut "
+                        "eingereiht.", mail_id, exc_info=True)
 
 
 def hinweise_mailen_anstossen() -> None:

@@ -237,15 +237,16 @@ HELENA_STREAM_WINDOW_MS: float = env.float("HELENA_STREAM_WINDOW_MS", default=25
 HELENA_WS_MAX_PER_USER: int = env.int("HELENA_WS_MAX_PER_USER", default=20)
 
 # Hinweise by e-mail (akten/mail/): the SMTP server as django-environ reads it (smtp://host:25,
-# smtp+tls://user:pw@host:587 and smtps:// with STARTTLS, smtp+ssl:// or smtps://…:465 implicit TLS)
-# and the sender. Either unset: no e-mail at all, nothing fails, /konto/ says it is not set up.
+# smtp+tls://user:pw@host:587 and smtps://…:587 with STARTTLS, smtp+ssl:// or smtps:// on 465 or
+# without a port: implicit TLS on 465; the scheme in any case) and the sender. Either unset: no
+# e-mail at all, nothing fails, /konto/ says it is not set up. A bad sender: the Verwaltung says so.
 EMAIL_URL: str = env.str("EMAIL_URL", default="")
 HELENA_MAIL_FROM: str = env.str("HELENA_MAIL_FROM", default="")
 HELENA_MAIL_EINGERICHTET: bool = bool(EMAIL_URL and HELENA_MAIL_FROM)
 if EMAIL_URL:
     _email = env.email_url("EMAIL_URL")
-    if EMAIL_URL.startswith("smtps://") and _email.get("EMAIL_PORT") == 465:  # port 465 speaks TLS at once
-        _email.update(EMAIL_USE_TLS=False, EMAIL_USE_SSL=True)
+    if EMAIL_URL.split("://", 1)[0].lower() == "smtps" and _email.get("EMAIL_PORT") in (None, 465):
+        _email.update(EMAIL_PORT=465, EMAIL_USE_TLS=False, EMAIL_USE_SSL=True)  # 465 speaks TLS at once
     vars().update({key: "" if value is None else value  # no user: "" as Django's own default
                    for key, value in _email.items() if key.startswith("EMAIL_")})
 DEFAULT_FROM_EMAIL = HELENA_MAIL_FROM or "webmaster@localhost"
@@ -253,7 +254,8 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Seconds an SMTP connection may hang before the attempt counts as failed (and is tried again).
 EMAIL_TIMEOUT: int = env.int("HELENA_MAIL_TIMEOUT", default=20)
 # "task": a Celery task per mail with retries 1, 2, 4, 8, 16 × HELENA_MAIL_RETRY_SEKUNDEN apart;
-# "inline": sent in the process that collects them, retries at once (tests, a shell).
+# "inline": sent in the process that collects them, retries at once — tests and a shell only: a
+# Hinweis given by a request (Vier-Augen) would make that request wait for the SMTP server.
 HELENA_MAIL_VERSAND: str = env.str("HELENA_MAIL_VERSAND", default="task")
 HELENA_MAIL_RETRY_SEKUNDEN: int = env.int("HELENA_MAIL_RETRY_SEKUNDEN", default=60)
 # Where Helena is reached from the firm's desks (https://helena.kanzlei.example): the links in an

@@ -1,6 +1,8 @@
 """A real SMTP server for the tests: aiosmtpd on 127.0.0.1 and a free port, in a thread of the test
 process; every mail it accepts is kept (envelope and parsed message). Stopped, the port refuses
-connections, as a mail server that is down does."""
+connections, as a mail server that is down does. `antworten` scripts refusals as real servers give
+them: `server.antworten["RCPT"] = ["450 4.2.0 Greylisted"]` answers the next RCPT TO so, then accepts
+again (MAIL for the sender)."""
 
 from __future__ import annotations
 
@@ -38,6 +40,27 @@ class _Handler:
     def __init__(self, server: SmtpServer) -> None:
         self.server = server
 
+    def _geskriptet(self, befehl: str) -> str | None:
+        with self.server.lock:
+            liste = self.server.antworten.get(befehl)
+            return liste.pop(0) if liste else None
+
+    async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str,
+                          mail_options: list[str]) -> str:
+        if (antwort := self._geskriptet("MAIL")) is not None:
+            return antwort
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 OK"
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
+                          rcpt_options: list[str]) -> str:
+        if (antwort := self._geskriptet("RCPT")) is not None:
+            return antwort
+        envelope.rcpt_tos.append(address)
+        envelope.rcpt_options.extend(rcpt_options)
+        return "250 OK"
+
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         message = email.message_from_bytes(envelope.original_content or envelope.content,
                                            policy=email.policy.default)
@@ -50,6 +73,7 @@ class SmtpServer:
     def __init__(self, port: int | None = None) -> None:
         self.port = port or unused_port()
         self.empfangen: list[Empfangen] = []
+        self.antworten: dict[str, list[str]] = {}  # "MAIL"/"RCPT" → the next replies, then "250 OK"
         self.lock = threading.Lock()
         self._controller: Controller | None = None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class HinweisMail(models.Model):
@@ -27,6 +28,9 @@ class HinweisMail(models.Model):
     versuche = models.PositiveIntegerField("Versuche", default=0)
     letzter_fehler = models.TextField("letzter Fehler", blank=True)
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
+    # When it was last handed to the worker (collected, found lost, „Erneut senden“): a lost task is
+    # queued again an hour after this, not at every scan.
+    eingereiht_am = models.DateTimeField("zum Versand gegeben am", default=timezone.now)
     letzter_versuch_am = models.DateTimeField("letzter Versuch am", null=True, blank=True)
     gesendet_am = models.DateTimeField("verschickt am", null=True, blank=True)
 

@@ -210,11 +210,17 @@ class Alert(models.Model):
     # The e-mail that told the person (akten/mail/): set once, so a Hinweis is mailed at most once.
     mail = models.ForeignKey("akten.HinweisMail", on_delete=models.SET_NULL, null=True, blank=True,
                              related_name="hinweise", verbose_name="E-Mail", editable=False)
+    # Looked at by the collector and not mailed (kind switched off, Akte not visible): never looked at
+    # again, so it neither costs each round nor arrives late when the kind is switched back on.
+    ohne_mail = models.BooleanField("nicht per E-Mail", default=False, editable=False)
 
     class Meta:
         verbose_name = "Hinweis"
         verbose_name_plural = "Hinweise"
         ordering = ["gelesen", "-angelegt_am"]
+        # The e-mail collector's query every 5 minutes: only the few Hinweise still to decide on.
+        indexes = [models.Index(fields=["angelegt_am"], name="alert_mail_offen",
+                                condition=models.Q(mail__isnull=True, gelesen=False, ohne_mail=False))]
 
     def __str__(self) -> str:
         return f"[{self.get_severity_display()}] {self.message[:60]}"

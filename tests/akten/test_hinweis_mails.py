@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -25,50 +24,9 @@ from akten.mail.services import mails_vormerken
 from akten.models import Alert, Frist, HinweisEinstellung, HinweisMail, Kanzleieinstellung, User
 from akten.services import grant_access, revoke_access
 from akten.tasks import hinweise_mailen_task, mail_senden_task, scan_fristen_task
+from tests.akten.conftest import ABSENDER, BASE, _mail_settings
 from tests.conftest import BASE_DIR, Kanzlei, database_url, start_celery_worker, stop_celery_worker
-from tests.smtp_server import SmtpServer, smtp_server
-
-BASE = "https://helena.kanzlei.test"
-ABSENDER = "Helena <helena@kanzlei.test>"
-
-
-def _mail_settings(settings, port: int) -> None:
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
-    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
-    settings.EMAIL_TIMEOUT = 5
-    settings.HELENA_MAIL_EINGERICHTET, settings.HELENA_MAIL_FROM = True, ABSENDER
-    settings.HELENA_MAIL_VERSAND = "inline"
-    settings.HELENA_BASE_URL = BASE
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    with smtp_server() as server:
-        yield server
-
-
-@pytest.fixture
-def mail_an(settings, smtp: SmtpServer) -> SmtpServer:
-    """E-mail set up against the real server; the worker's part runs here (the task applied)."""
-    _mail_settings(settings, smtp.port)
-    return smtp
-
-
-@pytest.fixture
-def kanzlei_mit_adressen(kanzlei: Kanzlei) -> Kanzlei:
-    """Everyone but the admin has an address; the Kanzlei's own open Fristen are gone (their day
-    would decide whether they are „bald“)."""
-    Frist.objects.filter(erledigt=False).delete()
-    for name, user in kanzlei.users.items():
-        if name != "admin":
-            user.email, user.first_name = f"{name}@kanzlei.test", name.capitalize()
-            user.save()
-    akte = kanzlei.akten["A"]
-    akte.sachbearbeiter = kanzlei.users["sachbearbeiter"]
-    akte.save()
-    return kanzlei
+from tests.smtp_server import SmtpServer
 
 
 def _frist(k: Kanzlei, bezeichnung: str, tage: int, **extra: object) -> Frist:

@@ -40,7 +40,7 @@ from akten.kalenderabo import selectors as kalender_selectors
 from akten.kalenderabo import services as kalender_services
 from akten.kalenderabo.views import feed_url, webcal_url
 from akten.mail.arten import KRITISCHE_LABELS
-from akten.mail.services import mail_eingerichtet
+from akten.mail.services import absender_fehler, mail_eingerichtet
 from akten.selectors import akten_for
 from config.errors import DomainError
 
@@ -63,6 +63,7 @@ def _page(request: HttpRequest, *, token_form: TokenForm | None = None,
         "pflicht_arten": PFLICHT_LABELS,
         "mail_form": mail_form or MailForm.for_settings(einstellung),
         "mail_eingerichtet": mail_eingerichtet(),
+        "mail_absender_fehler": absender_fehler() if role_of(user) == "ADMIN" else "",  # theirs to fix
         "kritische_mail_arten": KRITISCHE_LABELS,
         **_kalender(request),
     }
