@@ -26,7 +26,7 @@ class HinweisMailAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     date_hierarchy = "angelegt_am"
     list_select_related = ("empfaenger",)
     fields = ("empfaenger", "adresse", "status", "grund", "versuche", "letzter_fehler", "angelegt_am",
-              "letzter_versuch_am", "gesendet_am", "betreff", "text", "hinweis_liste")
+              "eingereiht_am", "letzter_versuch_am", "gesendet_am", "betreff", "text", "hinweis_liste")
     readonly_fields = fields
     actions = ["erneut_senden"]
 
