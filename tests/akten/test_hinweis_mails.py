@@ -320,4 +320,8 @@ def test_email_url_is_read_as_django_environ_reads_it_and_smtps_on_465_speaks_tl
     implicit = lies("smtps://helena:geheim@mail.kanzlei.test:465")
     assert implicit == "mail.kanzlei.test 465 helena False True True"
     assert lies("smtp://127.0.0.1:25") == "127.0.0.1 25  False False True"
+    # the scheme in any case; smtps:// without a port is TLS at once on 465, on 587 STARTTLS
+    assert lies("SMTPS://helena:geheim@mail.kanzlei.test:465") == implicit
+    assert lies("smtps://helena:geheim@mail.kanzlei.test") == implicit
+    assert lies("smtps://helena:geheim@mail.kanzlei.test:587") == starttls
     assert django_settings.EMAIL_TIMEOUT > 0

@@ -7,9 +7,6 @@ collector that decides each Hinweis once."""
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
-import sys
 from datetime import timedelta
 
 import pytest
@@ -23,9 +20,8 @@ from akten.fristen_scan import scan_fristen
 from akten.mail.services import mails_vormerken, verlorene_mails
 from akten.models import Alert, Frist, HinweisMail
 from akten.tasks import mail_senden_task, scan_fristen_task
-from tests.akten.conftest import ABSENDER
 from tests.akten.test_hinweis_mails import _an, _frist, logged_in
-from tests.conftest import BASE_DIR, Kanzlei, database_url
+from tests.conftest import Kanzlei
 from tests.smtp_server import SmtpServer
 
 # --- addresses Django cannot put on an envelope ------------------------------------------------------
@@ -284,20 +280,3 @@ def test_a_broker_error_for_one_mail_does_not_stop_the_others(
     monkeypatch.setattr(tasks.mail_senden_task, "delay", delay)
     tasks.mails_verschicken([11, 12, 13])
     assert gegeben == [-1, 12, 13]
-
-
-def test_the_scheme_of_email_url_in_any_case_and_smtps_without_port_speak_tls_on_465() -> None:
-    code = ("from django.conf import settings as s; print(s.EMAIL_HOST, s.EMAIL_PORT, s.EMAIL_USE_TLS, "
-            "s.EMAIL_USE_SSL)")
-    env = {**os.environ, "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "config.settings",
-           "HELENA_MAIL_FROM": ABSENDER}
-
-    def lies(url: str) -> str:
-        out = subprocess.run([sys.executable, "-c", "import django; django.setup(); " + code], cwd=BASE_DIR,
-                             env={**env, "EMAIL_URL": url}, capture_output=True, text=True, timeout=60)
-        return out.stdout.strip()
-
-    assert lies("SMTPS://helena:geheim@mail.kanzlei.test:465") == "mail.kanzlei.test 465 False True"
-    assert lies("smtps://helena:geheim@mail.kanzlei.test") == "mail.kanzlei.test 465 False True"
-    assert lies("smtps://helena:geheim@mail.kanzlei.test:587") == "mail.kanzlei.test 587 True False"
-
