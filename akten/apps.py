@@ -9,6 +9,7 @@ class AktenConfig(AppConfig):
 
     def ready(self) -> None:
         from akten.dokumente.services import delete_file  # noqa: PLC0415 (models are loaded now)
+        from akten.kalenderabo import signals as kalender_signals  # noqa: PLC0415
         from akten.mail import signals as mail_signals  # noqa: PLC0415
         from akten.models import Dokument  # noqa: PLC0415
 
@@ -17,3 +18,4 @@ class AktenConfig(AppConfig):
 
         post_delete.connect(file_goes_too, sender=Dokument, weak=False, dispatch_uid="akten.dokument_file")
         mail_signals.connect()  # a new Hinweis that may be mailed: its e-mail after the commit
+        kalender_signals.connect()  # a deactivated person's calendar address is cleared

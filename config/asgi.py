@@ -13,7 +13,10 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from akten.accounts.auth import WebsocketTokenOrSessionAuth  # noqa: E402
 from config.body_limit import BodyLimit  # noqa: E402
+from config.logfilter import daphne_zugriffe_maskieren  # noqa: E402
 from helena.routing import websocket_urlpatterns  # noqa: E402
+
+daphne_zugriffe_maskieren()  # a calendar feed's key stays out of daphne's access log
 
 application = ProtocolTypeRouter({
     "http": BodyLimit(django_asgi_app),  # an oversized upload is refused before it is read

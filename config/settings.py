@@ -259,12 +259,22 @@ EMAIL_TIMEOUT: int = env.int("HELENA_MAIL_TIMEOUT", default=20)
 HELENA_MAIL_VERSAND: str = env.str("HELENA_MAIL_VERSAND", default="task")
 HELENA_MAIL_RETRY_SEKUNDEN: int = env.int("HELENA_MAIL_RETRY_SEKUNDEN", default=60)
 # Where Helena is reached from the firm's desks (https://helena.kanzlei.example): the links in an
-# e-mail. Unset: the mail has no links and says where to look instead.
+# e-mail and the calendar feed's address. Unset: the mail has no links and says where to look
+# instead; the feed's address is built from the request (see SECURE_PROXY_SSL_HEADER below).
 HELENA_BASE_URL: str = env.str("HELENA_BASE_URL", default="")
+
+# Behind a reverse proxy that terminates TLS (nginx, docs/betrieb.md): the header by which the proxy
+# says a request came over https, e.g. X-Forwarded-Proto. Set it only if the proxy sets that header
+# on every request itself (else a client could claim https). Unset: the scheme is what daphne sees.
+# HELENA_BASE_URL, if set, decides the addresses Helena hands out (the calendar feed) regardless.
+if _proxy_ssl_header := env.str("SECURE_PROXY_SSL_HEADER", default=""):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_ssl_header.strip().upper().replace("-", "_"), "https")
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # a calendar feed's address is its key: cut it out of every line (config/logfilter.py)
+    "filters": {"schluessel": {"()": "config.logfilter.SchluesselFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["schluessel"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }

@@ -1,6 +1,7 @@
 """JSON API of the caller's own calendar feed (thin): POST makes a new secret address (an earlier one
 stops working) and answers it once, GET says whether one exists, DELETE revokes it. Every role may
-have a feed: it shows only what the person may read anyway."""
+have a feed: it shows only what the person may read anyway. An address made with a Bearer token works
+only as long as that token (revoked or expired: the feed answers 404), like a token made with a token."""
 
 from __future__ import annotations
 
@@ -58,10 +59,13 @@ OPTIONAL_BODY = {"requestBody": {"required": False, "content": {"application/jso
 @router.post("/me/kalender", response={201: KalenderOut}, openapi_extra=OPTIONAL_BODY,
              summary="Kalender-Abo: neue geheime Adresse (die bisherige hört auf zu gelten)")
 def kalender_erneuern(request: HttpRequest) -> Status:
-    """Without a body (or with `{}`) the earlier choice of what the feed shows stays."""
+    """Without a body (or with `{}`) the earlier choice of what the feed shows stays. Made with a Bearer
+    token, the address ends with that token (revoked or expired); made with a session, it stays until
+    it is renewed or revoked."""
     daten = json.loads(request.body) if request.body.strip() else {}  # JSON checked by config.middleware
     umfang = daten.get("umfang") if isinstance(daten, dict) else None
-    neu = services.adresse_erneuern(user=request.auth, umfang=umfang)
+    neu = services.adresse_erneuern(user=request.auth, umfang=umfang,
+                                    erzeugt_mit=getattr(request, "api_token", None))
     url = feed_url(request, neu.raw)
     return Status(201, {"url": url, "webcal": webcal_url(url), "umfang": neu.abo.umfang})
 

@@ -5,14 +5,19 @@ a hand-written template would get wrong in some corner.
 How an entry reads in a calendar (docs/betrieb.md „Kalender-Abo“):
 - one event per Frist, Termin or Wiedervorlage; its UID is the record's (`frist-<id>@<host>`), never
   its date, so a moved Frist moves in the calendar instead of appearing twice; SEQUENCE counts the
-  record's changes (its history), LAST-MODIFIED and DTSTAMP are its last change (RFC 5545 3.8.7.2: in
-  a feed without METHOD, DTSTAMP is when the record was last revised), so an unchanged feed is the
-  same bytes at every refresh;
+  changes of the record and of its Akte (their history: the title shows the Aktenzeichen and maybe
+  the Kurzrubrum), LAST-MODIFIED and DTSTAMP are the latest change of the record, its Akte and the
+  firm's setting (RFC 5545 3.8.7.2: in a feed without METHOD, DTSTAMP is when the record was last
+  revised), so a program that keeps what did not change sees a new title, and an unchanged feed is
+  the same bytes at every refresh;
 - with a time: a timed event in Europe/Berlin (with its VTIMEZONE), 60 minutes for a Termin, 30 for
-  a Frist or Wiedervorlage; without: an all-day event;
+  a Frist or Wiedervorlage; a wall time the clocks skip (02:30 on the day summer time begins) starts
+  when the clocks say 03:30, as RFC 5545 reads it, so the end never comes before the start; without
+  a time: an all-day event;
 - a Vorfrist twice, because calendar programs differ: a reminder (VALARM) at 9:00 on the Vorfrist's
-  day, relative to the event (Google ignores reminders of subscribed calendars), and an all-day event
-  „Vorfrist: …“ on that day, as in a paper Fristenkalender;
+  day, relative to the event, only if that day is today or later — a reminder in the past would pop
+  up for every overdue Frist at each refresh (Google ignores reminders of subscribed calendars
+  anyway) —, and an all-day event „Vorfrist: …“ on that day, as in a paper Fristenkalender;
 - a Notfrist says so first in its title („NOTFRIST: …“), with PRIORITY 1 and its category;
 - erledigt: still there for some days (selectors.ERLEDIGT_TAGE), „✓ erledigt – …“, without
   reminder and without the Vorfrist's event. Not STATUS:CANCELLED: a Frist that was kept is no
@@ -55,6 +60,7 @@ class Rahmen:
     basis_url: str  # scheme and host, for the link to the entry in Helena
     titel: str  # the calendar's name in the program
     mit_kurzrubrum: bool
+    heute: date  # a Vorfrist before it gets no reminder; the VTIMEZONE covers it
 
 
 def _zone() -> ZoneInfo:
@@ -110,7 +116,9 @@ def beschreibung(frist: Frist, rahmen: Rahmen, link: str) -> str:
 def _beginn(frist: Frist) -> date | datetime:
     if frist.uhrzeit is None:
         return frist.datum
-    return datetime.combine(frist.datum, frist.uhrzeit, tzinfo=_zone())
+    # through UTC and back: a wall time that does not exist (the hour skipped in spring) becomes the
+    # time the clocks show then, so that the end computed from it is after it
+    return datetime.combine(frist.datum, frist.uhrzeit, tzinfo=_zone()).astimezone(UTC).astimezone(_zone())
 
 
 def _ende(frist: Frist) -> date | datetime:
@@ -121,20 +129,27 @@ def _ende(frist: Frist) -> date | datetime:
 
 
 def _stand(frist: Frist) -> datetime:
-    """The record's last change (its history), in UTC; a record without history: when it was made."""
-    stand = getattr(frist, "zuletzt_geaendert", None) or frist.angelegt_am
+    """The latest change of the record, its Akte and the firm's setting (selectors.eintraege_fuer),
+    in UTC; without those: when the record was made."""
+    stand = getattr(frist, "stand", None) or frist.angelegt_am
     return stand.astimezone(UTC).replace(microsecond=0)
 
 
 def _sequenz(frist: Frist) -> int:
-    """0 for a record never changed, then one more with every change (its history's rows)."""
-    return max((getattr(frist, "aenderungen", None) or 1) - 1, 0)
+    """0 for a record never changed, then one more with every change of it or of its Akte (their
+    history's rows, which only grow: the number never goes down)."""
+    eigene = max((getattr(frist, "aenderungen", None) or 1) - 1, 0)
+    return eigene + max((getattr(frist, "akte_aenderungen", None) or 1) - 1, 0)
 
 
 def vorfrist_ausloeser(frist: Frist) -> timedelta:
     """The reminder's trigger relative to the event's start: 9:00 on the Vorfrist's day. Days stay
     days (RFC 5545 durations in days are nominal), so a change of summer time does not move it."""
-    beginn = datetime.combine(frist.datum, frist.uhrzeit or time(0))
+    beginn = _beginn(frist)
+    if isinstance(beginn, datetime):
+        beginn = beginn.replace(tzinfo=None)  # the wall time: days are calendar days
+    else:
+        beginn = datetime.combine(beginn, time(0))
     return datetime.combine(frist.vorfrist, VORFRIST_UHR) - beginn
 
 
@@ -179,7 +194,7 @@ def _vorfrist_ereignis(frist: Frist, rahmen: Rahmen, uid: str, link: str) -> Eve
     event = Event()
     event.add("uid", f"frist-{frist.pk}-vorfrist@{rahmen.host}")
     event.add("summary", f"Vorfrist zu {_art(frist)}: {frist.bezeichnung} ({_akte_text(frist, rahmen)}) – "
-                         f"Ende {frist.datum:%d.%m.%Y}")
+                         f"Ende {format_datum(frist.datum)}")
     event.add("dtstart", frist.vorfrist)
     event.add("dtend", frist.vorfrist + timedelta(days=1))
     _gemeinsam(event, frist)
@@ -195,12 +210,12 @@ def _eintrag(frist: Frist, rahmen: Rahmen) -> Iterable[Event]:
     uid = f"frist-{frist.pk}@{rahmen.host}"
     link = rahmen.basis_url + reverse("akten:frist_detail", args=[frist.akte_id, frist.pk])
     mit_vorfrist = frist.vorfrist is not None and frist.vorfrist < frist.datum and not frist.erledigt
-    yield _hauptereignis(frist, rahmen, uid, link, mit_vorfrist)
+    yield _hauptereignis(frist, rahmen, uid, link, mit_vorfrist and frist.vorfrist >= rahmen.heute)
     if mit_vorfrist:
         yield _vorfrist_ereignis(frist, rahmen, uid, link)
 
 
-def kalender(*, eintraege: Iterable[Frist], rahmen: Rahmen, heute: date) -> bytes:
+def kalender(*, eintraege: Iterable[Frist], rahmen: Rahmen) -> bytes:
     """The whole feed. It always holds the VTIMEZONE of Europe/Berlin, so a feed without entries is
     still a valid calendar (RFC 5545 wants at least one component)."""
     cal = Calendar()
@@ -213,7 +228,7 @@ def kalender(*, eintraege: Iterable[Frist], rahmen: Rahmen, heute: date) -> byte
     cal.add("refresh-interval", AKTUALISIEREN, parameters={"VALUE": "DURATION"})
     cal.add("x-published-ttl", "PT1H")
     events = [event for frist in eintraege for event in _eintrag(frist, rahmen)]
-    tage = [heute] + [event.decoded("dtstart") for event in events]
+    tage = [rahmen.heute] + [event.decoded("dtstart") for event in events]
     tage = [tag.date() if isinstance(tag, datetime) else tag for tag in tage]
     zone = Timezone.from_tzid(settings.TIME_ZONE, first_date=date(min(tage).year - 1, 1, 1),
                               last_date=date(max(tage).year + 2, 1, 1))

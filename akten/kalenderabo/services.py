@@ -3,7 +3,8 @@ last read.
 
 Only a hash of the address's key is kept (akten.accounts.users.hash_token, as for API tokens): the
 address is shown to its owner once. A new address replaces the old one in the same row, so the old
-one stops working at once (404); revoking clears it.
+one stops working at once (404); revoking clears it, and so does deactivating the person (signals.py):
+reactivated, they make a new one. An address made through the API with a token ends with that token.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from akten.accounts.users import hash_token
 from akten.kalenderabo.selectors import SCHLUESSEL_PRAEFIX
-from akten.models import KalenderAbo, User
+from akten.models import ApiToken, KalenderAbo, User
 from config.errors import DomainError
 
 
@@ -33,14 +34,17 @@ def _pruefe_umfang(umfang: object) -> str:
 
 
 @transaction.atomic
-def adresse_erneuern(*, user: User, umfang: object = None) -> NeueAdresse:
+def adresse_erneuern(*, user: User, umfang: object = None,
+                     erzeugt_mit: ApiToken | None = None) -> NeueAdresse:
     """A new secret address for the person's feed; an earlier one stops working at once. `umfang`
-    (meine/alle) changes what the feed shows; without it the person's earlier choice stays."""
+    (meine/alle) changes what the feed shows; without it the person's earlier choice stays. Made with
+    an API token (`erzeugt_mit`), the address works only as long as that token does (the project's
+    rule for what a token makes: it lives at most as long as the token and is revoked with it)."""
     if not user.is_active:
         raise DomainError("Dieser Zugang ist gesperrt.", code="forbidden", status=403)
     raw = SCHLUESSEL_PRAEFIX + secrets.token_urlsafe(32)
     abo, _ = KalenderAbo.objects.select_for_update().get_or_create(user=user)
-    abo.key_hash, abo.prefix = hash_token(raw), raw[:12]
+    abo.key_hash, abo.prefix, abo.erzeugt_mit = hash_token(raw), raw[:12], erzeugt_mit
     abo.angelegt_am, abo.zuletzt_abgerufen = timezone.now(), None
     if umfang is not None:
         abo.umfang = _pruefe_umfang(umfang)
@@ -51,8 +55,8 @@ def adresse_erneuern(*, user: User, umfang: object = None) -> NeueAdresse:
 def abo_widerrufen(*, user: User) -> None:
     """The person's address stops working at once (idempotent: without one nothing happens); their
     choice of what the feed shows stays for a new address."""
-    KalenderAbo.objects.filter(user=user).update(key_hash=None, prefix="", angelegt_am=None,
-                                                 zuletzt_abgerufen=None)
+    KalenderAbo.objects.filter(user=user, key_hash__isnull=False).update(key_hash=None, prefix="", angelegt_am=None,
+                                                 zuletzt_abgerufen=None, erzeugt_mit=None)
 
 
 def umfang_setzen(*, user: User, umfang: str) -> KalenderAbo:

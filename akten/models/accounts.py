@@ -99,6 +99,11 @@ class KalenderAbo(models.Model):
                   "darf.")
     angelegt_am = models.DateTimeField("Adresse angelegt am", null=True, blank=True)
     zuletzt_abgerufen = models.DateTimeField("zuletzt abgerufen am", null=True, blank=True)
+    # An address made through the API with a token lives at most as long as that token and ends with it
+    # (as a token made with a token, ApiToken.erzeugt_von): a lost token must not leave a feed behind.
+    erzeugt_mit = models.ForeignKey(
+        ApiToken, on_delete=models.CASCADE, null=True, blank=True, related_name="kalender_abos",
+        verbose_name="angelegt mit Token", editable=False)
 
     class Meta:
         verbose_name = "Kalender-Abo"
@@ -109,5 +114,8 @@ class KalenderAbo(models.Model):
 
     @property
     def aktiv(self) -> bool:
-        """Whether an address exists that a calendar program can read now."""
-        return bool(self.key_hash)
+        """Whether an address exists that a calendar program can read now (made with a token: while
+        that token is valid)."""
+        if not self.key_hash:
+            return False
+        return self.erzeugt_mit_id is None or self.erzeugt_mit.status == "aktiv"

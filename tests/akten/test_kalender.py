@@ -69,8 +69,8 @@ def test_post_gives_a_secret_address_that_works_without_login(kanzlei: Kanzlei) 
     feed = Client().get(data["url"])
     assert feed.status_code == 200
     assert "Frist: Klageerwiderung (Az. 1/26)" in titel(feed.content)
-    # nobody in between may keep it
-    assert "no-store" in feed["Cache-Control"] and "private" in feed["Cache-Control"]
+    # nobody in between may keep it, and the program asks again every time (its ETag makes that cheap)
+    assert feed["Cache-Control"] == "private, no-cache" and feed["ETag"].startswith('"')
     # only a hash is stored: the key is nowhere in the database
     abo = KalenderAbo.objects.get(user=kanzlei.users["anwalt"])
     key = data["url"].rsplit("/", 1)[1].removesuffix(".ics")
@@ -168,22 +168,30 @@ def test_meine_is_what_i_answer_for_and_admin_gets_not_the_whole_firm(kanzlei: K
 # --- what the calendar program reads --------------------------------------------------------------
 
 
+def sommerzeit_beginn(jahr: int) -> date:
+    """The last Sunday of March: the clocks jump from 02:00 to 03:00 in Europe/Berlin."""
+    ende = date(jahr, 3, 31)
+    return ende - timedelta(days=(ende.weekday() + 1) % 7)
+
+
 def test_timed_all_day_notfrist_and_vorfrist(kanzlei: Kanzlei) -> None:
     anwalt = kanzlei.users["anwalt"]
-    datum = date(2026, 3, 31)  # summer time begins on 29.03.: the reminder must stay at 9:00
+    # next year's summer time begins between the Vorfrist and the end: the reminder must stay at 9:00
+    datum = sommerzeit_beginn(timezone.localdate().year + 1) + timedelta(days=2)
+    vorfrist = datum - timedelta(days=7)
     termin = Frist.objects.create(akte=kanzlei.akten["A"], typ="termin", bezeichnung="Güteverhandlung",
-                                  datum=datum, uhrzeit=time(14, 30), vorfrist=date(2026, 3, 24),
+                                  datum=datum, uhrzeit=time(14, 30), vorfrist=vorfrist,
                                   verantwortlich=anwalt)
     notfrist = Frist.objects.create(akte=kanzlei.akten["A"], bezeichnung="Berufungsfrist", datum=datum,
-                                    vorfrist=date(2026, 3, 24), ist_notfrist=True, verantwortlich=anwalt)
+                                    vorfrist=vorfrist, ist_notfrist=True, verantwortlich=anwalt)
     body = abrufen(neue_adresse(kanzlei, "anwalt"))
     cal = icalendar.Calendar.from_ical(body)
     assert [str(tz["TZID"]) for tz in cal.walk("VTIMEZONE")] == ["Europe/Berlin"]
     found = events(body)
 
     t = found[f"frist-{termin.pk}@testserver"]
-    assert b"DTSTART;TZID=Europe/Berlin:20260331T143000" in body
-    assert t.decoded("DTSTART") == datetime(2026, 3, 31, 14, 30, tzinfo=BERLIN)
+    assert f"DTSTART;TZID=Europe/Berlin:{datum:%Y%m%d}T143000".encode() in body
+    assert t.decoded("DTSTART") == datetime.combine(datum, time(14, 30), tzinfo=BERLIN)
     assert t.decoded("DTEND") - t.decoded("DTSTART") == timedelta(hours=1)
     assert str(t["SUMMARY"]) == "Termin: Güteverhandlung (Az. 1/26)" and str(t["TRANSP"]) == "OPAQUE"
     [alarm] = t.walk("VALARM")
@@ -194,14 +202,14 @@ def test_timed_all_day_notfrist_and_vorfrist(kanzlei: Kanzlei) -> None:
 
     n = found[f"frist-{notfrist.pk}@testserver"]
     assert n.decoded("DTSTART") == datum and n.decoded("DTEND") == datum + timedelta(days=1)
-    assert b"DTSTART;VALUE=DATE:20260331" in body
+    assert f"DTSTART;VALUE=DATE:{datum:%Y%m%d}".encode() in body
     assert str(n["SUMMARY"]) == "NOTFRIST: Berufungsfrist (Az. 1/26)"
     assert int(n["PRIORITY"]) == 1 and "Notfrist" in n.categories
     [alarm] = n.walk("VALARM")
     assert alarm.decoded("TRIGGER") == -timedelta(days=7) + timedelta(hours=9)
 
     v = found[f"frist-{notfrist.pk}-vorfrist@testserver"]
-    assert v.decoded("DTSTART") == date(2026, 3, 24)
+    assert v.decoded("DTSTART") == vorfrist
     assert str(v["SUMMARY"]).startswith("Vorfrist zu NOTFRIST: Berufungsfrist (Az. 1/26)")
     assert str(v["RELATED-TO"]) == f"frist-{notfrist.pk}@testserver"
 
@@ -302,10 +310,14 @@ def test_the_feed_costs_the_same_queries_for_many_entries(kanzlei: Kanzlei,
         for i in range(60))
     for f in Frist.objects.filter(bezeichnung__startswith="Frist ")[:20]:
         f.save()  # some with history rows
-    # the key, the last fetch, the firm's setting, the entries (with their history counted)
-    with django_assert_max_num_queries(4):
-        body = abrufen(url)
-    assert len(events(body)) > 60 + 60
+    # the key, the last fetch, the firm's setting, the fingerprint, the entries (with their history)
+    with django_assert_max_num_queries(5):
+        response = Client().get(url)
+    assert len(events(response.content)) > 60
+    # unchanged: the program's If-None-Match is answered without the entries (the fetch is noted)
+    with django_assert_max_num_queries(3):
+        nicht_geaendert = Client().get(url, headers={"If-None-Match": response["ETag"]})
+    assert nicht_geaendert.status_code == 304 and nicht_geaendert.content == b""
 
 
 # --- the services --------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from akten.accounts.konto.services import (
 from akten.accounts.users import role_of
 from akten.kalenderabo import selectors as kalender_selectors
 from akten.kalenderabo import services as kalender_services
-from akten.kalenderabo.views import feed_url, webcal_url
+from akten.kalenderabo.views import basis_url, feed_url, unverschluesselt, webcal_url
 from akten.mail.arten import KRITISCHE_LABELS
 from akten.mail.services import absender_fehler, mail_eingerichtet
 from akten.selectors import akten_for
@@ -76,7 +76,9 @@ def _kalender(request: HttpRequest) -> dict[str, Any]:
     return {"kalender_abo": abo if abo is not None and abo.aktiv else None,
             "kalender_form": KalenderForm(initial={"umfang": abo.umfang} if abo else None),
             "kalender_neu": {"url": neu, "webcal": webcal_url(neu)} if neu else None,
-            "kalender_kurzrubrum": kalender_selectors.kurzrubrum_erlaubt()}
+            "kalender_kurzrubrum": kalender_selectors.kurzrubrum_erlaubt(),
+            # the address would go over the network unencrypted: say so before anyone subscribes it
+            "kalender_unverschluesselt": unverschluesselt(basis_url(request))}
 
 
 @never_cache

@@ -1,0 +1,43 @@
+"""Secrets out of log lines: a calendar feed's address is its key (/kalender/kal_….ics, no login), and
+Django logs the path of every refused request („Not Found: /kalender/kal_…“, „Method Not Allowed“).
+The filter sits on the log handlers (settings.LOGGING), so every record that reaches a handler, from
+any logger, is written with the key cut to its first characters (the prefix the admin sees too)."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+# kal_ and the 8 characters of the prefix stay (as „Anfang der Adresse“ in the admin), the rest goes
+SCHLUESSEL = re.compile(r"(/kalender/kal_[A-Za-z0-9_-]{0,8})[A-Za-z0-9_%-]*")
+
+
+def maskieren(text: str) -> str:
+    return SCHLUESSEL.sub(r"\1…", text)
+
+
+class SchluesselFilter(logging.Filter):
+    """Rewrites a record whose message holds a feed's key; never drops a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        nachricht = record.getMessage()
+        if "/kalender/kal_" in nachricht:
+            record.msg, record.args = maskieren(nachricht), ()
+        return True
+
+
+def daphne_zugriffe_maskieren() -> None:
+    """daphne writes its access log (`python -m daphne` does by default) straight to a stream, past
+    `logging`: its lines get the same cut. Called once by config/asgi.py, which daphne loads."""
+    from daphne.access import AccessLogGenerator  # noqa: PLC0415 (only where daphne serves)
+
+    if getattr(AccessLogGenerator.write_entry, "maskiert", False):
+        return
+    original = AccessLogGenerator.write_entry
+
+    def write_entry(self: AccessLogGenerator, host: str, date: object, request: str, *args: object,
+                    **kwargs: object) -> None:
+        original(self, host, date, maskieren(request), *args, **kwargs)
+
+    write_entry.maskiert = True  # type: ignore[attr-defined]
+    AccessLogGenerator.write_entry = write_entry  # type: ignore[method-assign]
