@@ -277,4 +277,7 @@ LOGGING = {
     "filters": {"schluessel": {"()": "config.logfilter.SchluesselFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["schluessel"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # Django's own console handler (DEBUG) would write django.request's lines unfiltered: its records
+    # go to the root's handler only
+    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True}},
 }

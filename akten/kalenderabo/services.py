@@ -55,8 +55,8 @@ def adresse_erneuern(*, user: User, umfang: object = None,
 def abo_widerrufen(*, user: User) -> None:
     """The person's address stops working at once (idempotent: without one nothing happens); their
     choice of what the feed shows stays for a new address."""
-    KalenderAbo.objects.filter(user=user, key_hash__isnull=False).update(key_hash=None, prefix="", angelegt_am=None,
-                                                 zuletzt_abgerufen=None, erzeugt_mit=None)
+    KalenderAbo.objects.filter(user=user, key_hash__isnull=False).update(
+        key_hash=None, prefix="", angelegt_am=None, zuletzt_abgerufen=None, erzeugt_mit=None)
 
 
 def umfang_setzen(*, user: User, umfang: str) -> KalenderAbo:

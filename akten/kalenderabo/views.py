@@ -26,6 +26,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotFound
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
 from akten.accounts.users import anzeigename
@@ -65,6 +66,9 @@ def _ohne_speichern(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
 
     def wrapper(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         response = view(request, *args, **kwargs)
+        if response.status_code == 405:  # a text of its own, so it keeps these headers (config.middleware)
+            response.content = "Diese Adresse liefert nur den Kalender zum Abrufen."
+            response["Content-Type"] = "text/plain; charset=utf-8"
         if response.status_code not in (200, 304):
             response["Cache-Control"] = "private, no-store, max-age=0"
         response["X-Robots-Tag"] = "noindex, nofollow"
@@ -74,6 +78,7 @@ def _ohne_speichern(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
     return wrapper
 
 
+@csrf_exempt  # nothing but GET/HEAD is served: another method is 405 (no-store), not a CSRF page
 @_ohne_speichern
 @require_safe
 def feed(request: HttpRequest, schluessel: str) -> HttpResponse:
