@@ -1,5 +1,6 @@
 """„Kalender-Abos“ in the Verwaltung: who has a feed, what it shows, when a calendar program last read
-it — and „Adresse widerrufen“ for a lost phone or a person who left (deactivating them stops it too).
+it, with which API token it was made (it ends with that token) — and „Adresse widerrufen“ for a lost
+phone or a person who left (deactivating them clears it too).
 The address itself is never shown: only its hash is kept."""
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ class KalenderAboAdmin(admin.ModelAdmin):
     list_display = ("user", "adresse_aktiv", "umfang", "prefix", "angelegt_am", "zuletzt_abgerufen")
     list_filter = ("umfang",)
     search_fields = ("user__username", "user__first_name", "user__last_name")
-    fields = ("user", "umfang", "prefix", "angelegt_am", "zuletzt_abgerufen")
-    readonly_fields = ("user", "umfang", "prefix", "angelegt_am", "zuletzt_abgerufen")
+    fields = ("user", "umfang", "prefix", "angelegt_am", "zuletzt_abgerufen", "erzeugt_mit")
+    readonly_fields = ("user", "umfang", "prefix", "angelegt_am", "zuletzt_abgerufen", "erzeugt_mit")
+    list_select_related = ("user", "erzeugt_mit")
     actions = ["adresse_widerrufen"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
