@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('akten', '0015_kalender_abo'),
+        ('akten', '0016_hinweis_mail_offen'),
     ]
 
     operations = [
