@@ -1,7 +1,9 @@
-"""Secrets out of log lines: a calendar feed's address is its key (/kalender/kal_….ics, no login), and
-Django logs the path of every refused request („Not Found: /kalender/kal_…“, „Method Not Allowed“).
-The filter sits on the log handlers (settings.LOGGING), so every record that reaches a handler, from
-any logger, is written with the key cut to its first characters (the prefix the admin sees too)."""
+"""Log lines as an operator needs them (filters on the log handlers, settings.LOGGING).
+
+Secrets out: a calendar feed's address is its key (/kalender/kal_….ics, no login), and Django logs the
+path of every refused request („Not Found: /kalender/kal_…“, „Method Not Allowed“): every record that
+reaches a handler, from any logger, is written with the key cut to its first characters (the prefix
+the admin sees too). A 403 is logged without the traceback Django attaches to it."""
 
 from __future__ import annotations
 
@@ -23,6 +25,16 @@ class SchluesselFilter(logging.Filter):
         nachricht = record.getMessage()
         if "/kalender/kal_" in nachricht:
             record.msg, record.args = maskieren(nachricht), ()
+        return True
+
+
+class AblehnungOhneTraceback(logging.Filter):
+    """A refused request (403: a role that may not add a Briefkopf in the admin) is the rule working,
+    not an error: its line stays, Django's traceback of the PermissionDenied does not flood the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "status_code", None) == 403:
+            record.exc_info, record.exc_text = None, None
         return True
 
 

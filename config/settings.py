@@ -273,9 +273,11 @@ if _proxy_ssl_header := env.str("SECURE_PROXY_SSL_HEADER", default=""):
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # a calendar feed's address is its key: cut it out of every line (config/logfilter.py)
-    "filters": {"schluessel": {"()": "config.logfilter.SchluesselFilter"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["schluessel"]}},
+    # a calendar feed's address is its key: cut it out of every line; a 403 without its traceback
+    # (config/logfilter.py)
+    "filters": {"schluessel": {"()": "config.logfilter.SchluesselFilter"},
+                "ablehnung": {"()": "config.logfilter.AblehnungOhneTraceback"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["schluessel", "ablehnung"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     # Django's own console handler (DEBUG) would write django.request's lines unfiltered: its records
     # go to the root's handler only

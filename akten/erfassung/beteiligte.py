@@ -34,7 +34,7 @@ def _kollisionspruefung(*, user: User, akte: Any, name: str, rolle: str, anlass:
 
 @transaction.atomic
 def beteiligter_anlegen(*, user: User, akte_id: int | str, daten: dict[str, Any],
-                        anlass: str = "hand",
+                        anlass: str = "hand", grund: str = "",
                         kollision_bestaetigt: bool = False, kollision_begruendung: str = "") -> Beteiligter:
     """A party of the Akte. KollisionGefunden (409) if the name may be a party of the firm already and
     the user has not confirmed; then nothing is saved."""
@@ -45,7 +45,7 @@ def beteiligter_anlegen(*, user: User, akte_id: int | str, daten: dict[str, Any]
     pruefe_eingabe(beteiligter, user=user)  # a bad entry is refused before anything is checked or recorded
     _kollisionspruefung(user=user, akte=akte, name=beteiligter.name, rolle=beteiligter.rolle, anlass=anlass,
                         bestaetigt=kollision_bestaetigt, begruendung=kollision_begruendung)
-    return speichere(beteiligter, user=user)
+    return speichere(beteiligter, user=user, grund=grund)
 
 
 @transaction.atomic

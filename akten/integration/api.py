@@ -7,6 +7,7 @@ The operations join akten.api's router: django-ninja serves one path from one ro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -142,6 +143,7 @@ def beteiligter_neu(request: HttpRequest, response: HttpResponse, akte_id: str, 
     def erzeugen() -> tuple[int, dict]:
         daten = payload.model_dump(exclude={"kollision_bestaetigt", "kollision_begruendung"})
         beteiligter = beteiligter_anlegen(user=request.auth, akte_id=akte_id, daten=daten, anlass="api",
+                                          grund="über die API angelegt",
                                           kollision_bestaetigt=payload.kollision_bestaetigt,
                                           kollision_begruendung=payload.kollision_begruendung)
         return 201, json_antwort(BeteiligterOut, beteiligter_out(beteiligter))
@@ -167,7 +169,7 @@ def notiz_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payloa
               idempotency_key: str | None = IDEMPOTENCY) -> Status:
     def erzeugen() -> tuple[int, dict]:
         notiz = notiz_anlegen(user=request.auth, akte_id=akte_id, titel=payload.titel, inhalt=payload.inhalt,
-                              extern_id=payload.extern_id)
+                              extern_id=payload.extern_id, grund="über die API angelegt")
         return 201, json_antwort(NotizOut, notiz_out(notiz))
     return _antwort(request, response, idempotency_key, erzeugen,
                     _noch_erlaubt(request, "notiz", Notiz, akte_id))
@@ -178,7 +180,8 @@ def notiz_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payloa
 def zeit_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payload: ZeitIn,
              idempotency_key: str | None = IDEMPOTENCY) -> Status:
     def erzeugen() -> tuple[int, dict]:
-        zeit = zeit_erfassen(user=request.auth, akte_id=akte_id, daten=payload.model_dump(exclude_none=True))
+        zeit = zeit_erfassen(user=request.auth, akte_id=akte_id, daten=payload.model_dump(exclude_none=True),
+                             grund="über die API angelegt")
         return 201, json_antwort(ZeitOut, zeit_out(zeit))
     return _antwort(request, response, idempotency_key, erzeugen,
                     _noch_erlaubt(request, "zeiterfassung", Zeiterfassung, akte_id))
@@ -205,9 +208,11 @@ class AenderungenFilter(Schema):
 
 
 def _zeitpunkt(text: str) -> datetime:
-    """ISO 8601 only: a number („0.5“) is no moment a client means."""
+    """ISO 8601 only: a number („0.5“) is no moment a client means. An offset's „+“ that came through
+    a URL unencoded arrives as a space („…09:00:00 01:00“): read as the „+“ it was."""
+    text = re.sub(r"(T[\d:.]+) (\d{2}:?\d{2})$", r"\1+\2", text.strip())
     try:
-        seit = datetime.fromisoformat(text.strip())
+        seit = datetime.fromisoformat(text)
     except ValueError:
         raise invalid(f"„seit“ ist kein Zeitpunkt nach ISO 8601 (z. B. 2026-11-28T09:00:00+01:00): "
                       f"„{text[:40]}“.", field="seit") from None

@@ -602,3 +602,22 @@ def test_what_the_feed_announces_can_be_read(kanzlei: Kanzlei) -> None:
     assert notiz.json()["id"] in [n["id"] for n in anwalt.get(f"/api/v1/akten/{a.pk}/notizen").json()]
     for pfad in ("zeiten", "notizen"):
         assert kanzlei.client("sekretariat").get(f"/api/v1/akten/{a.pk}/{pfad}").status_code == 404
+
+
+def test_every_write_of_the_api_says_so_in_the_feed_and_an_unencoded_plus_is_read(kanzlei: Kanzlei) -> None:
+    seit = timezone.localtime()
+    a = kanzlei.akten["A"]
+    anwalt = kanzlei.client("anwalt")
+    post(anwalt, f"/api/v1/akten/{a.pk}/notizen", {"inhalt": "Rückruf"})
+    post(anwalt, f"/api/v1/akten/{a.pk}/zeiten", {"dauer_minuten": 5, "taetigkeit": "Anruf"})
+    post(anwalt, f"/api/v1/akten/{a.pk}/beteiligte", {"rolle": "zeuge", "name": "Zacharias Zeuge"})
+    # „+01:00“ typed into a URL arrives as a space
+    unkodiert = seit.isoformat().replace("+", " ")
+    rows = anwalt.get(f"/api/v1/aenderungen?seit={unkodiert}")
+    assert rows.status_code == 200, rows.content
+    assert {r["typ"]: r["grund"] for r in rows.json()} == {
+        "notiz": "über die API angelegt",
+        "zeiterfassung": "über die API angelegt",
+        "beteiligter": "über die API angelegt",
+    }
+

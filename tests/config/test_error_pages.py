@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import logging
+
 import pytest
 from django.test import Client, RequestFactory
 
@@ -46,3 +49,18 @@ def test_the_api_keeps_its_own_mapping() -> None:
     request = RequestFactory().get("/api/v1/akten/")
     assert middleware.process_exception(request, FristError("x")) is None
     assert middleware.process_exception(RequestFactory().get("/akten/"), ValueError("x")) is None
+
+
+def test_a_refused_admin_page_is_logged_without_a_traceback(admin_client) -> None:
+    handler = next(
+        h
+        for h in logging.getLogger().handlers
+        if any(type(f).__name__ == "AblehnungOhneTraceback" for f in h.filters)
+    )
+    stream, handler.stream = handler.stream, io.StringIO()
+    try:
+        assert admin_client.get("/admin/helena/errorlog/add/").status_code == 403
+        output = handler.stream.getvalue()
+    finally:
+        handler.stream = stream
+    assert "Forbidden (Permission denied)" in output and "Traceback" not in output
