@@ -18,6 +18,8 @@ made while demoing) alone. Only the passwords of the five users are set again, t
 corrected if it differs, a Beteiligter seeded without an Anrede gets the one given here, and a
 Dokument whose text is still exactly as an earlier run seeded it gets the current text and its
 addressee (the texts hold no letterhead, address, date or signature: the DOCX/PDF frame prints them).
+`make run` seeds only a database that holds nothing but the demo (fremde_daten()), so a firm's
+database restored into it keeps its users' passwords and gets no demo records.
 
 Access matrix (x = AktenZugriff; `admin` has role ADMIN and sees every Akte without grants):
 
@@ -1612,6 +1614,19 @@ def _auf_neuen_stand(dokument: Dokument, d: DokumentSpec, *, aktenzeichen: str, 
                                           | tage)
     dokument.empfaenger = d.empfaenger
     dokument.save(update_fields=["inhalt", "empfaenger", "aktualisiert_am"])
+
+
+def fremde_daten() -> list[str]:
+    """What in the database is not the demo Kanzlei's, in German ("2 Benutzer", "40 Akten"): users
+    seed_demo did not make (another name, or a demo name with another e-mail address) and Akten with
+    another Aktenzeichen. `make run` seeds only when this is empty: a firm's restored database must
+    never get demo records, demo passwords or reactivated users at a start."""
+    demo_emails = {spec.username: spec.email for spec in USERS}
+    benutzer = sum(1 for username, email in User.objects.values_list("username", "email")
+                   if demo_emails.get(username) != email)
+    akten = Akte.objects.exclude(aktenzeichen__in=[spec.aktenzeichen for spec in AKTEN]).count()
+    fremd = [f"{benutzer} Benutzer"] if benutzer else []
+    return fremd + ([f"{akten} {'Akte' if akten == 1 else 'Akten'}"] if akten else [])
 
 
 @transaction.atomic

@@ -38,6 +38,7 @@ DB_NAME = "helena"
 RUN_ENV_FILE = VAR_DIR / "run.env"
 RUN_ENV = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "ALLOWED_HOSTS", "DEBUG")
 DEMO_USERS = ("admin", "anwalt", "sachbearbeiter", "sekretariat", "praktikant")
+KEINE_DEMO_DATENBANK = 3  # seed_demo --nur-demo-datenbank: the database holds a firm's own data
 
 
 def log(msg: str) -> None:
@@ -115,10 +116,13 @@ class Services:
         log(f"Redis: bereit auf 127.0.0.1:{port}.")
 
     # -- children ------------------------------------------------------------
-    def manage(self, *args: str) -> None:
+    def manage(self, *args: str, erlaubt: tuple[int, ...] = (0,)) -> int:
+        """Run `manage.py args`; stop with a German line unless its exit code is one of `erlaubt`."""
         cmd = [sys.executable, str(BASE_DIR / "manage.py"), *args]
-        if subprocess.call(cmd, env=self.env, cwd=BASE_DIR) != 0:
+        code = subprocess.call(cmd, env=self.env, cwd=BASE_DIR)
+        if code not in erlaubt:
             raise SystemExit(f"`manage.py {' '.join(args)}` ist fehlgeschlagen.")
+        return code
 
     def spawn(self, command: Command) -> None:
         proc = subprocess.Popen(command.argv, env=self.env, cwd=BASE_DIR, pass_fds=command.pass_fds)
@@ -181,7 +185,9 @@ def run(services: Services, *, host: str, port: int) -> int:
     services.manage("migrate", "--noinput")
     services.manage("collectstatic", "--noinput", "--verbosity", "0")
     password = env.get("HELENA_DEMO_PASSWORD", "helena-demo")
-    services.manage("seed_demo", "--password", password)
+    # Demo data only into a database that holds nothing else: a firm's (restored) one keeps its users.
+    demo = services.manage("seed_demo", "--password", password, "--nur-demo-datenbank",
+                           erlaubt=(0, KEINE_DEMO_DATENBANK)) == 0
     # The bundled statutes: loaded into a new database, updated where an older release loaded older law.
     services.manage("load_gesetze", "--if-outdated")
     services.manage("check_models", "--brief")  # one German line when no model server answers
@@ -197,7 +203,10 @@ def run(services: Services, *, host: str, port: int) -> int:
         "(HELENA_WEB_PROCESSES, HELENA_WORKER_PROCESSES, HELENA_WORKER_THREADS).")
     url = f"http://{host}:{port}/"
     log(f"Helena läuft: {url}  (Admin: {url}admin/, API: {url}api/v1/docs)")
-    log(f"Demo-Logins (Passwort „{password}“): " + ", ".join(DEMO_USERS))
+    if demo:
+        log(f"Demo-Logins (Passwort „{password}“): " + ", ".join(DEMO_USERS))
+    else:
+        log("Die Datenbank enthält Daten der Kanzlei: keine Demo-Daten, Anmeldung mit den eigenen Benutzern.")
     log("Beenden mit Strg+C.")
     while True:
         for name, proc in services.children:
@@ -216,7 +225,8 @@ def test(services: Services, pytest_args: list[str]) -> int:
 
 def restore(services: Services, args: list[str]) -> int:
     """`manage.py wiederherstellen ARCHIV` into the server `make run` uses, before its first start (no
-    migrate, no demo data: the database must be empty). Unless the firm sets its own SECRET_KEY, the
+    migrate, no demo data: the database must be empty; `make run` then sees the firm's users and adds no
+    demo data, seed_demo --nur-demo-datenbank). Unless the firm sets its own SECRET_KEY, the
     backup's key goes to var/secret_key, where `make run` takes it from."""
     env = services.env
     services.ensure_postgres()

@@ -112,6 +112,56 @@ def test_password_option_on_a_second_run_changes_the_password() -> None:
         assert authenticate(username=username, password="erstes-pw") is None
 
 
+def make_run_seed(password: str = "helena-demo") -> tuple[int, str]:
+    """seed_demo as `make run` calls it at every start: its exit code and output."""
+    out = StringIO()
+    try:
+        call_command("seed_demo", password=password, nur_demo_datenbank=True, stdout=out)
+    except SystemExit as exc:
+        return int(exc.code), out.getvalue()
+    return 0, out.getvalue()
+
+
+def test_make_run_seeds_an_empty_or_demo_database_as_before() -> None:
+    code, output = make_run_seed("erstes-pw")  # a fresh checkout
+    assert code == 0 and "Demo-Kanzlei bereit" in output
+    first = counts()
+    code, _ = make_run_seed("zweites-pw")  # the next start: the demo's passwords as given
+    assert code == 0 and counts() == first
+    assert authenticate(username="anwalt", password="zweites-pw") is not None
+
+
+def test_make_run_leaves_a_firms_database_alone() -> None:
+    """A firm's database (restored into `make run`'s): no demo Akte, no password, role or deactivation
+    of its users undone; also when the firm kept the demo's user names."""
+    seed("kanzlei-pw")
+    admin = User.objects.get(username="admin")
+    admin.set_password("eigenes-admin-pw")
+    admin.save()
+    User.objects.filter(username="praktikant").update(is_active=False, role=Role.SEKRETARIAT)
+    Akte.objects.filter(aktenzeichen="106/26").delete()  # a demo Akte the firm deleted stays deleted
+    User.objects.create_user(username="kmeier", password="meier-pw", role=Role.ANWALT)
+    before = counts()
+    code, output = make_run_seed()
+    assert code == 3, output
+    assert "Keine Demo-Daten angelegt" in output and "1 Benutzer" in output
+    assert counts() == before and not Akte.objects.filter(aktenzeichen="106/26").exists()
+    assert authenticate(username="admin", password="eigenes-admin-pw") is not None
+    assert authenticate(username="anwalt", password="helena-demo") is None
+    praktikant = User.objects.get(username="praktikant")
+    assert not praktikant.is_active and praktikant.role == Role.SEKRETARIAT
+
+    User.objects.filter(username="kmeier").delete()  # its own Akte is reason enough, too
+    Akte.objects.filter(aktenzeichen="101/26").update(aktenzeichen="17/26")
+    code, output = make_run_seed()
+    assert code == 3 and "1 Akte," in output
+    # and a user with a demo name the demo did not make (other e-mail address)
+    Akte.objects.filter(aktenzeichen="17/26").update(aktenzeichen="101/26")
+    User.objects.filter(username="sekretariat").update(email="buero@kanzlei.example")
+    assert make_run_seed()[0] == 3
+    assert authenticate(username="admin", password="eigenes-admin-pw") is not None
+
+
 def test_every_non_admin_sees_some_but_not_all_akten() -> None:
     seed()
     total = Akte.objects.count()

@@ -5,7 +5,9 @@ empty database, every table and file compared."""
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -19,7 +21,7 @@ from django.core.management import call_command
 from psycopg import sql
 
 from akten.dokumente.services import upload_dokument
-from akten.models import Akte, User
+from akten.models import Akte, Role, User
 from config.backup import postgres
 from config.backup.errors import SicherungFehler
 from tests.conftest import database_url
@@ -252,7 +254,13 @@ def test_backup_of_a_newer_release_or_server_is_refused(db, ziel_db: str, tmp_pa
 
 def test_restore_into_a_fresh_make_run_checkout(kanzlei_mit_dateien, tmp_path: Path) -> None:
     """docs/betrieb.md: before the first `make run`, the launcher restores into its embedded
-    PostgreSQL and leaves the backup's key where `make run` reads it."""
+    PostgreSQL and leaves the backup's key where `make run` reads it; `make run` then starts on the
+    firm's data without demo records and without touching a password."""
+    admin = User.objects.get(username="admin")
+    admin.set_password("eigenes-admin-pw")  # the firm began with the demo, then made it its own
+    admin.save()
+    User.objects.create_user(username="kmeier", password="meier-pw", role=Role.ANWALT)
+    User.objects.filter(username="praktikant").update(is_active=False)
     archiv = tmp_path / "sicherung.tar"
     assert manage("sichern", str(archiv)).returncode == 0
     var, medien = tmp_path / "var", tmp_path / "medien"
@@ -271,3 +279,26 @@ def test_restore_into_a_fresh_make_run_checkout(kanzlei_mit_dateien, tmp_path: P
                              timeout=300)
     akten = counts(settings.DATABASES["default"]["NAME"])["public.akten_akte"]
     assert f"Akten: {akten}" in gelesen.stdout, gelesen.stdout + gelesen.stderr
+
+    # `make run`'s start path on the restored database, stopped once the demo step has spoken
+    run = subprocess.Popen([*launcher, "run", "--port", "0"], cwd=BASE_DIR, env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        output = []
+        for line in run.stdout:
+            output.append(line)
+            if "Demo-" in line:  # „Demo-Kanzlei bereit“ or „Keine Demo-Daten angelegt“
+                break
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.wait(timeout=120)
+    assert "Keine Demo-Daten angelegt" in "".join(output), "".join(output)
+    pruefen = ("import json; from akten.models import Akte, User; print('Akten:', Akte.objects.count()); "
+               "print(json.dumps(sorted(User.objects.values_list('username', 'password', 'is_active', "
+               "'role'))))")
+    gelesen = subprocess.run([*launcher, "exec", "--", sys.executable, "manage.py", "shell", "--no-imports",
+                              "-c", pruefen], cwd=BASE_DIR, env=env, capture_output=True, text=True,
+                             timeout=300)
+    assert f"Akten: {akten}" in gelesen.stdout, gelesen.stdout + gelesen.stderr
+    benutzer = sorted(User.objects.values_list("username", "password", "is_active", "role"))
+    assert json.loads(gelesen.stdout.strip().splitlines()[-1]) == [list(b) for b in benutzer]

@@ -1,13 +1,18 @@
 """`manage.py seed_demo [--password PW]`: create the demo Kanzlei (idempotent): the firm's records
 (akten.demo), Helena's Kanzleimuster (helena.knowledge.demo) and an example conversation with
-drafts waiting for a decision (helena.conversations.demo)."""
+drafts waiting for a decision (helena.conversations.demo).
+
+`--nur-demo-datenbank` is what `make run` calls at every start: a database that holds a firm's own
+users or Akten (one restored from a backup, say) is left alone, exit code 3 (KEINE_DEMO_DATENBANK)."""
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from akten.demo import DEFAULT_PASSWORD, seed_demo_kanzlei
+from akten.demo import DEFAULT_PASSWORD, fremde_daten, seed_demo_kanzlei
 from helena.conversations.demo import seed_demo_gespraech
 from helena.knowledge.demo import MUSTER, seed_muster
+
+KEINE_DEMO_DATENBANK = 3  # config/launcher.py knows the number too (it imports no Django)
 
 
 class Command(BaseCommand):
@@ -23,10 +28,23 @@ class Command(BaseCommand):
             default=DEFAULT_PASSWORD,
             help=f"Passwort für alle Demo-Benutzer (Standard: {DEFAULT_PASSWORD})",
         )
+        parser.add_argument(
+            "--nur-demo-datenbank",
+            action="store_true",
+            help="Nichts anlegen und kein Passwort setzen, wenn die Datenbank Benutzer oder Akten enthält, "
+            "die nicht zur Demo gehören (so startet `make run`); Exit-Code 3.",
+        )
 
-    def handle(self, *args, password: str, **options) -> None:
+    def handle(self, *args, password: str, nur_demo_datenbank: bool = False, **options) -> None:
         if not password:
             raise CommandError("Das Passwort darf nicht leer sein.")
+        fremd = fremde_daten() if nur_demo_datenbank else []
+        if fremd:
+            self.stdout.write(
+                f"Keine Demo-Daten angelegt: die Datenbank enthält Daten der Kanzlei ({', '.join(fremd)}, "
+                "die nicht zur Demo gehören). Kein Passwort wurde geändert."
+            )
+            raise SystemExit(KEINE_DEMO_DATENBANK)
         with transaction.atomic():
             s = seed_demo_kanzlei(password=password)
             neu_angelegt = s.neu_angelegt + seed_muster()
