@@ -15,7 +15,9 @@ import io
 import json
 import os
 import re
+import shutil
 import tarfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -52,6 +54,24 @@ def prune(folder: Path, *, keep: int) -> list[Path]:
     removed = archives[keep:]
     for path in removed:
         path.unlink()
+    return removed
+
+
+def sweep(folder: Path, *, prefixes: tuple[str, ...], older_than: float = 86400) -> list[Path]:
+    """Delete what a crashed backup or restore left in `folder`: entries whose names start with one of
+    `prefixes`, older than a day (a younger one may belong to a run in progress). A clear-text dump
+    must not linger. What was deleted."""
+    if not folder.is_dir():
+        return []
+    cutoff, removed = time.time() - older_than, []
+    for path in folder.iterdir():
+        if not path.name.startswith(prefixes) or path.lstat().st_mtime >= cutoff:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        removed.append(path)
     return removed
 
 
@@ -116,10 +136,12 @@ class Writer:
 
 
 def _safe_name(name: str) -> str:
+    """A member's name as written by Writer, else refused: a fixed one, or `medien/` and a relative
+    path in its plain spelling (no `..`, no `.`, no doubled or trailing slash)."""
     path = PurePosixPath(name)
     fixed = name in (DUMP, SECRET, MANIFEST, MANIFEST_SUM)
     if not fixed and (not name.startswith(MEDIA) or path.is_absolute() or ".." in path.parts
-                      or len(path.parts) < 2):
+                      or len(path.parts) < 2 or path.as_posix() != name or "\\" in name):
         raise SicherungFehler(f"Das Archiv ist beschädigt oder nicht von Helena (unerwarteter Eintrag "
                               f"„{name}“).", code="archiv_beschaedigt")
     return name
@@ -182,13 +204,21 @@ def extract(path: Path, folder: Path, *, secret: str | None) -> dict[str, Any]:
 
 
 def _verified_manifest(folder: Path, seen: dict[str, str]) -> dict[str, Any]:
+    """The manifest, checked against what was extracted; its "dateien" are the medien/ members
+    themselves (each name checked by _safe_name), which it must list exactly."""
     damaged = "Das Archiv ist beschädigt ({}). Es wurde nichts verändert."
     if MANIFEST not in seen or MANIFEST_SUM not in seen:
         raise SicherungFehler(damaged.format("das Verzeichnis des Inhalts fehlt"), code="archiv_beschaedigt")
-    if (folder / MANIFEST_SUM).read_text().strip() != seen[MANIFEST]:
+    if (folder / MANIFEST_SUM).read_text(errors="replace").strip() != seen[MANIFEST]:
         raise SicherungFehler(damaged.format("das Verzeichnis des Inhalts stimmt nicht"),
                               code="archiv_beschaedigt")
-    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError alike
+        manifest = None
+    if not _well_formed(manifest):
+        raise SicherungFehler(damaged.format("das Verzeichnis des Inhalts ist unvollständig"),
+                              code="archiv_beschaedigt")
     expected = {name: entry["sha256"] for name, entry in manifest["pruefsummen"].items()}
     for name, sha in expected.items():
         if seen.get(name) != sha:
@@ -198,4 +228,29 @@ def _verified_manifest(folder: Path, seen: dict[str, str]) -> dict[str, Any]:
     if extra:
         raise SicherungFehler(damaged.format(f"unerwartet: {', '.join(sorted(extra))}"),
                               code="archiv_beschaedigt")
+    dateien = sorted(name.removeprefix(MEDIA) for name in seen if name.startswith(MEDIA))
+    if sorted(manifest["dateien"]) != dateien:
+        raise SicherungFehler(damaged.format("die Liste der Dateien passt nicht zum Inhalt"),
+                              code="archiv_beschaedigt")
+    manifest["dateien"] = dateien
     return manifest
+
+
+def _well_formed(manifest: Any) -> bool:
+    """Every key restore reads, of the type it expects (an archive of another program, or one edited
+    with a matching checksum, must be refused as damaged, not crash half-way)."""
+    def strings(value: Any) -> bool:
+        return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+    try:
+        postgresql, migrationen, zeilen, sums = (manifest["postgresql"], manifest["migrationen"],
+                                                 manifest["zeilen"], manifest["pruefsummen"])
+        return (isinstance(manifest["helena"], str) and isinstance(manifest["erstellt"], str)
+                and type(postgresql["server_major"]) is int and type(postgresql["pg_dump_major"]) is int
+                and all(isinstance(app, str) and strings(names) for app, names in migrationen.items())
+                and all(isinstance(table, str) and type(rows) is int for table, rows in zeilen.items())
+                and strings(manifest["dateien"])
+                and all(isinstance(entry["sha256"], str) for entry in sums.values())
+                and {DUMP, SECRET} <= set(sums))
+    except (KeyError, TypeError, AttributeError):
+        return False

@@ -5,12 +5,15 @@ empty database, every table and file compared."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
 import sys
+import tarfile
 from io import BytesIO
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from psycopg import sql
 from akten.dokumente.services import upload_dokument
 from akten.models import Akte, Role, User
 from config.backup import postgres
+from config.backup.archive import DUMP, MANIFEST, MANIFEST_SUM, SECRET, Writer, extract
 from config.backup.errors import SicherungFehler
 from tests.conftest import database_url
 from tests.dateien import text_pdf
@@ -38,15 +42,21 @@ def _admin(dbname: str) -> dict:
             "password": db["PASSWORD"] or None, "dbname": dbname, "autocommit": True}
 
 
-def manage(*args: str, db: str | None = None, media: Path | None = None,
+def manage(*args: str, db: str | None = None, media: Path | None = None, vorher: str = "",
            **env: str) -> subprocess.CompletedProcess:
     """`python manage.py …` in its own process, as from a shell or cron, on database `db` (default: the
-    test database) with uploads in `media` (default: this test's)."""
+    test database) with uploads in `media` (default: this test's). `vorher`: Python run in that
+    process before the command, after Django's setup (a fault at a chosen moment)."""
     environ = {k: v for k, v in os.environ.items() if k != "HELENA_SICHERUNG_PASSPHRASE"}
     environ.update(DATABASE_URL=database_url(db), MEDIA_ROOT=str(media or settings.MEDIA_ROOT), DEBUG="true",
                    **env)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=BASE_DIR, env=environ,
-                          capture_output=True, text=True, timeout=300)
+    argv = [sys.executable, "manage.py", *args]
+    if vorher:
+        argv = [sys.executable, "-c", "import os, sys, django\n"
+                "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings')\ndjango.setup()\n"
+                f"{vorher}\nfrom django.core.management import execute_from_command_line\n"
+                "execute_from_command_line(['manage.py', *sys.argv[1:]])", *args]
+    return subprocess.run(argv, cwd=BASE_DIR, env=environ, capture_output=True, text=True, timeout=300)
 
 
 def counts(dbname: str) -> dict[str, int]:
@@ -221,8 +231,6 @@ def test_pg_dump_fits_the_server(db) -> None:
 def _umgeschrieben(archiv: Path, ziel: Path, aendern) -> Path:
     """The archive with its manifest changed by `aendern`, checksums made to fit: what a backup of
     another release or server would look like."""
-    from config.backup.archive import MANIFEST, MANIFEST_SUM, Writer, extract
-
     ordner = ziel.parent / "ausgepackt"
     ordner.mkdir()
     manifest = extract(archiv, ordner, secret=None)
@@ -302,3 +310,119 @@ def test_restore_into_a_fresh_make_run_checkout(kanzlei_mit_dateien, tmp_path: P
     assert f"Akten: {akten}" in gelesen.stdout, gelesen.stdout + gelesen.stderr
     benutzer = sorted(User.objects.values_list("username", "password", "is_active", "role"))
     assert json.loads(gelesen.stdout.strip().splitlines()[-1]) == [list(b) for b in benutzer]
+
+
+# -- when something goes wrong, and archives made to do harm --------------------------------------
+
+ZWEITES_VERSCHIEBEN_SCHEITERT = """
+import shutil
+echt, aufrufe = shutil.move, []
+def move(quelle, ziel, *args, **kwargs):
+    aufrufe.append(ziel)
+    if len(aufrufe) == 2:
+        raise OSError(5, "Eingabe-/Ausgabefehler")
+    return echt(quelle, ziel, *args, **kwargs)
+shutil.move = move
+"""
+
+
+def test_a_failure_after_pg_restore_names_what_is_missing_and_keeps_the_files(
+        kanzlei_mit_dateien, ziel_db: str, tmp_path: Path) -> None:
+    archiv = tmp_path / "sicherung.tar"
+    assert manage("sichern", str(archiv)).returncode == 0
+    medien, schluessel = tmp_path / "medien", tmp_path / "var" / "secret_key"
+    done = manage("wiederherstellen", str(archiv), "--schluessel-datei", str(schluessel), db=ziel_db,
+                  media=medien, vorher=ZWEITES_VERSCHIEBEN_SCHEITERT)
+    assert done.returncode == 3, done.stdout + done.stderr  # not 1 („Zeilenzahlen weichen ab“)
+    meldung = " ".join(done.stderr.split())
+    assert "ist wiederhergestellt, aber nicht alles" in meldung and "1 von 3 Dateien fehlen" in meldung
+    assert counts(ziel_db) == counts(settings.DATABASES["default"]["NAME"])  # the database is there
+    assert schluessel.read_text() == settings.SECRET_KEY  # the rest was still done
+    [fehlt] = set(kanzlei_mit_dateien) - set(files(medien))
+    assert fehlt in meldung
+    ordner = Path(re.search(r"sie liegen in (\S+)/medien/", meldung).group(1))
+    assert ordner.name.startswith("helena-wiederherstellung-unvollstaendig-") and str(ordner) in meldung
+    assert (ordner / "medien" / fehlt).read_bytes() == kanzlei_mit_dateien[fehlt]
+
+
+def test_key_folder_or_media_root_that_cannot_be_made_is_refused_first(
+        kanzlei_mit_dateien, ziel_db: str, tmp_path: Path) -> None:
+    archiv = tmp_path / "sicherung.tar"
+    assert manage("sichern", str(archiv)).returncode == 0
+    datei = tmp_path / "eine-datei"
+    datei.write_text("kein Ordner")
+    for args, medien, meldung in (
+            (["--schluessel-datei", str(datei / "secret_key")], tmp_path / "medien", "für den SECRET_KEY"),
+            ([], datei / "medien", "MEDIA_ROOT")):
+        refused = manage("wiederherstellen", str(archiv), *args, db=ziel_db, media=medien)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert meldung in refused.stderr and "nichts verändert" in refused.stderr
+        assert counts(ziel_db) == {}
+    assert not (tmp_path / "medien").exists()
+
+
+def test_a_manifest_naming_files_outside_media_root_moves_nothing(kanzlei_mit_dateien, ziel_db: str,
+                                                                   tmp_path: Path) -> None:
+    archiv = tmp_path / "sicherung.tar"
+    assert manage("sichern", str(archiv)).returncode == 0
+    (tmp_path / "a").mkdir()
+    boese = _umgeschrieben(archiv, tmp_path / "a" / "boese.tar",
+                           lambda m: m["dateien"].append("../secret_key"))
+    medien = tmp_path / "medien"
+    refused = manage("wiederherstellen", str(boese), db=ziel_db, media=medien)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "beschädigt" in refused.stderr
+    assert not (tmp_path / "secret_key").exists() and not medien.exists() and counts(ziel_db) == {}
+
+
+def _archiv(path: Path, *, medien: dict[str, bytes], manifest: dict | None = None,
+            dateien: list[str] | None = None) -> Path:
+    """A tar written by Helena's own writer, with a manifest whose checksums fit (`dateien`: the list
+    of files it claims, else the true one)."""
+    with open(path, "wb") as out:
+        writer = Writer(out, secret=None)
+        writer.add_bytes(DUMP, b"PGDMP")
+        writer.add_bytes(SECRET, b"schluessel")
+        for name, data in medien.items():
+            writer.add_bytes("medien/" + name, data)
+        writer.finish(manifest if manifest is not None else {
+            "format": 1, "helena": "abc", "erstellt": "2026-01-01T02:30:00+01:00",
+            "postgresql": {"server": "15", "server_major": 15, "pg_dump_major": 15}, "migrationen": {},
+            "zeilen": {}, "dateien": sorted(medien) if dateien is None else dateien,
+            "pruefsummen": writer.sums, "verschluesselt": False})
+    return path
+
+
+def _roh(path: Path, members: list[tarfile.TarInfo]) -> Path:
+    """A tar with exactly these members (each with its data), as no Helena writes it."""
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tar:
+        for info in members:
+            tar.addfile(info, io.BytesIO(b"x" * info.size) if info.isfile() else None)
+    return path
+
+
+def _eintrag(name: str, *, typ: bytes = tarfile.REGTYPE, ziel: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname, info.size = typ, ziel, 1 if typ == tarfile.REGTYPE else 0
+    return info
+
+
+def test_crafted_archives_are_refused_and_nothing_lands_outside(tmp_path: Path) -> None:
+    ordner, draussen = tmp_path / "arbeit", tmp_path / "draussen"
+    ordner.mkdir()
+    gut = _archiv(tmp_path / "gut.tar", medien={"akten/1/brief.pdf": b"%PDF"})
+    assert extract(gut, ordner, secret=None)["dateien"] == ["akten/1/brief.pdf"]
+    kaputt = [  # the manifest's list of files is not what the archive holds
+        _archiv(tmp_path / f"m{i}.tar", medien={"a.txt": b"a"}, dateien=dateien)
+        for i, dateien in enumerate((["a.txt", "../draussen/x"], [], ["a.txt", "b.txt"]))]
+    kaputt.append(_archiv(tmp_path / "leer.tar", medien={}, manifest={}))  # {} with a fitting checksum
+    for i, name in enumerate(("medien/../draussen/x", "/tmp/helena-x", "medien/a/../../draussen/x",
+                              "medien/a/./b", "medien//b", "medien/", "anderes.txt")):
+        kaputt.append(_roh(tmp_path / f"r{i}.tar", [_eintrag(name)]))
+    kaputt.append(_roh(tmp_path / "link.tar", [_eintrag("medien/l", typ=tarfile.SYMTYPE, ziel="/etc")]))
+    kaputt.append(_roh(tmp_path / "hart.tar", [_eintrag("medien/h", typ=tarfile.LNKTYPE, ziel=MANIFEST)]))
+    kaputt.append(_roh(tmp_path / "doppelt.tar", [_eintrag(MANIFEST_SUM), _eintrag(MANIFEST_SUM)]))
+    for archiv in kaputt:
+        with pytest.raises(SicherungFehler, match="beschädigt"):
+            extract(archiv, ordner, secret=None)
+    assert not draussen.exists() and not Path("/tmp/helena-x").exists()

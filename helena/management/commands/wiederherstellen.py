@@ -9,20 +9,23 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config.backup.crypto import PASSPHRASE_ENV, passphrase
-from config.backup.errors import SicherungFehler
+from config.backup.errors import HalbWiederhergestellt, SicherungFehler
 from config.backup.restore import wiederherstellen
 from helena.management.commands.sichern import dateien, sekunden, zahl
 
 # Exit codes (docs/protocol.md): 0 restored and every table's rows as in the manifest; 1 restored, but
-# a count differs (listed); 2 nothing changed (refused, damaged archive, wrong passphrase, …).
-OK, ABWEICHUNG, NICHTS = 0, 1, 2
+# a count differs (listed); 2 nothing changed (refused, damaged archive, wrong passphrase, …); 3 the
+# database restored, but files, key or migrations not (the message says which, and where they lie).
+OK, ABWEICHUNG, NICHTS, HALB = 0, 1, 2, 3
 
 
 class Command(BaseCommand):
     help = ("Stellt ein Archiv von `sichern` in eine leere Datenbank wieder her (Datenbank, hochgeladene "
             "Dateien; den SECRET_KEY mit --schluessel-datei). Prüft vorher jede Prüfsumme: ein beschädigtes "
             "Archiv ändert nichts. Eine Sicherung einer älteren Version wird danach migriert. Exit-Code 0: "
-            "wiederhergestellt; 1: wiederhergestellt, aber Zeilenzahlen weichen ab; 2: nichts verändert.")
+            "wiederhergestellt; 1: wiederhergestellt, aber Zeilenzahlen weichen ab; 2: nichts verändert; 3: "
+            "Datenbank wiederhergestellt, aber Dateien, Schlüssel oder Migrationen nicht (die Meldung sagt, "
+            "was fehlt und wo die Dateien liegen).")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("archiv", metavar="ARCHIV", help="die Datei von `sichern`")
@@ -38,6 +41,8 @@ class Command(BaseCommand):
             w = wiederherstellen(archiv=Path(options["archiv"]),
                                  passphrase=passphrase(options["passphrase_datei"]),
                                  schluessel_datei=schluessel, say=self.stdout.write)
+        except HalbWiederhergestellt as exc:
+            raise CommandError(exc.message, returncode=HALB) from None
         except SicherungFehler as exc:
             raise CommandError(exc.message, returncode=NICHTS) from None
         m = w.manifest
