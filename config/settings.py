@@ -197,6 +197,10 @@ STORAGES = {
 }
 MEDIA_URL = "media/"
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "var" / "media")
+# `sichern` writes the clear-text database dump here, on this machine, before it goes into the
+# (maybe encrypted) archive in ZIEL: a local disk, never the NAS or synced folder ZIEL may be.
+SICHERUNG_ARBEITSORDNER = env.path("HELENA_SICHERUNG_ARBEITSORDNER",
+                                   default=RUN_ENV_FILE.parent / "sicherung-arbeit")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

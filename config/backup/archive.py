@@ -33,15 +33,24 @@ MANIFEST = "manifest.json"
 MANIFEST_SUM = "manifest.sha256"
 MEDIA = "medien/"
 NAME = re.compile(r"^helena-sicherung-\d{4}-\d{2}-\d{2}-\d{6}\.tar(\.enc)?$")
+WORK = ".helena-sicherung-"  # a backup's working folder, and the start of its archive while written
+RESTORE_WORK, RESTORE_KEPT = ".helena-wiederherstellen-", "helena-wiederherstellung-unvollstaendig-"
 _BLOCK = 1 << 20
 
 
-def archive_path(ziel: str, *, encrypted: bool, now: datetime) -> tuple[Path, bool]:
-    """ZIEL as a directory (an existing one, or one written with a trailing slash, then created): a
-    dated name in it; else ZIEL is the file itself. The path, and whether ZIEL is a directory."""
+def archive_path(ziel: str, *, encrypted: bool, now: datetime, media_root: Path) -> tuple[Path, bool]:
+    """ZIEL as a directory (an existing one, or one written with a trailing slash, then created, 0700):
+    a dated name in it; else ZIEL is the file itself. The path, and whether ZIEL is a directory. A ZIEL
+    inside MEDIA_ROOT is refused: the backup would hold its own predecessors, or (excluded) nothing."""
     folder = Path(ziel)
-    if folder.is_dir() or ziel.endswith(("/", os.sep)):
-        folder.mkdir(parents=True, exist_ok=True)
+    is_folder = folder.is_dir() or ziel.endswith(("/", os.sep))
+    if (folder if is_folder else folder.parent).resolve().is_relative_to(media_root.resolve()):
+        raise SicherungFehler(f"ZIEL ({ziel}) liegt in MEDIA_ROOT ({media_root}), dem Ordner der gesicherten "
+                              "Dateien: einen Ordner außerhalb nehmen.")
+    if is_folder:
+        missing = [p for p in (folder, *folder.parents) if not p.exists()]
+        for part in reversed(missing):
+            part.mkdir(mode=0o700)
         return folder / f"helena-sicherung-{now:%Y-%m-%d-%H%M%S}.tar{'.enc' if encrypted else ''}", True
     if not folder.parent.is_dir():
         raise SicherungFehler(f"Den Ordner {folder.parent} gibt es nicht.")
@@ -90,7 +99,7 @@ class _Hashing:
 @contextmanager
 def atomic_file(path: Path) -> Iterator[BinaryIO]:
     """A new file readable by its owner only (0600), under its name only once it is complete."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.teil")
+    temp = path.with_name(f"{WORK}{path.name}.{os.getpid()}.teil")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -249,7 +258,7 @@ def _well_formed(manifest: Any) -> bool:
                 and type(postgresql["server_major"]) is int and type(postgresql["pg_dump_major"]) is int
                 and all(isinstance(app, str) and strings(names) for app, names in migrationen.items())
                 and all(isinstance(table, str) and type(rows) is int for table, rows in zeilen.items())
-                and strings(manifest["dateien"])
+                and strings(manifest["dateien"]) and strings(manifest.get("fehlend", []))
                 and all(isinstance(entry["sha256"], str) for entry in sums.values())
                 and {DUMP, SECRET} <= set(sums))
     except (KeyError, TypeError, AttributeError):

@@ -28,6 +28,7 @@ from config.backup.errors import SicherungFehler
 MAGIC = b"HLNSICH1"
 CHUNK = 1 << 20
 LOG2_N, R, P = 17, 8, 1  # scrypt as OWASP advises: 128 MiB and about a second per key
+MAX_SCRYPT_MEMORY = 512 << 20  # what a header may ask for: four times what we write
 PASSPHRASE_ENV = "HELENA_SICHERUNG_PASSPHRASE"
 MIN_LENGTH = 12
 _HEADER = struct.Struct(">8sBBB16s7s")
@@ -51,7 +52,9 @@ def passphrase(datei: str | None) -> str | None:
 
 
 def _key(secret: str, salt: bytes, log2_n: int, r: int, p: int) -> bytes:
-    if not 10 <= log2_n <= 22 or not 1 <= r <= 32 or not 1 <= p <= 16:
+    # A header is read before anything is authenticated: its demands are capped (scrypt takes
+    # 128·r·n bytes), so a crafted archive cannot ask for gigabytes or hours.
+    if not 10 <= log2_n <= 22 or not 1 <= r <= 32 or not 1 <= p <= 4 or 128 * r << log2_n > MAX_SCRYPT_MEMORY:
         raise SicherungFehler("Das Archiv ist beschädigt (Kopf der Verschlüsselung unlesbar).")
     return Scrypt(salt=salt, length=32, n=1 << log2_n, r=r, p=p).derive(secret.encode("utf-8"))
 
@@ -116,7 +119,7 @@ class DecryptingReader:
             raise SicherungFehler("Die Passphrase ist falsch (oder der Kopf des Archivs ist beschädigt). "
                                   "Es wurde nichts verändert.", code="passphrase_falsch") from None
         self._raw = raw
-        self._buffer = b""
+        self._chunk, self._pos = b"", 0  # the decrypted chunk being read, and how far
         self._counter = 0
         self._done = False
 
@@ -142,9 +145,17 @@ class DecryptingReader:
         return plain
 
     def read(self, size: int = -1) -> bytes:
-        while not self._done and (size < 0 or len(self._buffer) < size):
-            self._buffer += self._next()
-        if size < 0:
-            size = len(self._buffer)
-        out, self._buffer = self._buffer[:size], self._buffer[size:]
-        return out
+        """Up to `size` bytes (all with -1); each decrypted chunk is sliced once per read, never copied
+        whole again (tarfile reads in 10 kB steps)."""
+        parts: list[bytes] = []
+        while size != 0:
+            if self._pos >= len(self._chunk):
+                if self._done:
+                    break
+                self._chunk, self._pos = self._next(), 0
+                continue
+            end = len(self._chunk) if size < 0 else min(len(self._chunk), self._pos + size)
+            parts.append(self._chunk[self._pos:end])
+            size -= 0 if size < 0 else end - self._pos
+            self._pos = end
+        return b"".join(parts)

@@ -26,6 +26,7 @@ from django.conf import settings
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from config.backup.crypto import PASSPHRASE_ENV
 from config.backup.errors import SicherungFehler
 
 # Keys of Django's OPTIONS that are no libpq keywords.
@@ -55,7 +56,10 @@ class Target:
         return make_conninfo("", **self.params)
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("PGPASSWORD", "PGPASSFILE")}
+        """pg_dump's and pg_restore's environment: the password of DATABASE_URL, else the operator's
+        ~/.pgpass or PGPASSFILE as libpq reads it; never the backup's passphrase."""
+        drop = {"PGPASSWORD", PASSPHRASE_ENV, *(["PGPASSFILE"] if self.password else [])}
+        env = {k: v for k, v in os.environ.items() if k not in drop}
         if self.password:
             env["PGPASSWORD"] = self.password
         return env

@@ -31,11 +31,10 @@ from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.loader import MigrationLoader
 
 from config.backup import postgres
-from config.backup.archive import DUMP, MEDIA, SECRET, atomic_file, extract, sweep
+from config.backup.archive import DUMP, MEDIA, RESTORE_KEPT, RESTORE_WORK, SECRET, atomic_file, extract, sweep
 from config.backup.errors import HalbWiederhergestellt, SicherungFehler
 
-WORK_PREFIX = ".helena-wiederherstellen-"
-KEPT_PREFIX = "helena-wiederherstellung-unvollstaendig-"
+WORK_PREFIX, KEPT_PREFIX = RESTORE_WORK, RESTORE_KEPT
 _RESERVE = 64 << 20  # beside the unpacked archive: the table of contents, pg_restore's own files
 
 

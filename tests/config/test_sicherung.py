@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import tarfile
+import time
 from io import BytesIO
 from pathlib import Path
 
@@ -122,6 +123,7 @@ def test_backup_and_restore_into_a_new_database(kanzlei_mit_dateien, ziel_db: st
     [archiv] = list(ordner.iterdir())
     assert archiv.name.startswith("helena-sicherung-") and archiv.suffix == ".tar"
     assert stat.S_IMODE(archiv.stat().st_mode) == 0o600  # the firm's whole data: its owner only
+    assert stat.S_IMODE(ordner.stat().st_mode) == 0o700  # the folder made for it, too
     assert "Sicherung geschrieben" in done.stdout and "3 Dateien" in done.stdout
 
     medien, schluessel = tmp_path / "medien", tmp_path / "var" / "secret_key"
@@ -154,6 +156,9 @@ def test_backup_and_restore_into_a_new_database(kanzlei_mit_dateien, ziel_db: st
 
 def test_encrypted_backup_wrong_and_missing_passphrase(kanzlei_mit_dateien, ziel_db: str,
                                                        tmp_path: Path) -> None:
+    gross = os.urandom(3 << 20)  # a scan over several of the cipher's 1 MiB chunks
+    (Path(settings.MEDIA_ROOT) / "scans").mkdir()
+    (Path(settings.MEDIA_ROOT) / "scans" / "gross.pdf").write_bytes(gross)
     archiv = tmp_path / "nacht.tar.enc"
     done = manage("sichern", str(archiv), HELENA_SICHERUNG_PASSPHRASE=PASSPHRASE)
     assert done.returncode == 0, done.stderr
@@ -177,7 +182,7 @@ def test_encrypted_backup_wrong_and_missing_passphrase(kanzlei_mit_dateien, ziel
                   media=medien)
     assert done.returncode == 0, done.stdout + done.stderr
     assert counts(ziel_db) == counts(settings.DATABASES["default"]["NAME"])
-    assert files(medien) == kanzlei_mit_dateien
+    assert files(medien) == {**kanzlei_mit_dateien, "scans/gross.pdf": gross}
 
 
 def test_short_passphrase_and_retention_of_a_file_refused(db, tmp_path: Path) -> None:
@@ -426,3 +431,102 @@ def test_crafted_archives_are_refused_and_nothing_lands_outside(tmp_path: Path) 
         with pytest.raises(SicherungFehler, match="beschädigt"):
             extract(archiv, ordner, secret=None)
     assert not draussen.exists() and not Path("/tmp/helena-x").exists()
+
+
+ERSTE_DATEI_GELOESCHT = """
+import config.backup.create as c
+echt = c.media_files
+def media_files(*args, **kwargs):
+    found = echt(*args, **kwargs)
+    found[0][1].unlink()  # the Dokument deleted between the listing and its reading
+    return found
+c.media_files = media_files
+"""
+
+
+def test_a_file_deleted_during_the_backup_is_named_not_fatal(kanzlei_mit_dateien, ziel_db: str,
+                                                             tmp_path: Path) -> None:
+    archiv = tmp_path / "sicherung.tar"
+    done = manage("sichern", str(archiv), vorher=ERSTE_DATEI_GELOESCHT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [geloescht] = set(kanzlei_mit_dateien) - set(files(Path(settings.MEDIA_ROOT)))
+    assert "Warnung: 1 Datei während der Sicherung gelöscht" in done.stdout and geloescht in done.stdout
+    assert "2 Dateien" in done.stdout
+    (tmp_path / "aus").mkdir()
+    manifest = extract(archiv, tmp_path / "aus", secret=None)
+    assert manifest["fehlend"] == [geloescht] and geloescht not in manifest["dateien"]
+    done = manage("wiederherstellen", str(archiv), db=ziel_db, media=tmp_path / "medien")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "beim Sichern fehlten 1 Datei" in done.stdout and geloescht in done.stdout
+
+
+DUMP_BEOBACHTET = """
+import config.backup.create as c
+echt = c._dump
+def dump(*args, out, **kwargs):
+    echt(*args, out=out, **kwargs)
+    open(os.environ["BEOBACHTET"], "w").write(str(out))
+c._dump = dump
+"""
+
+
+def test_the_clear_text_dump_stays_local_and_leftovers_are_swept(db, tmp_path: Path) -> None:
+    ziel, arbeit, beobachtet = tmp_path / "nas", tmp_path / "arbeit", tmp_path / "beobachtet"
+    alt = (ziel / ".helena-sicherung-abc123", ziel / ".helena-sicherung-2026-01-01-023000.tar.enc.99.teil",
+           arbeit / ".helena-sicherung-def456")
+    for path in alt:
+        path.parent.mkdir(exist_ok=True)
+        path.mkdir() if "teil" not in path.name else path.write_bytes(b"PGDMP")
+    jung = ziel / ".helena-sicherung-2026-01-02-023000.tar.enc.98.teil"  # a run in progress, maybe
+    jung.write_bytes(b"teil")
+    for path in alt:
+        os.utime(path, (time.time() - 2 * 86400,) * 2)
+    done = manage("sichern", f"{ziel}/", vorher=DUMP_BEOBACHTET, HELENA_SICHERUNG_PASSPHRASE=PASSPHRASE,
+                  HELENA_SICHERUNG_ARBEITSORDNER=str(arbeit), BEOBACHTET=str(beobachtet))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert Path(beobachtet.read_text()).is_relative_to(arbeit)  # not written beside the archive
+    assert not any(path.exists() for path in alt) and jung.exists()
+    assert sorted(p.name for p in ziel.iterdir() if p != jung)[0].endswith(".tar.enc")
+    assert list(arbeit.iterdir()) == []
+
+
+def test_a_target_inside_media_root_is_refused(db, tmp_path: Path) -> None:
+    medien = Path(settings.MEDIA_ROOT)
+    (medien / "akten").mkdir(parents=True)
+    (medien / "akten" / "brief.pdf").write_bytes(b"%PDF")
+    for ziel in (f"{medien}/sicherungen/", str(medien / "akten" / "s.tar"), f"{medien}/"):
+        done = manage("sichern", ziel)
+        assert done.returncode == 1 and "liegt in MEDIA_ROOT" in done.stderr, done.stdout + done.stderr
+    assert files(medien) == {"akten/brief.pdf": b"%PDF"}  # nothing written, no folder made
+
+
+def test_children_get_the_password_or_the_pgpass_file_never_the_passphrase(monkeypatch) -> None:
+    monkeypatch.setenv("PGPASSFILE", "/home/helena/.pgpass")
+    monkeypatch.setenv("PGPASSWORD", "alt")
+    monkeypatch.setenv("HELENA_SICHERUNG_PASSPHRASE", PASSPHRASE)
+    ohne = postgres.Target(params={"dbname": "helena"}, password="").env()
+    assert ohne.get("PGPASSFILE") == "/home/helena/.pgpass" and "PGPASSWORD" not in ohne
+    mit = postgres.Target(params={"dbname": "helena"}, password="geheim").env()
+    assert mit["PGPASSWORD"] == "geheim" and "PGPASSFILE" not in mit
+    assert "HELENA_SICHERUNG_PASSPHRASE" not in ohne and "HELENA_SICHERUNG_PASSPHRASE" not in mit
+
+
+def test_encryption_over_many_chunks_and_a_header_asking_too_much(tmp_path: Path) -> None:
+    from config.backup import crypto
+
+    klar = os.urandom((5 << 20) // 2 + 12345)  # two and a half chunks and a bit
+    out = io.BytesIO()
+    writer = crypto.EncryptingWriter(out, PASSPHRASE)
+    for i in range(0, len(klar), 777_777):
+        writer.write(klar[i:i + 777_777])
+    writer.close()
+    for schritt in (10240, 1 << 20, 3 << 20):
+        reader = crypto.DecryptingReader(io.BytesIO(out.getvalue()), PASSPHRASE)
+        gelesen = b"".join(iter(lambda: reader.read(schritt), b""))  # noqa: B023  (read at once)
+        assert gelesen == klar
+    assert crypto.DecryptingReader(io.BytesIO(out.getvalue()), PASSPHRASE).read() == klar
+    gierig = crypto._HEADER.pack(crypto.MAGIC, 22, 32, 1, bytes(16), bytes(7)) + bytes(16)  # 16 GiB
+    started = time.monotonic()
+    with pytest.raises(SicherungFehler, match="beschädigt"):
+        crypto.DecryptingReader(io.BytesIO(gierig + bytes(64)), PASSPHRASE)
+    assert time.monotonic() - started < 1

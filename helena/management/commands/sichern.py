@@ -60,5 +60,9 @@ class Command(BaseCommand):
         self.stdout.write(f"Sicherung geschrieben: {s.pfad} ({groesse(s.groesse)}, {art})")
         self.stdout.write(f"  {s.tabellen} Tabellen mit {zahl(s.zeilen)} Zeilen, {dateien(s.dateien)}, "
                           f"in {sekunden(s.sekunden)}")
+        if s.fehlend:
+            self.stdout.write(f"  Warnung: {dateien(len(s.fehlend))} während der Sicherung gelöscht, nicht "
+                              f"im Archiv (die Datenbank der Sicherung kann sie noch nennen): "
+                              f"{', '.join(s.fehlend[:10])}{' …' if len(s.fehlend) > 10 else ''}")
         for alt in s.entfernt:
             self.stdout.write(f"  entfernt (älter als die {behalten} neuesten): {alt.name}")

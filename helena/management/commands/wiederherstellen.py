@@ -49,6 +49,9 @@ class Command(BaseCommand):
         self.stdout.write(f"Wiederhergestellt: Sicherung vom {m['erstellt'][:19].replace('T', ' ')} "
                           f"(Helena {m['helena'][:12]}), {w.tabellen} Tabellen mit {zahl(w.zeilen)} Zeilen, "
                           f"{dateien(w.dateien)}, in {sekunden(w.sekunden)}.")
+        if m.get("fehlend"):
+            self.stdout.write(f"  Warnung: beim Sichern fehlten {dateien(len(m['fehlend']))} (während der "
+                              f"Sicherung gelöscht): {', '.join(m['fehlend'][:10])}")
         if w.migriert:
             self.stdout.write(f"  migriert auf diese Version: {len(w.migriert)} Migrationen "
                               f"({', '.join(w.migriert[:5])}{' …' if len(w.migriert) > 5 else ''})")
