@@ -50,7 +50,12 @@ def archive_path(ziel: str, *, encrypted: bool, now: datetime, media_root: Path)
     if is_folder:
         missing = [p for p in (folder, *folder.parents) if not p.exists()]
         for part in reversed(missing):
-            part.mkdir(mode=0o700)
+            try:
+                part.mkdir(mode=0o700)
+            except OSError as exc:  # no right to create it (/srv owned by root), a file in the way …
+                grund = exc.strerror or exc
+                raise SicherungFehler(f"Den Ordner {part} kann Helena nicht anlegen ({grund}). Lege ihn an "
+                                      "und gib ihn dem Benutzer, unter dem Helena läuft.") from None
         return folder / f"helena-sicherung-{now:%Y-%m-%d-%H%M%S}.tar{'.enc' if encrypted else ''}", True
     if not folder.parent.is_dir():
         raise SicherungFehler(f"Den Ordner {folder.parent} gibt es nicht.")

@@ -191,6 +191,11 @@ def test_short_passphrase_and_retention_of_a_file_refused(db, tmp_path: Path) ->
     done = manage("sichern", str(tmp_path / "x.tar"), "--behalten", "3")
     assert done.returncode == 1 and "nur, wenn ZIEL ein Ordner ist" in done.stderr
     assert not [p for p in tmp_path.iterdir() if "x.tar" in p.name]  # nothing written, not even a part
+    (tmp_path / "datei").write_text("kein Ordner")
+    for ziel in (f"{tmp_path}/datei/unter/", "/proc/helena-sicherung/"):  # a file in the way, no right
+        done = manage("sichern", ziel)
+        assert done.returncode == 1 and "kann Helena nicht anlegen" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
 
 
 def test_damaged_archive_changes_nothing(kanzlei_mit_dateien, ziel_db: str, tmp_path: Path) -> None:
