@@ -16,6 +16,7 @@ from akten import fristen, kosten, selectors, services
 from akten.erfassung import fristen as frist_dienst
 from akten.erfassung.fristen import VERMERK_MAX
 from akten.fristenbuch.selectors import fristen_im_buch, tag_aus
+from akten.lesezugriffe.services import Bereich, Weg, lesen
 from akten.models import User
 from akten.schemas import (
     AkteDetailOut,
@@ -62,6 +63,7 @@ def akten_list(request: HttpRequest, response: HttpResponse, filters: Query[Akte
              summary="Eine Akte mit Beteiligten und Fristen")
 def akte_detail(request: HttpRequest, response: HttpResponse, akte_id: str) -> dict:
     akte = selectors.get_akte(user=request.auth, akte_id=akte_id)
+    lesen(user=request.auth, akte=akte, weg=Weg.API)
     response["ETag"] = f'"{akte.version}"'
     fristen = selectors.fristen_for(user=request.auth, akte_id=akte.pk, status="active")
     minutes = akte.zeiterfassungen.aggregate(s=Sum("dauer_minuten"))["s"] or 0
@@ -97,7 +99,11 @@ def fristen_list(request: HttpRequest, filters: Query[FristenFilter]) -> list[di
     auswahl = filters.model_dump()
     auswahl.update(von=tag_aus(filters.von, "von"), bis=tag_aus(filters.bis, "bis"))
     qs = fristen_im_buch(user=request.auth, **auswahl)
-    return [frist_out(f) for f in qs[:2000]]
+    zeilen = [frist_out(f) for f in qs[:2000]]
+    if filters.akte_id is not None:  # one Akte's Fristen are a read of it; the whole Fristenbuch is a list
+        lesen(user=request.auth, akte=selectors.get_akte(user=request.auth, akte_id=filters.akte_id),
+              weg=Weg.API, bereich=Bereich.FRISTEN)
+    return zeilen
 
 
 class FristVermerkIn(Schema):

@@ -15,7 +15,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from akten.erfassung.rechte import darf
-from akten.seiten.arbeitsplatz import arbeitsplatz
+from akten.lesezugriffe.services import Bereich, Weg, lesen
+from akten.seiten.arbeitsplatz import arbeitsplatz, gewaehlter_tab
 from akten.selectors import akten_overview, alerts_for, get_akte, notizen_for
 from akten.services import mark_alert_read
 
@@ -30,12 +31,20 @@ def akten_list(request: HttpRequest) -> HttpResponse:
                                                "darf_anlegen": darf(request.user, "akte")})
 
 
+# Which part of the Akte a tab shows (the whole page, „Alles“, and the Übersicht are the Akte itself).
+TAB_BEREICH = {"beteiligte": Bereich.BETEILIGTE, "fristen": Bereich.FRISTEN, "dokumente": Bereich.DOKUMENTE,
+               "notizen": Bereich.NOTIZEN, "zeiten": Bereich.ZEITEN, "aktivitaet": Bereich.AKTIVITAET,
+               "helena": Bereich.HELENA}
+
+
 @login_required
 @require_GET
 def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
     """The Akte as a workspace with its tabs (akten/seiten/arbeitsplatz.py); 404 for an Akte the user
     may not see (indistinguishable from none)."""
     akte = get_akte(user=request.user, akte_id=akte_id)  # NotFound: the 404 page (config.middleware)
+    lesen(user=request.user, akte=akte, weg=Weg.SEITE,
+          bereich=TAB_BEREICH.get(gewaehlter_tab(request), Bereich.AKTE))
     return render(request, "akten/detail.html", arbeitsplatz(request, akte))
 
 

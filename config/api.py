@@ -20,6 +20,7 @@ from akten.dokumente.api import router as dokumente_router
 from akten.integration import api as _schreiben  # noqa: F401 - adds the write API to akten_router
 from akten.kalenderabo.api import router as kalender_router
 from akten.kollision.api import router as kollision_router
+from akten.lesezugriffe import api as _lesezugriffe  # noqa: F401 - GET /akten/{id}/zugriffe
 from config.errors import DomainError, ErrorOut, describe_validation_errors, error_text
 from drafts.api import router as drafts_router
 from helena.knowledge.api import router as knowledge_router

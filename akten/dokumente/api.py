@@ -15,7 +15,8 @@ from akten import selectors
 from akten.dokumente import services
 from akten.dokumente.ausgabe import render
 from akten.dokumente.seiten import seiten_von
-from akten.models import Dokument
+from akten.lesezugriffe.services import Bereich, Weg, lesen
+from akten.models import Dokument, User
 from config.errors import errors
 from config.schemas import file_response
 
@@ -97,6 +98,7 @@ def upload(request: HttpRequest, akte_id: int, datei: File[UploadedFile],
             summary="Dokumente einer Akte")
 def dokumente_list(request: HttpRequest, akte_id: int) -> list[dict]:
     akte = selectors.get_akte(user=request.auth, akte_id=akte_id)
+    lesen(user=request.auth, akte=akte, weg=Weg.API, bereich=Bereich.DOKUMENTE)
     anhaenge = Prefetch("anhaenge", queryset=Dokument.objects.only("pk", "quelle_id"))
     dokumente = selectors.dokumente_for(user=request.auth, akte_id=akte.pk).prefetch_related(anhaenge)
     return [dokument_out(d) for d in dokumente[:500]]
@@ -106,6 +108,7 @@ def dokumente_list(request: HttpRequest, akte_id: int) -> list[dict]:
             summary="Dokument mit Text (Seite für Seite)")
 def dokument_detail(request: HttpRequest, dokument_id: int) -> dict:
     dokument = selectors.get_dokument(user=request.auth, dokument_id=dokument_id)
+    lesen(user=request.auth, akte=dokument.akte, weg=Weg.API, bereich=Bereich.DOKUMENT, dokument=dokument)
     seiten = seiten_von(inhalt=dokument.inhalt, dateityp=dokument.dateityp)
     return {**dokument_out(dokument), "text": dokument.inhalt.replace("\f", "\n\n"),
             "seiten_text": [{"nummer": s.nummer, "text": s.text} for s in seiten]}
@@ -120,11 +123,19 @@ class DateiQuery(Schema):
             openapi_extra=_FILE_RESPONSE)
 def dokument_datei(request: HttpRequest, dokument_id: int, query: Query[DateiQuery]) -> HttpResponse:
     dokument = selectors.get_dokument(user=request.auth, dokument_id=dokument_id)
-    return datei_response(dokument, query.format)
+    return datei_response(dokument, query.format, user=request.auth)
 
 
-def datei_response(dokument: Dokument, format: str) -> HttpResponse:
-    """The download: the stored original, or the Dokument rendered (the page views use it too)."""
+def datei_response(dokument: Dokument, format: str, *, user: User) -> HttpResponse:
+    """The download: the stored original, or the Dokument rendered (the page views use it too). A file
+    that leaves Helena is logged as an export (whether page or API asked), once it could be made."""
+    antwort = _datei(dokument, format)
+    lesen(user=user, akte=dokument.akte, weg=Weg.EXPORT, bereich=Bereich.DOKUMENT, dokument=dokument,
+          format=format)
+    return antwort
+
+
+def _datei(dokument: Dokument, format: str) -> HttpResponse:
     if format == "original":
         original = services.original(dokument)
         return FileResponse(original.datei, as_attachment=True, filename=original.name,

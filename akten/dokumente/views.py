@@ -63,4 +63,4 @@ def datei(request: HttpRequest, dokument_id: int) -> HttpResponse:
     format = request.GET.get("format", "original")
     if format not in FORMATS:
         raise DomainError("Unbekanntes Format: möglich sind original, docx und pdf.", code="format")
-    return datei_response(get_dokument(user=request.user, dokument_id=dokument_id), format)
+    return datei_response(get_dokument(user=request.user, dokument_id=dokument_id), format, user=request.user)

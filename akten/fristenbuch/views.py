@@ -23,6 +23,7 @@ from akten.erfassung.rechte import darf, pruefe
 from akten.erfassung.speichern import EingabeFehler
 from akten.fristen import PRESETS
 from akten.fristenbuch.forms import FristForm, GrundForm, RechnerForm, VermerkForm, uebernehmen
+from akten.lesezugriffe.services import Bereich, Weg, lesen
 from akten.models import Akte, Frist, Kanzleieinstellung
 from akten.seiten.verlauf import verlauf_des_eintrags
 from akten.selectors import get_akte, get_frist
@@ -144,6 +145,7 @@ def frist_pruefen(request: HttpRequest, akte_id: int) -> JsonResponse:
 def frist_detail(request: HttpRequest, akte_id: int, frist_id: int) -> HttpResponse:
     """One Frist: its data, how its date came about, what was done, its Verlauf and the actions."""
     frist = get_frist(user=request.user, akte_id=akte_id, frist_id=frist_id)
+    lesen(user=request.user, akte=frist.akte, weg=Weg.SEITE, bereich=Bereich.FRIST, objekt_id=frist.pk)
     heute = timezone.localdate()
     warnungen = dienst.frist_warnungen(datum=frist.datum, typ=frist.typ, berechnung=frist.berechnung,
                                        bundesland=frist.effektives_bundesland, vergangenheit=False)

@@ -42,6 +42,7 @@ from akten.integration.schemas import (
     notiz_out,
     zeit_out,
 )
+from akten.lesezugriffe.services import Bereich, Weg, lesen
 from akten.models import Akte, Beteiligter, Frist, Notiz, Zeiterfassung
 from akten.schemas import AkteOut, BeteiligterOut, FristOut, akte_out, beteiligter_out, frist_out
 from akten.selectors import get_akte, notizen_for, zeiterfassung_for
@@ -190,14 +191,18 @@ def zeit_neu(request: HttpRequest, response: HttpResponse, akte_id: str, payload
 @router.get("/akten/{akte_id}/notizen", tags=TAGS, response={200: list[NotizOut], **errors(404)},
             summary="Notizen einer Akte, neueste zuerst")
 def notizen_list(request: HttpRequest, akte_id: str) -> list[dict]:
-    return [notiz_out(n) for n in notizen_for(user=request.auth, akte_id=akte_id)
+    akte = get_akte(user=request.auth, akte_id=akte_id)
+    lesen(user=request.auth, akte=akte, weg=Weg.API, bereich=Bereich.NOTIZEN)
+    return [notiz_out(n) for n in notizen_for(user=request.auth, akte_id=akte.pk)
             .select_related("verfasst_von")[:2000]]
 
 
 @router.get("/akten/{akte_id}/zeiten", tags=TAGS, response={200: list[ZeitOut], **errors(404)},
             summary="Zeiterfassung einer Akte, neueste zuerst")
 def zeiten_list(request: HttpRequest, akte_id: str) -> list[dict]:
-    return [zeit_out(z) for z in zeiterfassung_for(user=request.auth, akte_id=akte_id)[:5000]]
+    akte = get_akte(user=request.auth, akte_id=akte_id)
+    lesen(user=request.auth, akte=akte, weg=Weg.API, bereich=Bereich.ZEITEN)
+    return [zeit_out(z) for z in zeiterfassung_for(user=request.auth, akte_id=akte.pk)[:5000]]
 
 
 class AenderungenFilter(Schema):

@@ -3,7 +3,7 @@ Beteiligte (akte.py), what hangs off an Akte (records.py), its
 Dokumente and the letterhead (dokument.py); how the firm keeps them (kanzlei.py), its
 Kollisionsprüfungen (kollision.py), imports from the old software (importe.py), what the firm's
 other systems need (integration.py: extern ids, idempotent answers) and the e-mails that told people
-of their Hinweise (mail.py).
+of their Hinweise (mail.py); who read which Akte and Dokument, when and how (lesezugriff.py).
 
 Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 """
@@ -15,6 +15,7 @@ from akten.models.importe import ImportLauf
 from akten.models.integration import IdempotenzAntwort
 from akten.models.kanzlei import Kanzleieinstellung
 from akten.models.kollision import Kollisionspruefung
+from akten.models.lesezugriff import Lesezugriff
 from akten.models.mail import HinweisMail
 from akten.models.records import Alert, Frist, HinweisEinstellung, Notiz, Zeiterfassung
 
@@ -35,6 +36,7 @@ __all__ = [
     "KalenderAbo",
     "Kanzleieinstellung",
     "Kollisionspruefung",
+    "Lesezugriff",
     "Notiz",
     "Role",
     "User",

@@ -1,13 +1,16 @@
 """How the firm keeps its records (one row, in the admin): its Aktenzeichen scheme, whether a
 Notfrist needs a second person before it counts as erledigt, what an e-mail about a Hinweis may
-say (§ 203 StGB) and what the calendar feeds may name."""
+say (§ 203 StGB), what the calendar feeds may name and how long the read log is kept."""
 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from akten.aktenzeichen import MusterFehler, pruefe_muster
+
+ZUGRIFFE_AUFBEWAHREN_STANDARD = 12
 
 
 class Kanzleieinstellung(models.Model):
@@ -42,6 +45,15 @@ class Kanzleieinstellung(models.Model):
         help_text="Zeigt in den Kalender-Abos der Mitarbeitenden neben Aktenzeichen und Bezeichnung auch "
                   "das Kurzrubrum mit den Namen der Parteien. Aus (Standard): keine Namen von Mandanten "
                   "im Kalender – er liegt oft beim Anbieter der Kalender-App (§ 203 StGB).")
+    # DSGVO Art. 5 (1) e (Speicherbegrenzung) against the firm's need to answer „who read this file?“
+    # (a client's complaint, a suspected breach of § 203 StGB) — which mostly comes up within the year.
+    zugriffe_aufbewahren_monate = models.PositiveSmallIntegerField(
+        "Zugriffe aufbewahren (Monate)", default=ZUGRIFFE_AUFBEWAHREN_STANDARD,
+        validators=[MinValueValidator(1), MaxValueValidator(120)],
+        help_text="So lange bleibt im Zugriffsprotokoll stehen, wer eine Akte oder ein Dokument gelesen hat "
+                  "(Seite, API, Helena); ältere Einträge löscht Helena jede Nacht. Standard: 12 Monate – "
+                  "lang genug, um eine Beschwerde oder einen Verdachtsfall zu klären, kurz genug für die "
+                  "Speicherbegrenzung der DSGVO. 1 bis 120 Monate.")
     geaendert_am = models.DateTimeField("geändert am", auto_now=True)
 
     class Meta:

@@ -216,6 +216,8 @@ class _Run:
                 fresh.add(key)
         if tasks:
             await asyncio.gather(*tasks.values())
+        if self.ctx.record_reads is not None and self.ctx.reads:
+            await self.ctx.record_reads()  # the step's reads for the read log: one INSERT
         for key, task in tasks.items():
             if task.result().ok:
                 self.cache[key] = task.result()

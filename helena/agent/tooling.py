@@ -37,6 +37,9 @@ class ToolResult:
     # Extra events for the chat after the tool_result, e.g. ("draft_created", {draft_id, kind, html}).
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     pause: bool = False  # ask_user: the run stops here and waits for the user's answer
+    # What the tool read of the firm's records on the user's behalf (akten.lesezugriffe.services.Lesung:
+    # an Akte, one of its parts, a Dokument) — the read log's rows; a list or a search reads none.
+    reads: list[Any] = field(default_factory=list)
 
     def observation(self) -> dict[str, Any]:
         """What the model sees."""
@@ -52,6 +55,8 @@ Ask = Callable[..., Awaitable[str]]
 # model_at_least(model, tier, operation) -> the run's `model` if it is of at least that tier, else
 # that tier's; booked for the run as `operation`.
 ModelAtLeast = Callable[[Any, int, str], Awaitable["ChatModel"]]
+# record_reads() -> None: stores the reads the step's tools collected in ctx.reads (one INSERT).
+RecordReads = Callable[[], Awaitable[None]]
 
 
 @dataclass
@@ -82,7 +87,11 @@ class ToolContext:
     # The run's helena.llm.pii.privacy.Privacy: for side calls and anything else that leaves the house
     # (search_web's query). None outside a run.
     privacy: Any = None
+    # The reads of the run's tool calls (ToolResult.reads), collected by the executor until the loop
+    # calls `record_reads` after the step (the read log wants one INSERT per step, not per call).
+    reads: list[Any] = field(default_factory=list)
     # Ports of a run (helena/runs/ports.py); None outside one.
+    record_reads: RecordReads | None = None
     ask: Ask | None = None
     plans: PlanStore | None = None
     model_at_least: ModelAtLeast | None = None

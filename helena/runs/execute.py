@@ -228,6 +228,8 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
         cancel_watch.forget(run.pk)
         await model.settle()  # _record_outcome sums the ledger rows
         await settle_audits(tools_setup.ctx)
+        if tools_setup.ctx.record_reads is not None:  # a step cut short (cancel, timeout) read too
+            await tools_setup.ctx.record_reads()
         await model.aclose()
     await db(_record_outcome, run_pk=run.pk, result=result)
 

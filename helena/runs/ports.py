@@ -1,5 +1,6 @@
 """The ports a run hands the agent core (helena/agent/tooling.py): ask the user, keep plans, a
-second model. The core calls them; only here do they touch the database and the router.
+second model, store the step's reads in the read log (akten.lesezugriffe). The core calls them; only
+here do they touch the database and the router.
 
 Database work goes through `sync_to_async` (thread-sensitive): inside a run that is the run's own
 thread (helena.infra.db.run_context), under a test's async_to_sync the caller's, with its transaction.
@@ -14,6 +15,7 @@ from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.utils import timezone
 
+from akten.lesezugriffe.services import speichern
 from helena.agent.planning import PlanBusy, PlanItem, PlanStatus
 from helena.agent.tooling import ToolContext
 from helena.llm import router
@@ -118,7 +120,12 @@ def attach(ctx: ToolContext) -> ToolContext:
     async def model_at_least(model: Any, tier: int, operation: str) -> Any:
         return await sync_to_async(_model_at_least)(model, ctx.privacy, tier, operation)
 
-    ctx.ask, ctx.model_at_least = ask, model_at_least
+    async def record_reads() -> None:
+        batch, ctx.reads[:] = list(ctx.reads), []
+        if batch:
+            await sync_to_async(speichern)(user=ctx.user, lesungen=batch, run_id=ctx.run_id)
+
+    ctx.ask, ctx.model_at_least, ctx.record_reads = ask, model_at_least, record_reads
     if ctx.conversation_id is not None:
         ctx.plans = PlanStore(run_id=ctx.run_id, conversation_id=ctx.conversation_id)
     return ctx

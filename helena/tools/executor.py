@@ -18,6 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError, connections
 from pydantic import ValidationError
 
+from akten.lesezugriffe.services import speichern
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.llm.dialects import repair_arguments
@@ -179,6 +180,17 @@ async def _write_audit(*, name: str, params: dict[str, Any], result: ToolResult,
         logger.exception("could not record tool call %s", name)
 
 
+async def _note_reads(result: ToolResult, ctx: ToolContext) -> None:
+    """A run collects its tools' reads for one INSERT per step (ctx.record_reads); a call outside a
+    run (no such port) stores its reads at once, so no read of the firm's records goes unlogged."""
+    if not result.ok or not result.reads:
+        return
+    ctx.reads.extend(result.reads)
+    if ctx.record_reads is None:
+        batch, ctx.reads[:] = list(ctx.reads), []
+        await sync_to_async(speichern)(user=ctx.user, lesungen=batch, run_id=ctx.run_id)
+
+
 async def execute(
     *, name: str, arguments: dict[str, Any] | str, ctx: ToolContext, offered: dict[str, Tool]
 ) -> ToolResult:
@@ -207,5 +219,6 @@ async def execute(
         else:
             result = await _run(tool, params, ctx)
     ctx.sources.extend(result.sources)
+    await _note_reads(result, ctx)
     await _audit(name=name, raw=arguments, result=result, ctx=ctx, started=started)
     return result

@@ -10,6 +10,7 @@ from django.http import FileResponse, HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema, Status
 
 from akten.fristen.eingabe import parse_datum
+from akten.lesezugriffe.services import Bereich, Weg, lesen
 from akten.selectors import get_akte
 from config.errors import DATUM_PATTERN, NOT_BLANK, errors, invalid
 from config.schemas import IdIn, file_response
@@ -315,7 +316,9 @@ class AktivitaetOut(Schema):
 @router.get("/akten/{akte_id}/aktivitaet", response={200: list[AktivitaetOut], **errors(404)},
             summary="Was in der Akte geschah, das Neueste zuerst", tags=["Akten"])
 def akte_aktivitaet(request: HttpRequest, akte_id: str) -> list[dict]:
-    return [e.as_dict() for e in aktivitaet(user=request.auth, akte_id=akte_id)]
+    akte = get_akte(user=request.auth, akte_id=akte_id)
+    lesen(user=request.auth, akte=akte, weg=Weg.API, bereich=Bereich.AKTIVITAET)
+    return [e.as_dict() for e in aktivitaet(user=request.auth, akte_id=akte.pk)]
 
 
 @router.get("/aktivitaet", response=list[AktivitaetOut],
@@ -373,7 +376,9 @@ class GedaechtnisOut(Schema):
 @router.get("/akten/{akte_id}/memory", response={200: GedaechtnisOut, **errors(404)},
             summary="Was Helena über die Akte weiß (leer, bis sie es aufgeschrieben hat)", tags=["Akten"])
 def akte_memory(request: HttpRequest, akte_id: str) -> dict:
-    memory = memory_for(user=request.auth, akte_id=akte_id)
+    akte = get_akte(user=request.auth, akte_id=akte_id)
+    lesen(user=request.auth, akte=akte, weg=Weg.API, bereich=Bereich.GEDAECHTNIS)
+    memory = memory_for(user=request.auth, akte_id=akte.pk)
     if memory is None:
         return {"zusammenfassung": "", "risiken": [], "naechste_schritte": [], "offene_fragen": [],
                 "stand": None, "run_id": None}

@@ -12,6 +12,7 @@ from django.db.models import Sum
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
+from akten.lesezugriffe.services import Lesung
 from akten.models import Akte, Beteiligter, User
 from akten.selectors import akten_for, dokumente_for, fristen_for, get_akte, zeiterfassung_for
 from config.errors import NotFound
@@ -164,7 +165,8 @@ def _read_akte_detail(params: ReadAkteDetailParams, ctx: ToolContext) -> ToolRes
         "zeit_summe_minuten": minuten,
     }
     return ToolResult(
-        ok=True, data=data, summary=f"Akte {akte.aktenzeichen} gelesen", sources=[quelle(akte)]
+        ok=True, data=data, summary=f"Akte {akte.aktenzeichen} gelesen", sources=[quelle(akte)],
+        reads=[Lesung.von(akte)],
     )
 
 

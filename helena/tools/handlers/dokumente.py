@@ -8,6 +8,7 @@ from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
 from akten.dokumente.seiten import Seite, seiten_von
+from akten.lesezugriffe.services import Bereich, Lesung
 from akten.models import Akte, Dokument
 from akten.selectors import dokumente_for, get_akte, get_dokument
 from config.errors import NotFound
@@ -109,6 +110,7 @@ def _listed(akte: Akte, dokumente: list[Dokument], data: dict[str, Any], total: 
         data=data,
         summary=f"{anzahl(total, 'Dokument', 'Dokumente', kein='Kein')} gefunden",
         sources=[quelle(akte), *(quelle(d, seite=(seiten or {}).get(d.pk)) for d in dokumente)],
+        reads=[Lesung.von(akte, bereich=Bereich.DOKUMENTE)],  # with or without query: one Akte's list
     )
 
 
@@ -199,6 +201,7 @@ def _read_dokumente_detail(params: ReadDokumenteDetailParams, ctx: ToolContext) 
         data=data,
         summary=f"Dokument „{dokument.titel[:60]}“ gelesen",
         sources=[quelle(dokument, seite=_gelesen(data.get("seiten")))],
+        reads=[Lesung.von(dokument.akte, bereich=Bereich.DOKUMENT, dokument=dokument)],
     )
 
 

@@ -8,7 +8,8 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field
 
-from akten.selectors import fristen_for
+from akten.lesezugriffe.services import Bereich, Lesung
+from akten.selectors import fristen_for, get_akte
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.tools.handlers.akten import akte_not_found, anzahl
@@ -61,11 +62,15 @@ def _read_fristen(params: ReadFristenParams, ctx: ToolContext) -> ToolResult:
     summary = f"{anzahl(total, _WAS[params.status] + 'Frist', _WAS[params.status] + 'Fristen')} gefunden"
     if ueberfaellig:
         summary += f", davon {ueberfaellig} überfällig"
+    # One Akte's Fristen are a read of it; the Fristen of all Akten are a list (as the Fristenbuch).
+    reads = [] if akte_id is None else [Lesung.von(
+        fristen[0].akte if fristen else get_akte(user=ctx.user, akte_id=akte_id), bereich=Bereich.FRISTEN)]
     return ToolResult(
         ok=True,
         data=data,
         summary=summary,
         sources=[quelle(f) for f in fristen],
+        reads=reads,
     )
 
 

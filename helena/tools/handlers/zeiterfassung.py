@@ -9,6 +9,7 @@ from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
 from akten.fristen import FristError, parse_datum
+from akten.lesezugriffe.services import Bereich, Lesung
 from akten.selectors import get_akte, zeiterfassung_for
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
@@ -86,6 +87,7 @@ def _read_zeiterfassung(params: ReadZeiterfassungParams, ctx: ToolContext) -> To
         data=data,
         summary=f"{anzahl(len(eintraege), 'Eintrag', 'Einträge', kein='Kein')}, {stunden(summe)}",
         sources=[quelle(z) for z in eintraege[:_MAX]],
+        reads=[Lesung.von(akte, bereich=Bereich.ZEITEN)],
     )
 
 
