@@ -371,11 +371,12 @@ class KollisionspruefungAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 @admin.register(Kanzleieinstellung)
 class KanzleieinstellungAdmin(admin.ModelAdmin):
     """The firm's one row of settings (how a new Aktenzeichen is formed, the Vier-Augen-Prinzip for
-    Notfristen, the Kurzrubrum in calendar feeds): it can be changed, not added twice or deleted."""
+    Notfristen, the Kurzrubrum in calendar feeds, how long the read log is kept): it can be changed, not
+    added twice or deleted."""
 
     list_display = ("__str__", "aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "geaendert_am")
     fields = ("aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "mail_inhalt",
-              "kalender_mit_kurzrubrum", "geaendert_am")
+              "kalender_mit_kurzrubrum", "zugriffe_aufbewahren_monate", "geaendert_am")
     readonly_fields = ("naechstes", "geaendert_am")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -391,4 +392,5 @@ class KanzleieinstellungAdmin(admin.ModelAdmin):
 
 from akten.importe import admin as importe_admin  # noqa: E402, F401  (registers „Importe“)
 from akten.kalenderabo import admin as kalender_admin  # noqa: E402, F401  (registers „Kalender-Abos“)
+from akten.lesezugriffe import admin as lesezugriffe_admin  # noqa: E402, F401  (registers „Zugriffsprotokoll“)
 from akten.mail import admin as mail_admin  # noqa: E402, F401  (registers „Hinweis-E-Mails“)

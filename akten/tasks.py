@@ -1,5 +1,5 @@
 """Celery tasks of the firm's records (thin): the Fristen scan and the Hinweis e-mails, reading an
-uploaded Dokument, an import."""
+uploaded Dokument, an import, the read log's retention."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from django.conf import settings
 from akten.dokumente.services import EXTRACT_TASK, requeue_stale_extractions, run_extraction
 from akten.fristen_scan import scan_fristen
 from akten.importe.laeufe import IMPORT_TASK, lauf_ausfuehren
+from akten.lesezugriffe.services import aufraeumen
 from akten.mail.services import mail_eingerichtet, mail_senden, mails_vormerken, verlorene_mails
 
 SCAN_TASK = "akten.scan_fristen"
 MAILEN_TASK = "akten.hinweise_mailen"
 MAIL_TASK = "akten.hinweis_mail_senden"
+AUFRAEUMEN_TASK = "akten.zugriffe_aufraeumen"
 MAIL_VERSUCHE = 6  # the first and five retries: 1, 2, 4, 8, 16 × HELENA_MAIL_RETRY_SEKUNDEN later
 log = logging.getLogger(__name__)
 
@@ -96,3 +98,9 @@ def requeue_extractions_task() -> int:
 def import_task(lauf_id: int) -> None:
     """A Probelauf or an import of the old software's export; progress and report on the ImportLauf."""
     lauf_ausfuehren(lauf_id=lauf_id)
+
+
+@shared_task(name=AUFRAEUMEN_TASK, ignore_result=True)
+def zugriffe_aufraeumen_task() -> int:
+    """Hourly (CELERY_BEAT_SCHEDULE): reads older than the firm's period leave the read log."""
+    return aufraeumen()

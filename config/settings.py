@@ -167,6 +167,9 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-memories": {"task": "helena.refresh_memories", "schedule": 60.0},
     # An upload whose text nobody reads any more (the worker was down or died): read it again.
     "requeue-extractions": {"task": "akten.requeue_extractions", "schedule": 600.0},
+    # The read log keeps reads only as long as the Kanzleieinstellung says (DSGVO Speicherbegrenzung);
+    # hourly, so a server that runs only by day sweeps too (mostly nothing to delete: the BRIN index).
+    "zugriffe-aufraeumen": {"task": "akten.zugriffe_aufraeumen", "schedule": 3600.0},
 }
 
 AUTH_USER_MODEL = "akten.User"

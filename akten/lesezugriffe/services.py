@@ -81,7 +81,7 @@ def speichern(*, user: User, lesungen: list[Lesung], weg: str = Weg.HELENA, run_
 
 
 def aufraeumen(*, jetzt: datetime | None = None) -> int:
-    """Delete what is older than the firm's period (Kanzleieinstellung); the nightly beat task."""
+    """Delete what is older than the firm's period (Kanzleieinstellung); the hourly beat task."""
     monate = Kanzleieinstellung.aktuell().zugriffe_aufbewahren_monate
     grenze = (jetzt or timezone.now()) - relativedelta(months=monate)
     geloescht, _ = Lesezugriff.objects.filter(zeitpunkt__lt=grenze).delete()

@@ -51,7 +51,7 @@ class Kanzleieinstellung(models.Model):
         "Zugriffe aufbewahren (Monate)", default=ZUGRIFFE_AUFBEWAHREN_STANDARD,
         validators=[MinValueValidator(1), MaxValueValidator(120)],
         help_text="So lange bleibt im Zugriffsprotokoll stehen, wer eine Akte oder ein Dokument gelesen hat "
-                  "(Seite, API, Helena); ältere Einträge löscht Helena jede Nacht. Standard: 12 Monate – "
+                  "(Seite, API, Helena); ältere Einträge löscht Helena von selbst. Standard: 12 Monate – "
                   "lang genug, um eine Beschwerde oder einen Verdachtsfall zu klären, kurz genug für die "
                   "Speicherbegrenzung der DSGVO. 1 bis 120 Monate.")
     geaendert_am = models.DateTimeField("geändert am", auto_now=True)

@@ -18,6 +18,7 @@ from django.utils import timezone
 from akten.accounts.users import may_file_dokumente
 from akten.erfassung.rechte import rechte_von
 from akten.fristenbuch.akte import fristen_kontext
+from akten.lesezugriffe.selectors import darf_protokoll_sehen, lesezugriffe
 from akten.models import Akte, Beteiligter
 from akten.panels import Panel, panels_for
 from akten.seiten import selectors
@@ -40,6 +41,7 @@ TAB_SLUGS = frozenset(slug for slug, _ in TABS)
 # Which tab a section of another app belongs to (by its slug); unknown ones go to the Übersicht.
 PANEL_TABS = {"auftrag": "helena", "muster": "helena", "aktivitaet": "aktivitaet"}
 VERLAUF_ZEILEN = 200
+LESEZUGRIFFE_ZEILEN = 10  # the rest, filtered and as CSV, on /akten/<id>/zugriffe/
 
 
 def gewaehlter_tab(request: HttpRequest) -> str:
@@ -91,6 +93,10 @@ def arbeitsplatz(request: HttpRequest, akte: Akte) -> dict[str, Any]:
     for b in beteiligte:  # each party's own Verlauf, from the Akte's (no query per party)
         b.verlauf = [z for z in context["verlauf"] if z.art == "beteiligter" and z.eintrag_id == b.pk]
     context["kopf"] = selectors.kopf(user=user, akte=akte, fristen=context.get("fristen"))
+    context["darf_lesezugriffe"] = darf_protokoll_sehen(user=user, akte=akte)
+    if context["darf_lesezugriffe"]:  # „Zugriffe – wer hat gelesen“: the newest few
+        context["lesezugriffe"] = list(lesezugriffe(user=user, akte_id=akte.pk).select_related("user")
+                                       [:LESEZUGRIFFE_ZEILEN])
     if rechte["zugriff"]:
         kandidaten = selectors.zugriff_kandidaten(user=user, akte_id=akte.pk)
         context["zugriff_form"] = ZugriffForm(kandidaten=kandidaten,

@@ -42,6 +42,7 @@ from akten.models import (
     KalenderAbo,
     Kanzleieinstellung,
     Kollisionspruefung,
+    Lesezugriff,
     Notiz,
     Zeiterfassung,
 )
@@ -266,6 +267,10 @@ def records(kanzlei: Kanzlei) -> dict[type[models.Model], models.Model]:
         ImportLauf: ImportLauf.objects.create(dateiname="akten.csv", datei="importe/akten.csv",
                                               angelegt_von=kanzlei.users["admin"]),
         Kanzleieinstellung: Kanzleieinstellung.aktuell(),
+        Lesezugriff: Lesezugriff.objects.create(user=anwalt, person="Anna Anwalt", akte=akte,
+                                                aktenzeichen=akte.aktenzeichen, weg=Lesezugriff.Weg.EXPORT,
+                                                bereich=Lesezugriff.Bereich.DOKUMENT,
+                                                dokument_titel="Kündigungsschreiben", format="pdf"),
         Kollisionspruefung: Kollisionspruefung.objects.create(
             akte=akte, user=anwalt, anlass="hand", namen=["Meier"], entscheidung="fortgesetzt",
             begruendung="Andere Person.",
