@@ -187,8 +187,9 @@ def test_the_lawyer_and_admin_see_the_section_page_and_api(kanzlei: Kanzlei, kol
 def _reihe(kanzlei: Kanzlei) -> Akte:
     """Akte A read 5 times: by anwalt and sachbearbeiter, on several days, by several ways."""
     akte, jetzt = kanzlei.akten["A"], timezone.now()
-    for tage, wer, weg in [(40, "sachbearbeiter", "seite"), (20, "anwalt", "api"), (10, "sachbearbeiter", "api"),
-                           (2, "sachbearbeiter", "helena"), (0, "anwalt", "export")]:
+    lesungen = [(40, "sachbearbeiter", "seite"), (20, "anwalt", "api"), (10, "sachbearbeiter", "api"),
+                (2, "sachbearbeiter", "helena"), (0, "anwalt", "export")]
+    for tage, wer, weg in lesungen:
         Lesezugriff.objects.create(zeitpunkt=jetzt - timedelta(days=tage), user=kanzlei.users[wer],
                                    person=wer, akte=akte, aktenzeichen="1/26", weg=weg)
     Lesezugriff.objects.create(user=kanzlei.users["anwalt"], person="anwalt", akte=kanzlei.akten["B"],
