@@ -17,23 +17,23 @@ from django.utils import timezone
 
 class Lesezugriff(models.Model):
     class Weg(models.TextChoices):
-        SEITE = "seite", "Seite"
-        API = "api", "API"
+        SEITE = "seite", "Seite (Browser)"
+        API = "api", "API (anderes System)"
         HELENA = "helena", "Helena (im Auftrag)"
         EXPORT = "export", "Datei heruntergeladen"
 
     class Bereich(models.TextChoices):
-        AKTE = "akte", "Akte"
-        BETEILIGTE = "beteiligte", "Beteiligte"
-        FRISTEN = "fristen", "Fristen"
+        AKTE = "akte", "Akte (Stammdaten)"
+        BETEILIGTE = "beteiligte", "Beteiligte der Akte"
+        FRISTEN = "fristen", "Fristen der Akte"
         FRIST = "frist", "eine Frist"
-        DOKUMENTE = "dokumente", "Dokumente (Liste)"
-        DOKUMENT = "dokument", "Dokument"
-        NOTIZEN = "notizen", "Notizen"
-        ZEITEN = "zeiten", "Zeiten"
-        AKTIVITAET = "aktivitaet", "Aktivität"
+        DOKUMENTE = "dokumente", "Dokumentliste"
+        DOKUMENT = "dokument", "ein Dokument"
+        NOTIZEN = "notizen", "Notizen der Akte"
+        ZEITEN = "zeiten", "Zeiten der Akte"
+        AKTIVITAET = "aktivitaet", "Aktivität der Akte"
         GEDAECHTNIS = "gedaechtnis", "Helenas Wissen über die Akte"
-        HELENA = "helena", "Helena-Reiter"
+        HELENA = "helena", "Reiter „Helena“"
 
     zeitpunkt = models.DateTimeField("Zeitpunkt", default=timezone.now)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,

@@ -16,13 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from helena.agent import budget
-from helena.agent.events import (
-    Emitter,
-    done_fields,
-    run_started_fields,
-    tool_call_fields,
-    tool_result_fields,
-)
+from helena.agent.events import Emitter, done_fields, run_started_fields, tool_call_fields, tool_result_fields
 from helena.agent.language import AnswerLanguage, Gate
 from helena.agent.nudges import (
     ANSWER_PROMPT,

@@ -171,10 +171,11 @@ def test_the_lawyer_and_admin_see_the_section_page_and_api(kanzlei: Kanzlei, kol
     page_client(kollegen["sachbearbeiter"]).get(f"/akten/{akte.pk}/", {"tab": "notizen"})
     seite = page_client(kanzlei.users[wer])
     inhalt = seite.get(f"/akten/{akte.pk}/", {"tab": "aktivitaet"}).content.decode()
-    assert "Zugriffe – wer hat gelesen" in inhalt and "<strong>sachbearbeiter</strong> · Notizen" in inhalt
+    assert "Zugriffe – wer hat gelesen" in inhalt
+    assert "<strong>sachbearbeiter</strong> · Notizen der Akte" in inhalt
     assert f"/akten/{akte.pk}/zugriffe.csv" in inhalt
     voll = seite.get(f"/akten/{akte.pk}/zugriffe/").content.decode()
-    assert "<strong>sachbearbeiter</strong> · Notizen" in voll and "Wer die Akte sieht" in voll
+    assert "<strong>sachbearbeiter</strong> · Notizen der Akte" in voll and "Wer die Akte sieht" in voll
     antwort = kanzlei.client(wer).get(f"{API}/akten/{akte.pk}/zugriffe")
     assert antwort.status_code == 200
     assert [(r["person"], r["weg"], r["bereich"]) for r in antwort.json()][-1] == (
@@ -258,7 +259,7 @@ def test_the_csv_opens_in_excel(kanzlei: Kanzlei, dokument: Dokument) -> None:
     assert zeilen[0] == ["Zeitpunkt", "Person", "Benutzername", "Weg", "Was", "Dokument", "Format",
                          "Helena-Lauf"]
     assert zeilen[1] == ["09.03.2026 14:05:00", "sachbearbeiter", "sachbearbeiter", "Datei heruntergeladen",
-                         "Dokument", "'=Klageerwiderung", "docx", ""]  # a formula is written as text
+                         "ein Dokument", "'=Klageerwiderung", "docx", ""]  # a formula is written as text
     gefiltert = page_client(kanzlei.users["anwalt"]).get(f"/akten/{akte.pk}/zugriffe.csv", {"weg": "seite"})
     assert len(list(csv.reader(io.StringIO(gefiltert.content.decode("utf-8-sig")), delimiter=";"))) == 1
 

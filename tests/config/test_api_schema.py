@@ -36,6 +36,8 @@ pytestmark = pytest.mark.django_db
 #   see the Akte) are a German 422; an `extern_id` taken, a stale `version`, a possible Kollision a 409;
 #   an Idempotency-Key used for another body a 422; GET /aenderungen reads `seit` as Python's ISO 8601
 #   (a leap second or a lower-case „t“ is a German 422).
+# - the read log's filters (GET /akten/{id}/zugriffe): `von`/`bis` real days, `von` not after `bis`, the
+#   `person` one who exists (a German 422).
 CONFIG = SchemathesisConfig.from_str("""
 [generation]
 allow-x00 = false
@@ -50,7 +52,7 @@ include-path-regex = "/api/v1/(akten(/[^/]+(/(beteiligte|fristen|notizen|zeiten)
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
 
 [[operations]]
-include-path-regex = "/api/v1/(me/tokens|helena/conversations|fristen)$"
+include-path-regex = "/api/v1/(me/tokens|helena/conversations|fristen|akten/[^/]+/zugriffe)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
 """)
 schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application(), config=CONFIG)
