@@ -23,7 +23,7 @@ class Lesezugriff(models.Model):
         EXPORT = "export", "Datei heruntergeladen"
 
     class Bereich(models.TextChoices):
-        AKTE = "akte", "Akte (Stammdaten)"
+        AKTE = "akte", "die Akte"
         BETEILIGTE = "beteiligte", "Beteiligte der Akte"
         FRISTEN = "fristen", "Fristen der Akte"
         FRIST = "frist", "eine Frist"
