@@ -4,6 +4,8 @@ Screenshots go to /tmp/lesezugriffe-*.png and tests/artifacts/."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -46,6 +48,6 @@ def test_the_lawyer_sees_who_read_the_akte(kanzlei: Kanzlei, new_context) -> Non
     shot(page, "seite")
     with page.expect_download() as download:
         page.get_by_role("link", name="Als CSV herunterladen").click()
-    inhalt = open(download.value.path(), encoding="utf-8-sig").read()
+    inhalt = Path(download.value.path()).read_text(encoding="utf-8-sig")
     assert inhalt.splitlines()[0].startswith("Zeitpunkt;Person;Benutzername;Weg;Was")
     assert inhalt.count("Sara Sachs;sachbearbeiter;Seite (Browser)") == 2
