@@ -228,10 +228,20 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
         cancel_watch.forget(run.pk)
         await model.settle()  # _record_outcome sums the ledger rows
         await settle_audits(tools_setup.ctx)
-        if tools_setup.ctx.record_reads is not None:  # a step cut short (cancel, timeout) read too
-            await tools_setup.ctx.record_reads()
+        await _record_last_reads(tools_setup.ctx)
         await model.aclose()
     await db(_record_outcome, run_pk=run.pk, result=result)
+
+
+async def _record_last_reads(ctx: Any) -> None:
+    """A step cut short (cancel, timeout) read too; its rows are stored here, and a failure is logged
+    rather than hiding why the run ended."""
+    if ctx.record_reads is None:
+        return
+    try:
+        await ctx.record_reads()
+    except Exception:
+        log.exception("Lesezugriffe des Laufs nicht gespeichert")
 
 
 def _record_outcome(*, run_pk: Any, result: Any) -> None:
