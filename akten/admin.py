@@ -390,6 +390,7 @@ class KanzleieinstellungAdmin(admin.ModelAdmin):
         return naechstes_aktenzeichen() if obj is not None and obj.pk else "—"
 
 
+from akten.datenschutz import admin as datenschutz_admin  # noqa: E402, F401  (registers „Löschprotokoll“)
 from akten.importe import admin as importe_admin  # noqa: E402, F401  (registers „Importe“)
 from akten.kalenderabo import admin as kalender_admin  # noqa: E402, F401  (registers „Kalender-Abos“)
 from akten.lesezugriffe import admin as lesezugriffe_admin  # noqa: E402, F401  (registers „Zugriffsprotokoll“)

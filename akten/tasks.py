@@ -1,5 +1,5 @@
 """Celery tasks of the firm's records (thin): the Fristen scan and the Hinweis e-mails, reading an
-uploaded Dokument, an import, the read log's retention."""
+uploaded Dokument, an import, the read log's retention, the deletions a data protection request marked."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import smtplib
 from celery import shared_task
 from django.conf import settings
 
+from akten.datenschutz.loeschung import loeschungen_ausfuehren
 from akten.dokumente.services import EXTRACT_TASK, requeue_stale_extractions, run_extraction
 from akten.fristen_scan import scan_fristen
 from akten.importe.laeufe import IMPORT_TASK, lauf_ausfuehren
@@ -19,6 +20,7 @@ SCAN_TASK = "akten.scan_fristen"
 MAILEN_TASK = "akten.hinweise_mailen"
 MAIL_TASK = "akten.hinweis_mail_senden"
 AUFRAEUMEN_TASK = "akten.zugriffe_aufraeumen"
+LOESCH_TASK = "akten.loeschungen_ausfuehren"
 MAIL_VERSUCHE = 6  # the first and five retries: 1, 2, 4, 8, 16 × HELENA_MAIL_RETRY_SEKUNDEN later
 log = logging.getLogger(__name__)
 
@@ -104,3 +106,9 @@ def import_task(lauf_id: int) -> None:
 def zugriffe_aufraeumen_task() -> int:
     """Hourly (CELERY_BEAT_SCHEDULE): reads older than the firm's period leave the read log."""
     return aufraeumen()
+
+
+@shared_task(name=LOESCH_TASK, ignore_result=True)
+def loeschungen_ausfuehren_task() -> int:
+    """Every hour (CELERY_BEAT_SCHEDULE): delete what was marked and may go now (§ 50 BRAO ended)."""
+    return loeschungen_ausfuehren()

@@ -22,6 +22,7 @@ urlpatterns = [
          name="beteiligter_bearbeiten"),
     path("<int:akte_id>/beteiligte/<int:beteiligter_id>/entfernen/", beteiligte.beteiligter_weg,
          name="beteiligter_entfernen"),
+    path("<int:akte_id>/beteiligte/<int:beteiligter_id>/", include("akten.datenschutz.urls")),
     path("<int:akte_id>/notizen/neu/", eintraege.notiz_neu, name="notiz_neu"),
     path("<int:akte_id>/zeiten/neu/", eintraege.zeit_neu, name="zeit_neu"),
     path("<int:akte_id>/zugriff/", eintraege.zugriff_neu, name="zugriff_geben"),

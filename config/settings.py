@@ -170,6 +170,9 @@ CELERY_BEAT_SCHEDULE = {
     # The read log keeps reads only as long as the Kanzleieinstellung says (DSGVO Speicherbegrenzung);
     # hourly, so a server that runs only by day sweeps too (mostly nothing to delete: the BRIN index).
     "zugriffe-aufraeumen": {"task": "akten.zugriffe_aufraeumen", "schedule": 3600.0},
+    # Data marked for deletion whose retention under § 50 BRAO ended (akten/datenschutz/loeschung.py):
+    # the end is a whole day, so once an hour is on time; a failed deletion is tried again next hour.
+    "loeschungen": {"task": "akten.loeschungen_ausfuehren", "schedule": 3600.0},
 }
 
 AUTH_USER_MODEL = "akten.User"

@@ -23,6 +23,7 @@ SCHREIBRECHTE: dict[str, frozenset[str]] = {
     "notiz": frozenset({"ADMIN", "ANWALT", "SACHBEARBEITER", "SEKRETARIAT"}),
     "zeiterfassung": frozenset({"ADMIN", "ANWALT", "SACHBEARBEITER"}),
     "import": frozenset({"ADMIN"}),
+    "datenschutz": frozenset({"ADMIN", "ANWALT"}),  # Auskunft (Art. 15 DSGVO), Löschung vormerken
 }
 
 VERWEIGERT: dict[str, str] = {
@@ -37,6 +38,8 @@ VERWEIGERT: dict[str, str] = {
     "zeiterfassung": "Zeiten erfassen dürfen Anwältinnen und Anwälte, die Sachbearbeitung und die "
                      "Administration.",
     "import": "Akten importieren darf nur die Administration.",
+    "datenschutz": "Auskunft und Löschung nach der DSGVO bearbeiten Anwältinnen und Anwälte und die "
+                   "Administration.",
 }
 
 

@@ -1,7 +1,8 @@
 """The firm's records: users with roles (accounts.py), Akten with per-user access and their
 Beteiligte (akte.py), what hangs off an Akte (records.py), its
 Dokumente and the letterhead (dokument.py); how the firm keeps them (kanzlei.py), its
-Kollisionsprüfungen (kollision.py), imports from the old software (importe.py), what the firm's
+Kollisionsprüfungen (kollision.py), its data protection requests (datenschutz.py: Löschvormerkung,
+Löschprotokoll), imports from the old software (importe.py), what the firm's
 other systems need (integration.py: extern ids, idempotent answers) and the e-mails that told people
 of their Hinweise (mail.py); who read which Akte and Dokument, when and how (lesezugriff.py).
 
@@ -10,6 +11,7 @@ Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 
 from akten.models.accounts import ApiToken, KalenderAbo, Role, User
 from akten.models.akte import Akte, AktenZugriff, Beteiligter, Bundesland, aktenzeichen_validator
+from akten.models.datenschutz import Loeschprotokoll, Loeschvormerkung
 from akten.models.dokument import Briefkopf, Dokument
 from akten.models.importe import ImportLauf
 from akten.models.integration import IdempotenzAntwort
@@ -37,6 +39,8 @@ __all__ = [
     "Kanzleieinstellung",
     "Kollisionspruefung",
     "Lesezugriff",
+    "Loeschprotokoll",
+    "Loeschvormerkung",
     "Notiz",
     "Role",
     "User",

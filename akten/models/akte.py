@@ -9,6 +9,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
+from django.utils import timezone
 
 from akten.models.integration import extern_id_eindeutig, extern_id_feld
 from akten.models.verlauf import verlauf
@@ -130,6 +131,13 @@ class Akte(models.Model):
     )
     angelegt_am = models.DateTimeField("angelegt am", auto_now_add=True)
     aktualisiert_am = models.DateTimeField("aktualisiert am", auto_now=True)
+    # When the Mandat ended: set when the status becomes abgeschlossen or abgelegt, cleared when the Akte
+    # is opened again (akten/erfassung/akten.py). § 50 Abs. 1 BRAO counts the Handakten's six years
+    # from the end of its calendar year (akten/datenschutz/loeschung.py).
+    abgeschlossen_am = models.DateTimeField(
+        "abgeschlossen am", null=True, blank=True, editable=False,
+        help_text="Ende des Mandats: ab dem Ende dieses Kalenderjahres läuft die Aufbewahrung der "
+                  "Handakten (§ 50 Abs. 1 BRAO, sechs Jahre).")
     extern_id = extern_id_feld()
     history = verlauf("Verlauf der Akte", excluded_fields=["aktualisiert_am", "summary_aktualisiert_am"])
 
@@ -142,6 +150,22 @@ class Akte(models.Model):
 
     def __str__(self) -> str:
         return f"{self.aktenzeichen} {self.kurzrubrum}"
+
+    MANDAT_BEENDET = frozenset({Status.GESCHLOSSEN, Status.ARCHIVIERT})
+
+    def save(self, *args, **kwargs) -> None:
+        """The Mandat's end follows the status, whoever saves (page, API, import, Helena's draft): set
+        once when the Akte is closed or filed away, kept when a closed one is filed, cleared when it
+        is opened again."""
+        vorher = self.abgeschlossen_am
+        if self.status in self.MANDAT_BEENDET:
+            self.abgeschlossen_am = self.abgeschlossen_am or timezone.now()
+        else:
+            self.abgeschlossen_am = None
+        felder = kwargs.get("update_fields")
+        if felder is not None and self.abgeschlossen_am != vorher:
+            kwargs["update_fields"] = {*felder, "abgeschlossen_am"}
+        super().save(*args, **kwargs)
 
     @property
     def version(self) -> str:

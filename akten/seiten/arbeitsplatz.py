@@ -16,6 +16,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from akten.accounts.users import may_file_dokumente
+from akten.datenschutz.loeschung import frueheste_loeschung
 from akten.erfassung.rechte import rechte_von
 from akten.fristenbuch.akte import fristen_kontext
 from akten.lesezugriffe.selectors import darf_protokoll_sehen, lesezugriffe
@@ -66,7 +67,8 @@ def arbeitsplatz(request: HttpRequest, akte: Akte) -> dict[str, Any]:
     dokumente = list(dokumente_for(user=user, akte_id=akte.pk).select_related("erstellt_von", "quelle")[:300])
     # in the order of the roles (Mandant/in first, then Gegner/in, …), not alphabetically by their keys
     rang = {rolle: i for i, rolle in enumerate(Beteiligter.Rolle.values)}
-    beteiligte = sorted(akte.beteiligte.all(), key=lambda b: (rang.get(b.rolle, 99), b.name.casefold()))
+    beteiligte = sorted(akte.beteiligte.select_related("loeschvormerkung"),
+                        key=lambda b: (rang.get(b.rolle, 99), b.name.casefold()))
     notizen = list(notizen_for(user=user, akte_id=akte.pk).select_related("verfasst_von")[:300])
     rechte = rechte_von(user)
     context: dict[str, Any] = {
@@ -83,6 +85,7 @@ def arbeitsplatz(request: HttpRequest, akte: Akte) -> dict[str, Any]:
         "darf_hochladen": may_file_dokumente(user),
         "upload_max_mb": settings.HELENA_UPLOAD_MAX_MB,
         "rechte": rechte,
+        "loeschung_ab": frueheste_loeschung(akte),  # when marked Beteiligte may go (§ 50 BRAO)
         "verlauf": verlauf_der_akte(user=user, akte_id=akte.pk, limit=VERLAUF_ZEILEN),
         "verlauf_grenze": VERLAUF_ZEILEN,
         "zugriffe": list(selectors.zugriffe(user=user, akte_id=akte.pk)),

@@ -1,0 +1,135 @@
+"""The Auskunft (Art. 15 DSGVO) about the person of one Beteiligter: every record naming them in the
+Akten the requesting user may see, with the information Art. 15 Abs. 1 lit. a–h asks for.
+
+One dict for both forms: the JSON file (stable German keys, dates ISO 8601) and the PDF
+(akten/datenschutz/pdf.py). What is in and why (docs/betrieb.md „Auskunft nach Art. 15 DSGVO“): the
+person's Beteiligten-Einträge with contact data, the Akten they are party to, Fristen, Notizen, Zeiten
+and Dokumente whose text names them (a Dokument by passages around the mention), the
+Kollisionsprüfungen that checked or found them. Not in: Helena's conversations (the work of the
+firm's lawyers on the Mandat, no record of the person beyond what the Akte holds; their text is
+searched by nobody here) and the history of changes (old values of the same entries).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from django.utils import timezone
+
+from akten.datenschutz import person as personen
+from akten.datenschutz.loeschung import frueheste_loeschung
+from akten.erfassung.rechte import pruefe
+from akten.models import Akte, Beteiligter, Briefkopf, Loeschvormerkung, User
+from akten.namen import name_schluessel
+from akten.selectors import get_akte
+
+FORMAT_VERSION = 1
+
+# Art. 15 Abs. 1 lit. a–h DSGVO in short German, as the firm answers them for the Akten it keeps.
+INFORMATIONEN: list[dict[str, str]] = [
+    {"buchstabe": "a", "titel": "Verarbeitungszwecke",
+     "text": "Bearbeitung des Mandats (Beratung, Vertretung, Schriftverkehr), Fristenkontrolle, "
+             "Abrechnung, Kollisionsprüfung (§ 43a Abs. 4 BRAO) und Erfüllung der Aufbewahrungspflichten; "
+             "Rechtsgrundlagen Art. 6 Abs. 1 lit. b, c und f DSGVO."},
+    {"buchstabe": "b", "titel": "Kategorien personenbezogener Daten",
+     "text": "Name, Anschrift, Kontaktdaten, Rolle im Verfahren, Aktenzeichen der Gegenseite oder des "
+             "Gerichts und Angaben zur Person in Fristen, Notizen, Zeiterfassungen und Dokumenten der Akte."},
+    {"buchstabe": "c", "titel": "Empfänger",
+     "text": "Gerichte, Behörden, Gegenseite und deren Vertretung, soweit das Mandat es erfordert; "
+             "Dienstleister der Kanzlei als Auftragsverarbeiter (Art. 28 DSGVO)."},
+    {"buchstabe": "d", "titel": "Speicherdauer",
+     "text": "Bis zum Ende des Mandats und danach sechs Jahre ab Ablauf des Kalenderjahres, in dem der "
+             "Auftrag beendet wurde (§ 50 Abs. 1 Satz 2 und 3 BRAO); längere gesetzliche Fristen "
+             "bleiben unberührt (§ 50 Abs. 5 BRAO)."},
+    {"buchstabe": "e", "titel": "Rechte der betroffenen Person",
+     "text": "Berichtigung (Art. 16), Löschung (Art. 17; eingeschränkt, solange die Aufbewahrungspflicht "
+             "besteht, Art. 17 Abs. 3 lit. b und e), Einschränkung der Verarbeitung (Art. 18) und "
+             "Widerspruch (Art. 21 DSGVO)."},
+    {"buchstabe": "f", "titel": "Beschwerderecht",
+     "text": "Beschwerde bei einer Datenschutz-Aufsichtsbehörde, insbesondere der des Landes, in dem die "
+             "Kanzlei ihren Sitz hat (Art. 77 DSGVO)."},
+    {"buchstabe": "g", "titel": "Herkunft der Daten",
+     "text": "Soweit nicht bei der Person selbst erhoben: von der Mandantschaft, der Gegenseite, Gerichten "
+             "oder Behörden im Rahmen des Mandats."},
+    {"buchstabe": "h", "titel": "Automatisierte Entscheidungsfindung",
+     "text": "Findet nicht statt (Art. 22 DSGVO). Die Software der Kanzlei kann Texte vorschlagen; "
+             "entschieden wird durch Menschen."},
+]
+
+UMFANG = ("Diese Auskunft enthält nur Akten, die {wer} einsehen darf. Akten ohne diesen Zugriff fehlen; "
+          "eine vollständige Auskunft über alle Akten der Kanzlei erstellt die Administration.")
+VOR_VERSAND = ("Vor dem Versand prüfen: Die Auskunft kann Angaben über Mandantinnen und Mandanten oder "
+               "Dritte enthalten, die der Verschwiegenheit unterliegen (§ 43a Abs. 2 BRAO); soweit sie "
+               "geheim zu halten sind, besteht kein Auskunftsrecht (§ 29 Abs. 1 Satz 2 BDSG). Solche "
+               "Stellen vor dem Versand schwärzen.")
+
+
+def _zeit(wert: datetime | None) -> str | None:
+    return timezone.localtime(wert).isoformat(timespec="seconds") if wert else None
+
+
+def _tag(wert: date | None) -> str | None:
+    return wert.isoformat() if wert else None
+
+
+def _akte(akte: Akte) -> dict[str, Any]:
+    return {"id": str(akte.pk), "aktenzeichen": akte.aktenzeichen, "kurzrubrum": akte.kurzrubrum,
+            "wegen": akte.wegen, "rechtsgebiet": akte.get_rechtsgebiet_display(),
+            "status": akte.get_status_display(), "auftragsdatum": _tag(akte.auftragsdatum),
+            "angelegt_am": _zeit(akte.angelegt_am), "abgeschlossen_am": _zeit(akte.abgeschlossen_am),
+            "frueheste_loeschung": _tag(frueheste_loeschung(akte))}
+
+
+def _beteiligung(b: Beteiligter) -> dict[str, Any]:
+    vormerkung = Loeschvormerkung.objects.filter(beteiligter=b).first()
+    return {"id": str(b.pk), "aktenzeichen": b.akte.aktenzeichen, "rolle": b.get_rolle_display(),
+            "anrede": b.get_anrede_display() if b.anrede else "", "name": b.name, "anschrift": b.anschrift,
+            "telefon": b.telefon, "email": b.email, "aktenzeichen_extern": b.aktenzeichen_extern,
+            "notiz": b.notiz, "angelegt_am": _zeit(b.angelegt_am),
+            "loeschung_vorgemerkt": _tag(vormerkung.antrag_am) if vormerkung else None}
+
+
+def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> dict[str, Any]:
+    """Everything the Auskunft says (NotFound for a foreign Akte or Beteiligter, Forbidden by role)."""
+    get_akte(user=user, akte_id=akte_id)
+    pruefe(user, "datenschutz")
+    person = personen.person_von(user=user, akte_id=akte_id, beteiligter_id=beteiligter_id)
+    wer = user.get_full_name() or user.get_username()
+    schluessel = {b.name_schluessel for b in person.zeilen}
+    return {
+        "format": "helena-auskunft-art15", "version": FORMAT_VERSION,
+        "erstellt_am": _zeit(timezone.now()), "erstellt_von": wer,
+        "kanzlei": Briefkopf.current().kanzlei.strip(),
+        "person": {"name": person.beteiligter.name,
+                   "schreibweisen": person.schreibweisen,
+                   "emails": sorted({b.email for b in person.zeilen if b.email}),
+                   "anschriften": list(dict.fromkeys(b.anschrift.strip() for b in person.zeilen
+                                                     if b.anschrift.strip()))},
+        "umfang": UMFANG.format(wer=wer),
+        "vor_dem_versand": VOR_VERSAND,
+        "beteiligungen": [_beteiligung(b) for b in person.zeilen],
+        "akten": [_akte(a) for a in person.akten],
+        "fristen": [{"id": str(f.pk), "aktenzeichen": f.akte.aktenzeichen, "typ": f.get_typ_display(),
+                     "bezeichnung": f.bezeichnung, "datum": _tag(f.datum), "notiz": f.notiz,
+                     "erledigt": f.erledigt, "erledigt_vermerk": f.erledigt_vermerk}
+                    for f in personen.fristen_mit(user=user, person=person)],
+        "notizen": [{"id": str(n.pk), "aktenzeichen": n.akte.aktenzeichen if n.akte else None,
+                     "titel": n.titel, "inhalt": n.inhalt, "angelegt_am": _zeit(n.angelegt_am)}
+                    for n in personen.notizen_mit(user=user, person=person)],
+        "zeiten": [{"id": str(z.pk), "aktenzeichen": z.akte.aktenzeichen, "datum": _tag(z.datum),
+                    "dauer_minuten": z.dauer_minuten, "taetigkeit": z.taetigkeit}
+                   for z in personen.zeiten_mit(user=user, person=person)],
+        "dokumente": [{"id": str(d.pk), "aktenzeichen": d.akte.aktenzeichen, "titel": d.titel,
+                       "dateiname": d.dateiname, "angelegt_am": _zeit(d.angelegt_am),
+                       "auszuege": personen.auszuege(f"{d.titel}\n{d.inhalt}", person)}
+                      for d in personen.dokumente_mit(user=user, person=person)],
+        "kollisionspruefungen": [
+            {"id": str(k.pk), "aktenzeichen": k.akte.aktenzeichen if k.akte else None,
+             "geprueft_am": _zeit(k.angelegt_am), "anlass": k.get_anlass_display(),
+             "entscheidung": k.get_entscheidung_display(),
+             # only the person's own name: others checked in the same go are no data of theirs
+             "gepruefte_namen": [n for n in k.namen or [] if name_schluessel(str(n)) in schluessel]}
+            for k in personen.kollisionspruefungen_mit(user=user, person=person)],
+        "informationen": INFORMATIONEN,
+    }

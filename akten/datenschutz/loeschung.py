@@ -1,0 +1,236 @@
+"""Erasure (Art. 17 DSGVO) that respects the Handakten's retention: a Beteiligter is marked, and the
+beat deletes once § 50 Abs. 1 BRAO lets the firm.
+
+§ 50 Abs. 1 Satz 2, 3 BRAO (Stand: zuletzt geändert durch Art. 4 G v. 22.12.2025): „Er hat die
+Handakten für die Dauer von sechs Jahren aufzubewahren. Die Frist beginnt mit Ablauf des
+Kalenderjahres, in dem der Auftrag beendet wurde.“ Until then the data stay (Art. 17 Abs. 3 lit. b
+DSGVO: a legal duty; lit. e: claims out of the Mandat). The Auftrag ends when the Akte is closed
+(Akte.abgeschlossen_am): closed on 15.03.2026 → the six years run 01.01.2027–31.12.2032 → deleted
+from 01.01.2033. An Akte still open (or opened again) has no date: the mark waits.
+
+What goes: the Mandant's Akte with everything of it once every Mandant/in of it is marked (its
+Beteiligte, Fristen, Notizen, Zeiten, Dokumente and their files, Hinweise, Helena's conversations and
+drafts of it, its vectors — all by the database's CASCADE —, its Kollisionsprüfungen and every row of
+its history); any other Beteiligte/r alone: the row and its history. Hits of other Kollisionsprüfungen
+that name what was deleted are blacked out. The Löschprotokoll keeps types, ids and dates, no contents.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+from typing import Any
+
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from akten.datenschutz.person import person_von
+from akten.erfassung.rechte import pruefe
+from akten.erfassung.speichern import EingabeFehler
+from akten.models import (
+    Akte,
+    AktenZugriff,
+    Alert,
+    Beteiligter,
+    Dokument,
+    Frist,
+    Kollisionspruefung,
+    Loeschprotokoll,
+    Loeschvormerkung,
+    Notiz,
+    User,
+    Zeiterfassung,
+)
+from akten.namen import name_schluessel
+from akten.selectors import get_akte
+from config.errors import NotFound
+
+AUFBEWAHRUNG_JAHRE = 6
+BRAO = "§ 50 Abs. 1 Satz 2 und 3 BRAO"
+GESCHWAERZT = "[gelöscht]"
+RECHTSGRUNDLAGE = (
+    "Löschung auf Antrag nach Art. 17 Abs. 1 DSGVO. Bis zum Ablauf der Aufbewahrungsfrist für Handakten "
+    f"({BRAO}: sechs Jahre ab Ablauf des Kalenderjahres, in dem der Auftrag beendet wurde) aufbewahrt "
+    "nach Art. 17 Abs. 3 lit. b und e DSGVO.")
+log = logging.getLogger(__name__)
+
+
+def aufbewahrung_bis(akte: Akte) -> date | None:
+    """The last day of the retention (31.12. of the sixth year after the Mandat's year); None while open."""
+    if akte.status not in Akte.MANDAT_BEENDET or akte.abgeschlossen_am is None:
+        return None
+    return date(timezone.localtime(akte.abgeschlossen_am).year + AUFBEWAHRUNG_JAHRE, 12, 31)
+
+
+def frueheste_loeschung(akte: Akte) -> date | None:
+    """The first day the Akte's data may be deleted; None: „frühestens 6 Jahre nach Ende des Mandats“."""
+    bis = aufbewahrung_bis(akte)
+    return None if bis is None else date(bis.year + 1, 1, 1)
+
+
+@transaction.atomic
+def loeschung_vormerken(*, user: User, akte_id: int | str, beteiligter_id: int | str, antrag_am: date,
+                        begruendung: str = "", alle_akten: bool = True) -> list[Loeschvormerkung]:
+    """Mark the person for deletion: this Beteiligter and (alle_akten) the same person in every other Akte
+    the user may see. A row already marked keeps its first mark. ANWALT and ADMIN only."""
+    get_akte(user=user, akte_id=akte_id)
+    pruefe(user, "datenschutz")
+    person = person_von(user=user, akte_id=akte_id, beteiligter_id=beteiligter_id)
+    if antrag_am > timezone.localdate():
+        raise EingabeFehler("Der Antrag kann nicht in der Zukunft gestellt sein.",
+                            {"antrag_am": "Liegt in der Zukunft."})
+    zeilen = person.zeilen if alle_akten else [person.beteiligter]
+    return [Loeschvormerkung.objects.get_or_create(
+        beteiligter=b, defaults={"antrag_am": antrag_am, "begruendung": begruendung.strip()[:5000],
+                                 "vorgemerkt_von": user})[0] for b in zeilen]
+
+
+@transaction.atomic
+def loeschvormerkung_aufheben(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> None:
+    """Take the mark back before the deletion (the request was withdrawn, or decided otherwise)."""
+    akte = get_akte(user=user, akte_id=akte_id)
+    pruefe(user, "datenschutz")
+    geloescht, _ = Loeschvormerkung.objects.filter(beteiligter__akte=akte,
+                                                   beteiligter_id=_zahl(beteiligter_id)).delete()
+    if not geloescht:
+        raise NotFound("Für diese/n Beteiligte/n ist keine Löschung vorgemerkt.")
+
+
+def _zahl(wert: Any) -> int:
+    try:
+        return int(wert)
+    except (TypeError, ValueError):
+        raise NotFound("Beteiligte/r nicht gefunden.") from None
+
+
+def faellige_vormerkungen(*, heute: date) -> list[Loeschvormerkung]:
+    """Marks whose Akte is closed and whose retention has ended by `heute`."""
+    qs = (Loeschvormerkung.objects.select_related("beteiligter__akte")
+          .filter(beteiligter__akte__status__in=Akte.MANDAT_BEENDET,
+                  beteiligter__akte__abgeschlossen_am__isnull=False).order_by("pk"))
+    return [v for v in qs if (tag := frueheste_loeschung(v.beteiligter.akte)) is not None and tag <= heute]
+
+
+def loeschungen_ausfuehren(*, heute: date | None = None) -> int:
+    """The beat's work: every mark that is due, each in its own transaction (one failing keeps the
+    others going and stays for the next round); the number of deletions done."""
+    heute = heute or timezone.localdate()
+    erledigt = 0
+    for vormerkung in faellige_vormerkungen(heute=heute):
+        try:
+            with transaction.atomic():
+                erledigt += _loeschen(vormerkung_id=vormerkung.pk, heute=heute)
+        except Exception:
+            log.exception("Löschung %s nicht ausgeführt; der nächste Lauf versucht es erneut.", vormerkung.pk)
+    return erledigt
+
+
+def _loeschen(*, vormerkung_id: int, heute: date) -> int:
+    vormerkung = (Loeschvormerkung.objects.select_for_update().select_related("beteiligter__akte")
+                  .filter(pk=vormerkung_id).first())
+    if vormerkung is None:  # gone with its Akte, deleted for another Mandant/in of it
+        return 0
+    beteiligter = vormerkung.beteiligter
+    akte = Akte.objects.select_for_update().get(pk=beteiligter.akte_id)
+    tag = frueheste_loeschung(akte)
+    if tag is None or tag > heute:  # opened again meanwhile
+        return 0
+    protokoll: dict[str, Any] = {
+        "akte_id": akte.pk, "aktenzeichen": akte.aktenzeichen, "beteiligter_id": beteiligter.pk,
+        "rolle": beteiligter.rolle, "antrag_am": vormerkung.antrag_am,
+        "vorgemerkt_von": vormerkung.vorgemerkt_von, "vorgemerkt_am": vormerkung.vorgemerkt_am,
+        "aufbewahrung_bis": aufbewahrung_bis(akte), "rechtsgrundlage": RECHTSGRUNDLAGE,
+        "mandat_beendet_am": timezone.localtime(akte.abgeschlossen_am).date(),
+    }
+    mandanten = Beteiligter.objects.filter(akte=akte, rolle=Beteiligter.Rolle.MANDANT)
+    if (beteiligter.rolle == Beteiligter.Rolle.MANDANT
+            and not mandanten.filter(loeschvormerkung__isnull=True).exists()):
+        Loeschprotokoll.objects.create(art=Loeschprotokoll.Art.AKTE, geloescht=_akte_loeschen(akte),
+                                       **protokoll)
+    else:
+        Loeschprotokoll.objects.create(art=Loeschprotokoll.Art.BETEILIGTER,
+                                       geloescht=_beteiligter_loeschen(beteiligter), **protokoll)
+    return 1
+
+
+def _ids(qs: Any) -> list[int]:
+    return sorted(qs.values_list("pk", flat=True))
+
+
+def _akte_loeschen(akte: Akte) -> dict[str, Any]:
+    """The Akte and everything of it; the files once the deletion is committed."""
+    geloescht: dict[str, Any] = {
+        "Akte": [akte.pk],
+        "Beteiligte": _ids(Beteiligter.objects.filter(akte=akte)),
+        "Fristen": _ids(Frist.objects.filter(akte=akte)),
+        "Notizen": _ids(Notiz.objects.filter(akte=akte)),
+        "Zeiterfassungen": _ids(Zeiterfassung.objects.filter(akte=akte)),
+        "Dokumente": _ids(Dokument.objects.filter(akte=akte)),
+        "Aktenzugriffe": _ids(AktenZugriff.objects.filter(akte=akte)),
+        "Hinweise": _ids(Alert.objects.filter(akte=akte)),
+        "Kollisionsprüfungen": _ids(Kollisionspruefung.objects.filter(akte=akte)),
+    }
+    dateien = [name for name in Dokument.objects.filter(akte=akte).exclude(datei="")
+               .values_list("datei", flat=True) if name]
+    Kollisionspruefung.objects.filter(akte=akte).delete()
+    geloescht["geschwärzte Treffer"] = _treffer_schwaerzen(Q(treffer__contains=[{"akte_id": akte.pk}]),
+                                                           lambda t: t.get("akte_id") == akte.pk)
+    akte_id = akte.pk
+    akte.delete()  # CASCADE: the records, Helena's conversations, drafts and memory of it, its vectors
+    geloescht["Verlaufseinträge"] = _verlauf_loeschen(akte_id=akte_id)
+    geloescht["Dateien"] = len(dateien)
+    transaction.on_commit(lambda: _dateien_loeschen(dateien))
+    return geloescht
+
+
+def _beteiligter_loeschen(beteiligter: Beteiligter) -> dict[str, Any]:
+    """One party of someone else's Mandat: the row, its history, its name in the Kollisionsprüfungen.
+    Its vectors: the Akte's passage is embedded again without it (the delete signal of the Akten
+    index, helena/knowledge/aktensuche/indexing.py)."""
+    schluessel, akte_id, pk = beteiligter.name_schluessel, beteiligter.akte_id, beteiligter.pk
+    geloescht: dict[str, Any] = {"Beteiligte": [pk]}
+    geloescht["geschwärzte Treffer"] = _treffer_schwaerzen(
+        Q(treffer__contains=[{"akte_id": akte_id}]) | Q(akte_id=akte_id),
+        lambda t: (t.get("akte_id") == akte_id
+                   and name_schluessel(str(t.get("gefunden_als", ""))) == schluessel),
+        namen_von_akte=akte_id, schluessel=schluessel)
+    beteiligter.delete()
+    geloescht["Verlaufseinträge"] = Beteiligter.history.model.objects.filter(id=pk).delete()[0]
+    return geloescht
+
+
+def _treffer_schwaerzen(auswahl: Q, trifft: Any, *, namen_von_akte: int | None = None,
+                        schluessel: str = "") -> int:
+    """Black out the hits (and, for a check made for that Akte, the checked name) of what is deleted;
+    the check itself stays: it proves the firm checked (§ 43a Abs. 4 BRAO)."""
+    anzahl = 0
+    for pruefung in Kollisionspruefung.objects.select_for_update().filter(auswahl):
+        treffer = [{**t, "gefunden_als": GESCHWAERZT, "aktenzeichen": t.get("aktenzeichen", ""),
+                    "hinweis": "Eintrag nach Art. 17 DSGVO gelöscht."}
+                   if isinstance(t, dict) and trifft(t) else t for t in pruefung.treffer or []]
+        namen = pruefung.namen or []
+        if namen_von_akte is not None and pruefung.akte_id == namen_von_akte:
+            namen = [GESCHWAERZT if name_schluessel(str(n)) == schluessel else n for n in namen]
+        if treffer != pruefung.treffer or namen != pruefung.namen:
+            anzahl += sum(1 for alt, neu in zip(pruefung.treffer or [], treffer, strict=True) if alt != neu)
+            pruefung.treffer, pruefung.namen = treffer, namen
+            pruefung.save(update_fields=["treffer", "namen"])
+    return anzahl
+
+
+def _verlauf_loeschen(*, akte_id: int) -> int:
+    """Every history row of the Akte and of what hung off it (the history keeps deleted rows too)."""
+    anzahl = Akte.history.model.objects.filter(id=akte_id).delete()[0]
+    for modell in (Beteiligter, Frist, Notiz, Zeiterfassung, AktenZugriff):
+        anzahl += modell.history.model.objects.filter(akte_id=akte_id).delete()[0]
+    return anzahl
+
+
+def _dateien_loeschen(namen: list[str]) -> None:
+    for name in namen:
+        try:
+            default_storage.delete(name)
+        except OSError:
+            log.exception("Datei %s der gelöschten Akte nicht entfernt.", name)

@@ -1,0 +1,161 @@
+"""Who the person of a Beteiligter is across the Akten a user may see, and which records name them.
+
+The same person: the same name key as the Kollisionsprüfung compares it (akten/namen.py: „Müller,
+Hans“ is „Hans Mueller“), unless an e-mail address or an Anschrift that both rows have differ; or the
+same e-mail address with a name the Kollisionsprüfung would take for the same. Deliberately strict:
+an Auskunft that holds a namesake's data discloses it to a stranger (Art. 15 Abs. 4 DSGVO), so a
+mere similar name is no match.
+
+Records that name the person: Fristen, Notizen, Zeiten and Dokumente of every Akte the user may see
+whose text contains one of the person's spellings (as entered, and „Nachname, Vorname“ turned
+round), and the Kollisionsprüfungen that checked or found them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import reduce
+from operator import or_
+
+from django.db.models import Q, QuerySet
+
+from akten.models import Akte, Beteiligter, Dokument, Frist, Kollisionspruefung, Notiz, User, Zeiterfassung
+from akten.namen import gleicher_name, name_schluessel, woerter
+from akten.selectors import akten_for, get_akte, notizen_for
+from config.errors import NotFound
+
+HOECHSTENS = 2000  # rows of one kind: an Auskunft beyond that is a case for the database, not a page
+AUSZUEGE = 3  # passages quoted of one Dokument
+AUSZUG_ZEICHEN = 160  # characters either side of a mention
+
+
+@dataclass
+class Person:
+    """The Beteiligter asked about, the rows that are the same person, the spellings searched."""
+
+    beteiligter: Beteiligter
+    zeilen: list[Beteiligter]
+    schreibweisen: list[str]
+    akten: list[Akte] = field(default_factory=list)
+
+
+def _anschrift(text: str) -> str:
+    return " ".join(woerter(text))
+
+
+def gleiche_person(a: Beteiligter, b: Beteiligter) -> bool:
+    """May row `b` be taken for the person of row `a` (see the module's rule)?"""
+    mail_a, mail_b = a.email.strip().casefold(), b.email.strip().casefold()
+    if a.name_schluessel != b.name_schluessel:
+        return bool(mail_a and mail_a == mail_b and gleicher_name(a.name_schluessel, b.name_schluessel))
+    if mail_a and mail_b and mail_a != mail_b:
+        return False
+    anschrift_a, anschrift_b = _anschrift(a.anschrift), _anschrift(b.anschrift)
+    return not (anschrift_a and anschrift_b and anschrift_a != anschrift_b)
+
+
+def schreibweisen(namen: list[str]) -> list[str]:
+    """Each name as entered and turned round („Müller, Hans“ ↔ „Hans Müller“), case-insensitively once."""
+    out: dict[str, str] = {}
+    for name in namen:
+        name = " ".join(name.split())
+        if len(name) < 3:
+            continue
+        formen = [name]
+        if name.count(",") == 1:
+            nach, vor = (teil.strip() for teil in name.split(","))
+            formen.append(f"{vor} {nach}".strip())
+        elif len(name.split()) == 2:
+            vor, nach = name.split()
+            formen.append(f"{nach}, {vor}")
+        for form in formen:
+            out.setdefault(form.casefold(), form)
+    return list(out.values())
+
+
+def person_von(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> Person:
+    """The person of one Beteiligter of a visible Akte (NotFound otherwise), across the visible Akten."""
+    akte = get_akte(user=user, akte_id=akte_id)
+    try:
+        beteiligter = Beteiligter.objects.get(pk=int(beteiligter_id), akte=akte)
+    except (TypeError, ValueError, Beteiligter.DoesNotExist):
+        raise NotFound("Beteiligte/r nicht gefunden.") from None
+    bedingung = Q(name_schluessel=beteiligter.name_schluessel)
+    if beteiligter.email.strip():
+        bedingung |= Q(email__iexact=beteiligter.email.strip())
+    kandidaten = (Beteiligter.objects.filter(bedingung, akte__in=akten_for(user=user))
+                  .select_related("akte").order_by("akte__aktenzeichen", "pk"))
+    zeilen = [b for b in kandidaten if b.pk == beteiligter.pk or gleiche_person(beteiligter, b)]
+    akten = list({b.akte_id: b.akte for b in zeilen}.values())
+    return Person(beteiligter=beteiligter, zeilen=zeilen, akten=akten,
+                  schreibweisen=schreibweisen([b.name for b in zeilen]))
+
+
+def _nennt(person: Person, *felder: str) -> Q:
+    """Any of the fields contains any of the person's spellings."""
+    if not person.schreibweisen:
+        return Q(pk__in=[])
+    return reduce(or_, (Q(**{f"{feld}__icontains": s}) for feld in felder for s in person.schreibweisen))
+
+
+def fristen_mit(*, user: User, person: Person) -> QuerySet[Frist]:
+    return (Frist.objects.filter(akte__in=akten_for(user=user))
+            .filter(_nennt(person, "bezeichnung", "notiz", "erledigt_vermerk"))
+            .select_related("akte").order_by("akte__aktenzeichen", "datum")[:HOECHSTENS])
+
+
+def notizen_mit(*, user: User, person: Person) -> QuerySet[Notiz]:
+    return (notizen_for(user=user).filter(_nennt(person, "titel", "inhalt"))
+            .select_related("akte").order_by("angelegt_am")[:HOECHSTENS])
+
+
+def zeiten_mit(*, user: User, person: Person) -> QuerySet[Zeiterfassung]:
+    return (Zeiterfassung.objects.filter(akte__in=akten_for(user=user)).filter(_nennt(person, "taetigkeit"))
+            .select_related("akte").order_by("akte__aktenzeichen", "datum")[:HOECHSTENS])
+
+
+def dokumente_mit(*, user: User, person: Person) -> QuerySet[Dokument]:
+    return (Dokument.objects.filter(akte__in=akten_for(user=user)).filter(_nennt(person, "titel", "inhalt"))
+            .select_related("akte").order_by("akte__aktenzeichen", "angelegt_am")[:HOECHSTENS])
+
+
+def auszuege(text: str, person: Person) -> list[str]:
+    """Up to AUSZUEGE passages of a text around the person's mentions („…“ where cut)."""
+    if not person.schreibweisen:
+        return []
+    muster = re.compile("|".join(re.escape(s) for s in person.schreibweisen), re.IGNORECASE)
+    out: list[str] = []
+    ende_vorher = -1
+    for treffer in muster.finditer(text):
+        if treffer.start() < ende_vorher:
+            continue
+        anfang = max(0, treffer.start() - AUSZUG_ZEICHEN)
+        ende = min(len(text), treffer.end() + AUSZUG_ZEICHEN)
+        auszug = " ".join(text[anfang:ende].split())
+        out.append(("…" if anfang else "") + auszug + ("…" if ende < len(text) else ""))
+        ende_vorher = ende
+        if len(out) == AUSZUEGE:
+            break
+    return out
+
+
+def kollisionspruefungen_mit(*, user: User, person: Person) -> list[Kollisionspruefung]:
+    """Checks of visible Akten (and, for who sees every Akte, those without one) that checked the
+    person's name or found one of the person's rows."""
+    schluessel = {b.name_schluessel for b in person.zeilen}
+    akten_ids = {b.akte_id for b in person.zeilen}
+    sichtbar = Q(akte__in=akten_for(user=user)) | (Q(akte__isnull=True) if user.sees_all_akten
+                                                   else Q(akte__isnull=True, user=user))
+    out = []
+    pruefungen = Kollisionspruefung.objects.filter(sichtbar).select_related("akte").order_by("angelegt_am")
+    for pruefung in pruefungen.iterator():
+        geprueft = any(name_schluessel(str(n)) in schluessel for n in pruefung.namen or [])
+        gefunden = any(isinstance(t, dict) and t.get("akte_id") in akten_ids
+                       and name_schluessel(str(t.get("gefunden_als", ""))) in schluessel
+                       for t in pruefung.treffer or [])
+        if geprueft or gefunden:
+            out.append(pruefung)
+        if len(out) >= HOECHSTENS:
+            break
+    return out
