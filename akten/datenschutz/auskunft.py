@@ -64,6 +64,9 @@ VOR_VERSAND = ("Vor dem Versand prüfen: Die Auskunft kann Angaben über Mandant
                "geheim zu halten sind, besteht kein Auskunftsrecht (§ 29 Abs. 1 Satz 2 BDSG). Solche "
                "Stellen vor dem Versand schwärzen.")
 
+NAMENSVETTER = ("Eine andere Person gleichen Namens ist an dieser Akte beteiligt: Texte der Akte sind nicht "
+                "aufgenommen. Bitte von Hand prüfen.")
+
 
 def _zeit(wert: datetime | None) -> str | None:
     return timezone.localtime(wert).isoformat(timespec="seconds") if wert else None
@@ -108,6 +111,9 @@ def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> di
                                                      if b.anschrift.strip()))},
         "umfang": UMFANG.format(wer=wer),
         "vor_dem_versand": VOR_VERSAND,
+        # for the firm, before it sends the Auskunft: texts of these Akten may name a namesake
+        "nicht_aufgenommen": [{"aktenzeichen": a.aktenzeichen, "grund": NAMENSVETTER}
+                              for a in person.namensvetter_akten],
         "beteiligungen": [_beteiligung(b) for b in person.zeilen],
         "akten": [_akte(a) for a in person.akten],
         "fristen": [{"id": str(f.pk), "aktenzeichen": f.akte.aktenzeichen, "typ": f.get_typ_display(),

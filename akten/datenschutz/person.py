@@ -8,7 +8,9 @@ mere similar name is no match.
 
 Records that name the person: Fristen, Notizen, Zeiten and Dokumente of every Akte the user may see
 whose text contains one of the person's spellings (as entered, and „Nachname, Vorname“ turned
-round), and the Kollisionsprüfungen that checked or found them.
+round), and the Kollisionsprüfungen that checked or found them. A text cannot tell namesakes apart:
+in an Akte where another person of the same name is a Beteiligter (and this one is not), its texts
+are left out and the Akte is named for a check by hand (`namensvetter_akten`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Person:
     zeilen: list[Beteiligter]
     schreibweisen: list[str]
     akten: list[Akte] = field(default_factory=list)
+    namensvetter_akten: list[Akte] = field(default_factory=list)
 
 
 def _anschrift(text: str) -> str:
@@ -87,16 +90,19 @@ def person_von(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> 
     kandidaten = (Beteiligter.objects.filter(bedingung, akte__in=akten_for(user=user))
                   .select_related("akte").order_by("akte__aktenzeichen", "pk"))
     zeilen = [b for b in kandidaten if b.pk == beteiligter.pk or gleiche_person(beteiligter, b)]
-    akten = list({b.akte_id: b.akte for b in zeilen}.values())
-    return Person(beteiligter=beteiligter, zeilen=zeilen, akten=akten,
+    akten = {b.akte_id: b.akte for b in zeilen}
+    andere = {b.akte_id: b.akte for b in kandidaten if b not in zeilen and b.akte_id not in akten}
+    return Person(beteiligter=beteiligter, zeilen=zeilen, akten=list(akten.values()),
+                  namensvetter_akten=list(andere.values()),
                   schreibweisen=schreibweisen([b.name for b in zeilen]))
 
 
 def _nennt(person: Person, *felder: str) -> Q:
-    """Any of the fields contains any of the person's spellings."""
+    """Any of the fields contains any of the person's spellings (not in a namesake's Akte)."""
     if not person.schreibweisen:
         return Q(pk__in=[])
-    return reduce(or_, (Q(**{f"{feld}__icontains": s}) for feld in felder for s in person.schreibweisen))
+    nennt = reduce(or_, (Q(**{f"{feld}__icontains": s}) for feld in felder for s in person.schreibweisen))
+    return nennt & ~Q(akte_id__in=[a.pk for a in person.namensvetter_akten])
 
 
 def fristen_mit(*, user: User, person: Person) -> QuerySet[Frist]:

@@ -43,6 +43,8 @@ from akten.models import (
     Kanzleieinstellung,
     Kollisionspruefung,
     Lesezugriff,
+    Loeschprotokoll,
+    Loeschvormerkung,
     Notiz,
     Zeiterfassung,
 )
@@ -74,6 +76,7 @@ ALLOWED_AUTO_NAMES = {
     "erstellt durch", "freigegeben von", "freigegeben am", "abrechenbar", "verfasst von", "gelesen",
     "zuletzt benutzt", "widerrufen", "importiert am",
     "angelegt von", "fertig am",  # ImportLauf
+    "abgeschlossen am", "vorgemerkt von", "vorgemerkt am",  # Akte, Löschvormerkung, Löschprotokoll
 }
 
 # German choice labels that equal their stored value (up to case and "_"): a TextChoices member
@@ -275,6 +278,14 @@ def records(kanzlei: Kanzlei) -> dict[type[models.Model], models.Model]:
             akte=akte, user=anwalt, anlass="hand", namen=["Meier"], entscheidung="fortgesetzt",
             begruendung="Andere Person.",
             treffer=[{"name": "Meier", "gefunden_als": "Meier", "rolle": "mandant", "aktenzeichen": "1/26"}]),
+        Loeschvormerkung: Loeschvormerkung.objects.create(
+            beteiligter=Beteiligter.objects.create(akte=akte, rolle="gegner", name="Stahlbau GmbH"),
+            antrag_am=date(2026, 11, 2), begruendung="E-Mail vom 2.11.", vorgemerkt_von=anwalt),
+        Loeschprotokoll: Loeschprotokoll.objects.create(
+            art=Loeschprotokoll.Art.AKTE, akte_id=99, aktenzeichen="9/19", beteiligter_id=98, rolle="mandant",
+            geloescht={"Akte": [99], "Dokumente": [5, 6], "Dateien": 2}, antrag_am=date(2025, 3, 1),
+            vorgemerkt_von=anwalt, vorgemerkt_am=timezone.now(), mandat_beendet_am=date(2019, 5, 2),
+            aufbewahrung_bis=date(2025, 12, 31), rechtsgrundlage="Art. 17 Abs. 1 DSGVO; § 50 Abs. 1 BRAO"),
         Draft: draft,
         DraftEvent: DraftEvent.objects.create(draft=draft, action="created", user=anwalt),
         ToolCallLog: tool_call,

@@ -1,0 +1,318 @@
+"""DSGVO requests from the outside: the Auskunft (Art. 15) as JSON and PDF, scoped to the Akten the
+requester may see; Löschung vormerken and aufheben (ANWALT, ADMIN only); the deletion by the real beat
+task once § 50 Abs. 1 BRAO's retention has ended — files, vectors and history gone, the Löschprotokoll
+without the person's data — and never while the Akte is open."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from django.core.files.base import ContentFile
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+from pypdf import PdfReader
+
+from akten.datenschutz.loeschung import frueheste_loeschung
+from akten.erfassung.akten import akte_aendern
+from akten.models import (
+    Akte,
+    Beteiligter,
+    Dokument,
+    Frist,
+    Kollisionspruefung,
+    Loeschprotokoll,
+    Loeschvormerkung,
+    Notiz,
+    Zeiterfassung,
+)
+from akten.tasks import loeschungen_ausfuehren_task
+from helena.knowledge.models import AktenPassage
+from tests.conftest import Kanzlei
+
+NAME = "Hans Müller"
+
+
+def _login(kanzlei: Kanzlei, who: str) -> Client:
+    client = Client()
+    client.force_login(kanzlei.users[who])
+    return client
+
+
+def _url(name: str, b: Beteiligter) -> str:
+    return reverse(f"akten:{name}", args=[b.akte_id, b.pk])
+
+
+@pytest.fixture
+def person(kanzlei: Kanzlei) -> dict:
+    """Hans Müller: Mandant in A (anwalt sees it), Zeuge in D (only the admin sees it), named in a Notiz
+    of B; a namesake with another e-mail address in C is someone else."""
+    a, b, c, d = (kanzlei.akten[k] for k in "ABCD")
+    mandant = Beteiligter.objects.create(akte=a, rolle="mandant", name=NAME, email="hans@example.de",
+                                         anschrift="Eichenweg 7\n50667 Köln", telefon="0221 123")
+    zeuge = Beteiligter.objects.create(akte=d, rolle="zeuge", name="Müller, Hans", email="HANS@example.de")
+    namensvetter = Beteiligter.objects.create(akte=c, rolle="gegner", name="Hans Mueller",
+                                              email="anderer@example.de")
+    gegner = Beteiligter.objects.create(akte=a, rolle="gegner", name="Stahlbau GmbH")
+    frist = Frist.objects.create(akte=a, bezeichnung=f"Rückruf {NAME}", datum=timezone.localdate())
+    notiz = Notiz.objects.create(akte=b, inhalt="Telefonat mit Müller, Hans über die Räumung.")
+    zeit = Zeiterfassung.objects.create(akte=a, user=kanzlei.users["anwalt"], dauer_minuten=30,
+                                        taetigkeit=f"Besprechung mit {NAME}")
+    dok_a = Dokument.objects.create(akte=a, titel="Kündigung", inhalt="Sehr geehrter Herr " + NAME + ",\n"
+                                    + "wir kündigen. " * 40)
+    dok_d = Dokument.objects.create(akte=d, titel="Zeugenaussage", inhalt=f"{NAME} sagt aus.")
+    geheim = Notiz.objects.create(akte=c, inhalt=f"{NAME} (der andere) schuldet Geld.")
+    pruefung = Kollisionspruefung.objects.create(
+        akte=a, user=kanzlei.users["anwalt"], anlass="hand", namen=[NAME, "Stahlbau GmbH"],
+        entscheidung="keine_treffer")
+    return {"mandant": mandant, "zeuge": zeuge, "namensvetter": namensvetter, "gegner": gegner,
+            "frist": frist, "notiz": notiz, "zeit": zeit, "dok_a": dok_a, "dok_d": dok_d, "geheim": geheim,
+            "pruefung": pruefung}
+
+
+@pytest.mark.django_db
+def test_auskunft_json_holds_the_visible_akten_only(kanzlei: Kanzlei, person: dict) -> None:
+    antwort = _login(kanzlei, "anwalt").get(_url("auskunft_json", person["mandant"]))
+    assert antwort.status_code == 200
+    assert antwort["Content-Type"].startswith("application/json")
+    assert "attachment" in antwort["Content-Disposition"]
+    daten = json.loads(antwort.content)
+    assert daten["person"]["name"] == NAME
+    assert [b["id"] for b in daten["beteiligungen"]] == [str(person["mandant"].pk)]  # not D's, not C's
+    assert daten["beteiligungen"][0]["anschrift"] == "Eichenweg 7\n50667 Köln"
+    assert [a["aktenzeichen"] for a in daten["akten"]] == ["1/26"]
+    assert [f["id"] for f in daten["fristen"]] == [str(person["frist"].pk)]
+    assert [n["id"] for n in daten["notizen"]] == [str(person["notiz"].pk)]  # B's; C's namesake's not
+    assert [n["aktenzeichen"] for n in daten["nicht_aufgenommen"]] == ["3/26"]  # for a check by hand
+    assert [z["id"] for z in daten["zeiten"]] == [str(person["zeit"].pk)]
+    assert [d["id"] for d in daten["dokumente"]] == [str(person["dok_a"].pk)]  # D's is invisible
+    assert NAME in daten["dokumente"][0]["auszuege"][0]
+    assert [k["gepruefte_namen"] for k in daten["kollisionspruefungen"]] == [[NAME]]  # not the Gegner
+    assert "Administration" in daten["umfang"]
+    assert [i["buchstabe"] for i in daten["informationen"]] == list("abcdefgh")
+    assert "Zeugenaussage" not in antwort.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_admin_gets_every_akte(kanzlei: Kanzlei, person: dict) -> None:
+    daten = _login(kanzlei, "admin").get(_url("auskunft_json", person["mandant"])).json()
+    assert {b["id"] for b in daten["beteiligungen"]} == {str(person["mandant"].pk), str(person["zeuge"].pk)}
+    assert {d["titel"] for d in daten["dokumente"]} == {"Kündigung", "Zeugenaussage"}
+    assert str(person["namensvetter"].pk) not in {b["id"] for b in daten["beteiligungen"]}
+    assert str(person["geheim"].pk) not in {n["id"] for n in daten["notizen"]}
+
+
+@pytest.mark.django_db
+def test_auskunft_pdf_is_a_pdf_naming_the_person(kanzlei: Kanzlei, person: dict) -> None:
+    antwort = _login(kanzlei, "anwalt").get(_url("auskunft_pdf", person["mandant"]))
+    assert antwort.status_code == 200 and antwort["Content-Type"] == "application/pdf"
+    text = " ".join(seite.extract_text() for seite in PdfReader(io.BytesIO(antwort.content)).pages)
+    assert "Auskunft nach Art. 15 DSGVO" in text
+    assert NAME in text and "1/26" in text
+    assert "Zeugenaussage" not in text
+    assert "Administration" in " ".join(text.split())  # Akten one cannot see: ask the admin
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("who", ["sachbearbeiter", "sekretariat"])
+def test_other_roles_are_refused_everywhere(kanzlei: Kanzlei, person: dict, who: str) -> None:
+    client = _login(kanzlei, who)
+    b = Beteiligter.objects.create(akte=kanzlei.akten["B"], rolle="mandant", name=NAME)
+    for name in ("auskunft_json", "auskunft_pdf", "loeschung"):
+        assert client.get(_url(name, b)).status_code == 403, name
+    assert client.post(_url("loeschung", b), {"antrag_am": "2026-01-02"}).status_code == 403
+    Loeschvormerkung.objects.create(beteiligter=b, antrag_am=date(2026, 1, 2))
+    assert client.post(_url("loeschung_aufheben", b)).status_code == 403
+    assert Loeschvormerkung.objects.filter(beteiligter=b).exists()
+    seite = client.get(reverse("akten:detail", args=[b.akte_id]) + "?tab=beteiligte").content.decode()
+    assert "Auskunft (PDF)" not in seite and "Löschung vormerken" not in seite
+    assert "Löschung vorgemerkt" in seite  # the mark shows to everyone who sees the Akte
+
+
+@pytest.mark.django_db
+def test_a_foreign_akte_is_not_found_and_anonymous_must_log_in(kanzlei: Kanzlei, person: dict) -> None:
+    assert _login(kanzlei, "anwalt").get(_url("auskunft_json", person["zeuge"])).status_code == 404
+    falsch = reverse("akten:auskunft_json", args=[kanzlei.akten["A"].pk, person["zeuge"].pk])
+    assert _login(kanzlei, "anwalt").get(falsch).status_code == 404  # a Beteiligter of another Akte
+    antwort = Client().get(_url("auskunft_pdf", person["mandant"]))
+    assert antwort.status_code == 302 and "/konto/anmelden/" in antwort["Location"]
+
+
+@pytest.mark.django_db
+def test_vormerken_marks_the_person_and_shows_the_mark(kanzlei: Kanzlei, person: dict) -> None:
+    client = _login(kanzlei, "anwalt")
+    seite = client.get(reverse("akten:detail", args=[kanzlei.akten["A"].pk]) + "?tab=beteiligte")
+    assert "Auskunft (PDF)" in seite.content.decode() and "Löschung vormerken" in seite.content.decode()
+    formular = client.get(_url("loeschung", person["mandant"])).content.decode()
+    assert "frühestens 6 Jahre nach Ende des Mandats" in formular
+    antwort = client.post(_url("loeschung", person["mandant"]),
+                          {"antrag_am": "02.11.2026", "begruendung": "E-Mail vom 2.11.", "alle_akten": "on"})
+    assert antwort.status_code == 302
+    vormerkung = Loeschvormerkung.objects.get()
+    assert vormerkung.beteiligter == person["mandant"]  # D's row is not the anwalt's to mark
+    assert vormerkung.antrag_am == date(2026, 11, 2) and vormerkung.vorgemerkt_von == kanzlei.users["anwalt"]
+    seite = client.get(antwort["Location"]).content.decode()
+    assert "Löschung vorgemerkt" in seite and "Vormerkung aufheben" in seite
+    assert "frühestens 6 Jahre nach Ende des Mandats" in seite
+
+    loeschungen_ausfuehren_task.apply()  # the Akte is open: nothing goes
+    assert Beteiligter.objects.filter(pk=person["mandant"].pk).exists()
+    assert not Loeschprotokoll.objects.exists()
+
+    assert client.post(_url("loeschung_aufheben", person["mandant"])).status_code == 302
+    assert not Loeschvormerkung.objects.exists()
+    assert client.post(_url("loeschung_aufheben", person["mandant"])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_admin_marks_the_person_in_every_akte(kanzlei: Kanzlei, person: dict) -> None:
+    _login(kanzlei, "admin").post(_url("loeschung", person["mandant"]),
+                                  {"antrag_am": "2026-11-02", "alle_akten": "on"})
+    assert set(Loeschvormerkung.objects.values_list("beteiligter", flat=True)) == {
+        person["mandant"].pk, person["zeuge"].pk}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("antrag", ["", "morgen", "31.02.2026", "2999-01-01"])
+def test_a_bad_date_is_refused_and_nothing_marked(kanzlei: Kanzlei, person: dict, antrag: str) -> None:
+    antwort = _login(kanzlei, "anwalt").post(_url("loeschung", person["mandant"]), {"antrag_am": antrag})
+    assert antwort.status_code == 422
+    assert 'class="field-error"' in antwort.content.decode()  # the German reason beside the field
+    assert not Loeschvormerkung.objects.exists()
+
+
+def _berlin(*args: int) -> datetime:
+    return timezone.make_aware(datetime(*args), timezone.get_default_timezone())
+
+
+@pytest.mark.parametrize(("beendet", "ab"), [
+    (_berlin(2026, 3, 15, 10, 0), date(2033, 1, 1)),   # six years from the end of 2026
+    (_berlin(2026, 12, 31, 23, 30), date(2033, 1, 1)),
+    (datetime(2026, 12, 31, 23, 30, tzinfo=UTC), date(2034, 1, 1)),  # 1 January 2027 in Köln
+])
+def test_the_retention_counts_from_the_end_of_the_calendar_year(beendet: datetime, ab: date) -> None:
+    akte = Akte(status=Akte.Status.GESCHLOSSEN, abgeschlossen_am=beendet)
+    assert frueheste_loeschung(akte) == ab
+    akte.status = Akte.Status.OFFEN
+    assert frueheste_loeschung(akte) is None
+
+
+@pytest.mark.django_db
+def test_closing_sets_the_end_of_the_mandat_and_reopening_clears_it(kanzlei: Kanzlei) -> None:
+    anwalt, akte = kanzlei.users["anwalt"], kanzlei.akten["A"]
+    assert akte.abgeschlossen_am is None
+    akte = akte_aendern(user=anwalt, akte_id=akte.pk, aenderungen={"status": "abgeschlossen"})
+    beendet = akte.abgeschlossen_am
+    assert beendet is not None and timezone.now() - beendet < timedelta(minutes=1)
+    akte = akte_aendern(user=anwalt, akte_id=akte.pk, aenderungen={"status": "abgelegt"})
+    assert akte.abgeschlossen_am == beendet  # filing away does not move the end
+    akte = akte_aendern(user=anwalt, akte_id=akte.pk, aenderungen={"status": "offen"})
+    assert Akte.objects.get(pk=akte.pk).abgeschlossen_am is None
+
+
+@pytest.mark.django_db
+def test_the_migration_takes_the_end_from_the_history(kanzlei: Kanzlei) -> None:
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("akten.migrations.0019_datenschutz")
+    akte = kanzlei.akten["B"]
+    for status in ("geschlossen", "offen", "geschlossen", "archiviert"):
+        akte.status = status
+        akte.save()
+    zweites_mal = akte.history.filter(status="geschlossen").order_by("history_date").last().history_date
+    Akte.objects.filter(pk=akte.pk).update(abgeschlossen_am=None)
+    migration.abgeschlossen_am_aus_verlauf(apps, None)
+    assert Akte.objects.get(pk=akte.pk).abgeschlossen_am == zweites_mal
+    assert Akte.objects.get(pk=kanzlei.akten["A"].pk).abgeschlossen_am is None  # open
+
+
+def _schliessen_vor_jahren(akte: Akte, jahre: int) -> None:
+    akte.status = Akte.Status.GESCHLOSSEN
+    akte.save()
+    Akte.objects.filter(pk=akte.pk).update(abgeschlossen_am=timezone.now() - timedelta(days=365 * jahre))
+
+
+@pytest.mark.django_db
+def test_the_beat_deletes_the_mandants_akte_once_the_retention_ended(
+        kanzlei: Kanzlei, person: dict, settings, django_capture_on_commit_callbacks,
+        admin_client: Client) -> None:
+    settings.HELENA_AKTEN_INDEX = "inline"
+    akte = kanzlei.akten["A"]
+    with django_capture_on_commit_callbacks(execute=True):
+        person["dok_a"].datei.save("kuendigung.pdf", ContentFile(b"%PDF-1.4 Hans Mueller"), save=True)
+    datei = Path(person["dok_a"].datei.path)
+    assert datei.exists()
+    assert AktenPassage.objects.filter(akte=akte).exists()
+    Loeschvormerkung.objects.create(beteiligter=person["mandant"], antrag_am=date(2026, 11, 2),
+                                    vorgemerkt_von=kanzlei.users["anwalt"])
+    _schliessen_vor_jahren(akte, 6)  # closed six years ago: its calendar year + 6 is not over yet
+    with django_capture_on_commit_callbacks(execute=True):
+        loeschungen_ausfuehren_task.apply()
+    assert Akte.objects.filter(pk=akte.pk).exists() and datei.exists()
+
+    _schliessen_vor_jahren(akte, 8)
+    with django_capture_on_commit_callbacks(execute=True):
+        loeschungen_ausfuehren_task.apply()
+    assert not Akte.objects.filter(pk=akte.pk).exists()
+    assert not datei.exists()
+    assert not AktenPassage.objects.filter(akte_id=akte.pk).exists()
+    assert not Dokument.objects.filter(pk=person["dok_a"].pk).exists()
+    assert not Beteiligter.history.filter(akte_id=akte.pk).exists()
+    assert not Akte.history.filter(id=akte.pk).exists()
+    assert not Frist.history.filter(akte_id=akte.pk).exists()
+    assert not Kollisionspruefung.objects.filter(pk=person["pruefung"].pk).exists()
+    assert Beteiligter.objects.filter(pk=person["zeuge"].pk).exists()  # D is another Mandat
+    protokoll = Loeschprotokoll.objects.get()
+    assert protokoll.art == "akte" and protokoll.aktenzeichen == "1/26"
+    assert protokoll.geloescht["Dokumente"] == [person["dok_a"].pk] and protokoll.geloescht["Dateien"] == 1
+    assert protokoll.antrag_am == date(2026, 11, 2) and "§ 50 Abs. 1" in protokoll.rechtsgrundlage
+    gespeichert = json.dumps([protokoll.geloescht, protokoll.rechtsgrundlage, protokoll.aktenzeichen])
+    assert "Müller" not in gespeichert and "Eichenweg" not in gespeichert
+    seite = admin_client.get(reverse("admin:akten_loeschprotokoll_change", args=[protokoll.pk]))
+    assert seite.status_code == 200 and "Löschprotokoll" in seite.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_gegner_goes_alone_and_the_akte_stays(kanzlei: Kanzlei, person: dict, settings,
+                                                django_capture_on_commit_callbacks) -> None:
+    settings.HELENA_AKTEN_INDEX = "inline"
+    akte, gegner = kanzlei.akten["A"], person["gegner"]
+    with django_capture_on_commit_callbacks(execute=True):
+        gegner.anschrift = "Hafenstraße 1"
+        gegner.save()
+    assert "Gegner/in: Stahlbau GmbH" in AktenPassage.objects.get(akte=akte, quelle="akte").text
+    fremde = Kollisionspruefung.objects.create(
+        akte=kanzlei.akten["B"], anlass="hand", namen=["Stahlbau AG"], entscheidung="fortgesetzt",
+        treffer=[{"name": "Stahlbau AG", "gefunden_als": "Stahlbau GmbH", "akte_id": akte.pk,
+                  "aktenzeichen": "1/26", "hinweis": "Stahlbau GmbH ist Gegner in 1/26."}])
+    Loeschvormerkung.objects.create(beteiligter=gegner, antrag_am=date(2026, 1, 5))
+    _schliessen_vor_jahren(akte, 8)
+    with django_capture_on_commit_callbacks(execute=True):
+        loeschungen_ausfuehren_task.apply()
+    assert not Beteiligter.objects.filter(pk=gegner.pk).exists()
+    assert not Beteiligter.history.filter(id=gegner.pk).exists()
+    assert Akte.objects.filter(pk=akte.pk).exists() and Beteiligter.objects.filter(pk=person["mandant"].pk)
+    # its vector is embedded again without it (the Kurzrubrum is the Mandant's Handakte and stays)
+    assert "Gegner/in: Stahlbau" not in AktenPassage.objects.get(akte=akte, quelle="akte").text
+    treffer = Kollisionspruefung.objects.get(pk=fremde.pk).treffer
+    assert treffer[0]["gefunden_als"] == "[gelöscht]" and "Stahlbau GmbH" not in json.dumps(treffer)
+    assert Kollisionspruefung.objects.get(pk=person["pruefung"].pk).namen == [NAME, "[gelöscht]"]
+    assert Loeschprotokoll.objects.get().art == "beteiligter"
+
+
+@pytest.mark.django_db
+def test_an_open_akte_is_never_deleted(kanzlei: Kanzlei, person: dict) -> None:
+    akte = kanzlei.akten["A"]
+    Loeschvormerkung.objects.create(beteiligter=person["mandant"], antrag_am=date(2020, 1, 5))
+    _schliessen_vor_jahren(akte, 10)
+    akte.status = Akte.Status.OFFEN  # opened again: the Mandat goes on
+    akte.save()
+    loeschungen_ausfuehren_task.apply()
+    assert Akte.objects.filter(pk=akte.pk).exists() and Loeschvormerkung.objects.exists()
+    assert not Loeschprotokoll.objects.exists()
