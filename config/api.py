@@ -16,6 +16,7 @@ from ninja.parser import Parser
 from akten.accounts.auth import api_auth
 from akten.accounts.konto.api import router as konto_router
 from akten.api import router as akten_router
+from akten.datenschutz.api import router as datenschutz_router
 from akten.dokumente.api import router as dokumente_router
 from akten.integration import api as _schreiben  # noqa: F401 - adds the write API to akten_router
 from akten.kalenderabo.api import router as kalender_router
@@ -168,6 +169,7 @@ api.add_router("/", akten_router)
 api.add_router("/", dokumente_router)
 api.add_router("/", konto_router)
 api.add_router("/", kalender_router)
+api.add_router("/", datenschutz_router)
 api.add_router("/", knowledge_router)
 api.add_router("/", helena_router)
 api.add_router("/", drafts_router)

@@ -77,6 +77,19 @@ def schreibweisen(namen: list[str]) -> list[str]:
     return list(out.values())
 
 
+def akte_des_beteiligten(*, user: User, beteiligter_id: int | str) -> int:
+    """The Akte of a Beteiligter the user may see (the API names only the Beteiligter); else NotFound."""
+    try:
+        pk = int(beteiligter_id)
+    except (TypeError, ValueError):
+        raise NotFound("Beteiligte/r nicht gefunden.") from None
+    akte_id = (Beteiligter.objects.filter(pk=pk, akte__in=akten_for(user=user))
+               .values_list("akte_id", flat=True).first())
+    if akte_id is None:
+        raise NotFound("Beteiligte/r nicht gefunden.")
+    return akte_id
+
+
 def person_von(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> Person:
     """The person of one Beteiligter of a visible Akte (NotFound otherwise), across the visible Akten."""
     akte = get_akte(user=user, akte_id=akte_id)

@@ -316,3 +316,55 @@ def test_an_open_akte_is_never_deleted(kanzlei: Kanzlei, person: dict) -> None:
     loeschungen_ausfuehren_task.apply()
     assert Akte.objects.filter(pk=akte.pk).exists() and Loeschvormerkung.objects.exists()
     assert not Loeschprotokoll.objects.exists()
+
+
+# --- the JSON API --------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_api_auskunft_as_json_and_pdf(kanzlei: Kanzlei, person: dict) -> None:
+    client = kanzlei.client("anwalt")
+    url = f"/api/v1/beteiligte/{person['mandant'].pk}/auskunft"
+    daten = client.get(url).json()
+    assert [b["id"] for b in daten["beteiligungen"]] == [str(person["mandant"].pk)]
+    assert "Zeugenaussage" not in json.dumps(daten)
+    pdf = client.get(url + "?format=pdf")
+    assert pdf["Content-Type"] == "application/pdf"
+    assert NAME in PdfReader(io.BytesIO(pdf.content)).pages[0].extract_text()
+    assert client.get(url + "?format=docx").status_code == 422
+
+
+@pytest.mark.django_db
+def test_api_refuses_other_roles_and_foreign_akten(kanzlei: Kanzlei, person: dict) -> None:
+    url = f"/api/v1/beteiligte/{person['mandant'].pk}"
+    for who in ("sachbearbeiter", "praktikant"):
+        client = kanzlei.client(who)
+        antwort = client.get(url + "/auskunft")
+        assert antwort.status_code in (403, 404), who
+        assert antwort.json()["detail"]
+        assert client.post(url + "/loeschung", {"antrag_am": "2026-01-02"},
+                           content_type="application/json").status_code in (403, 404)
+    sachbearbeiter = kanzlei.client("sachbearbeiter").get(url + "/auskunft").json()
+    assert "Anwältinnen und Anwälte" in sachbearbeiter["detail"]  # A is his: the role refuses
+    zeuge = f"/api/v1/beteiligte/{person['zeuge'].pk}/auskunft"
+    assert kanzlei.client("anwalt").get(zeuge).status_code == 404  # D is not the anwalt's
+    assert kanzlei.client(None).get(url + "/auskunft").status_code == 401
+    assert not Loeschvormerkung.objects.exists()
+
+
+@pytest.mark.django_db
+def test_api_vormerken_and_zuruecknehmen(kanzlei: Kanzlei, person: dict) -> None:
+    client = kanzlei.client("anwalt")
+    url = f"/api/v1/beteiligte/{person['mandant'].pk}/loeschung"
+    zukunft = (timezone.localdate() + timedelta(days=2)).isoformat()
+    antwort = client.post(url, {"antrag_am": zukunft}, content_type="application/json")
+    assert antwort.status_code == 422 and "Zukunft" in antwort.json()["detail"]
+    antwort = client.post(url, {"antrag_am": "2026-11-02", "begruendung": "Brief"},
+                          content_type="application/json")
+    assert antwort.status_code == 201
+    assert antwort.json() == [{"beteiligter_id": str(person["mandant"].pk),
+                               "akte_id": str(kanzlei.akten["A"].pk), "aktenzeichen": "1/26",
+                               "antrag_am": "2026-11-02", "loeschung_ab": None}]
+    assert client.delete(url).status_code == 204
+    assert client.delete(url).status_code == 404
+    assert not Loeschvormerkung.objects.exists()

@@ -38,6 +38,8 @@ pytestmark = pytest.mark.django_db
 #   (a leap second or a lower-case „t“ is a German 422).
 # - the read log's filters (GET /akten/{id}/zugriffe): `von`/`bis` real days, `von` not after `bis`, the
 #   `person` one who exists (a German 422).
+# - the DSGVO requests (/beteiligte/{id}/auskunft|loeschung): a Beteiligter one may not see is a 404, a
+#   role other than ANWALT/ADMIN a 403, a day of the request in the future a German 422.
 CONFIG = SchemathesisConfig.from_str("""
 [generation]
 allow-x00 = false
@@ -50,6 +52,10 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404",
 [[operations]]
 include-path-regex = "/api/v1/(akten(/[^/]+(/(beteiligte|fristen|notizen|zeiten))?)?|aenderungen)$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422"]
+
+[[operations]]
+include-path-regex = "/api/v1/beteiligte/[^/]+/(auskunft|loeschung)$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "422"]
 
 [[operations]]
 include-path-regex = "/api/v1/(me/tokens|helena/conversations|fristen|akten/[^/]+/zugriffe)$"
