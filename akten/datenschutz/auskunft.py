@@ -59,6 +59,7 @@ INFORMATIONEN: list[dict[str, str]] = [
 
 UMFANG = ("Diese Auskunft enthält nur Akten, die {wer} einsehen darf. Akten ohne diesen Zugriff fehlen; "
           "eine vollständige Auskunft über alle Akten der Kanzlei erstellt die Administration.")
+UMFANG_ALLE = "Diese Auskunft umfasst alle Akten der Kanzlei (erstellt von der Administration)."
 VOR_VERSAND = ("Vor dem Versand prüfen: Die Auskunft kann Angaben über Mandantinnen und Mandanten oder "
                "Dritte enthalten, die der Verschwiegenheit unterliegen (§ 43a Abs. 2 BRAO); soweit sie "
                "geheim zu halten sind, besteht kein Auskunftsrecht (§ 29 Abs. 1 Satz 2 BDSG). Solche "
@@ -109,7 +110,7 @@ def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> di
                    "emails": sorted({b.email for b in person.zeilen if b.email}),
                    "anschriften": list(dict.fromkeys(b.anschrift.strip() for b in person.zeilen
                                                      if b.anschrift.strip()))},
-        "umfang": UMFANG.format(wer=wer),
+        "umfang": UMFANG_ALLE if user.sees_all_akten else UMFANG.format(wer=wer),
         "vor_dem_versand": VOR_VERSAND,
         # for the firm, before it sends the Auskunft: texts of these Akten may name a namesake
         "nicht_aufgenommen": [{"aktenzeichen": a.aktenzeichen, "grund": NAMENSVETTER}

@@ -104,6 +104,7 @@ def test_the_admin_gets_every_akte(kanzlei: Kanzlei, person: dict) -> None:
     assert {d["titel"] for d in daten["dokumente"]} == {"Kündigung", "Zeugenaussage"}
     assert str(person["namensvetter"].pk) not in {b["id"] for b in daten["beteiligungen"]}
     assert str(person["geheim"].pk) not in {n["id"] for n in daten["notizen"]}
+    assert daten["umfang"].startswith("Diese Auskunft umfasst alle Akten der Kanzlei")
 
 
 @pytest.mark.django_db
