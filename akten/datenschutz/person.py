@@ -2,9 +2,10 @@
 
 The same person: the same name key as the Kollisionsprüfung compares it (akten/namen.py: „Müller,
 Hans“ is „Hans Mueller“), unless an e-mail address or an Anschrift that both rows have differ; or the
-same e-mail address with a name the Kollisionsprüfung would take for the same. Deliberately strict:
-an Auskunft that holds a namesake's data discloses it to a stranger (Art. 15 Abs. 4 DSGVO), so a
-mere similar name is no match.
+same e-mail address with a name the Kollisionsprüfung would take for the same. Where the asked row
+lacks an e-mail (Anschrift) and the others carry different ones, those are left out (`_eindeutig`).
+Deliberately strict: an Auskunft that holds a namesake's data discloses it to a stranger (Art. 15
+Abs. 4 DSGVO), so a mere similar name is no match.
 
 Records that name the person: Fristen, Notizen, Zeiten and Dokumente of every Akte the user may see
 whose text contains one of the person's spellings (as entered, and „Nachname, Vorname“ turned
@@ -77,6 +78,18 @@ def schreibweisen(namen: list[str]) -> list[str]:
     return list(out.values())
 
 
+def _eindeutig(beteiligter: Beteiligter, zeilen: list[Beteiligter]) -> list[Beteiligter]:
+    """Where the asked row has no e-mail (or no Anschrift) but the others carry several different ones,
+    they are several people and none of them is surely this one: only rows without that detail stay
+    (one value among them all is taken for the person's, entered later or earlier)."""
+    for merkmal in (lambda b: b.email.strip().casefold(), lambda b: _anschrift(b.anschrift)):
+        if merkmal(beteiligter):
+            continue
+        if len({merkmal(b) for b in zeilen if merkmal(b)}) > 1:
+            zeilen = [b for b in zeilen if not merkmal(b)]
+    return zeilen
+
+
 def akte_des_beteiligten(*, user: User, beteiligter_id: int | str) -> int:
     """The Akte of a Beteiligter the user may see (the API names only the Beteiligter); else NotFound."""
     try:
@@ -102,7 +115,8 @@ def person_von(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> 
         bedingung |= Q(email__iexact=beteiligter.email.strip())
     kandidaten = (Beteiligter.objects.filter(bedingung, akte__in=akten_for(user=user))
                   .select_related("akte").order_by("akte__aktenzeichen", "pk"))
-    zeilen = [b for b in kandidaten if b.pk == beteiligter.pk or gleiche_person(beteiligter, b)]
+    zeilen = _eindeutig(beteiligter, [b for b in kandidaten if b.pk == beteiligter.pk
+                                      or gleiche_person(beteiligter, b)])
     akten = {b.akte_id: b.akte for b in zeilen}
     andere = {b.akte_id: b.akte for b in kandidaten if b not in zeilen and b.akte_id not in akten}
     return Person(beteiligter=beteiligter, zeilen=zeilen, akten=list(akten.values()),

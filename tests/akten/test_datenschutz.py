@@ -108,6 +108,24 @@ def test_the_admin_gets_every_akte(kanzlei: Kanzlei, person: dict) -> None:
 
 
 @pytest.mark.django_db
+def test_namesakes_with_different_addresses_are_left_out(kanzlei: Kanzlei) -> None:
+    """Asked about a row without e-mail: two rows of the same name with two different addresses are two
+    people, neither surely this one; a single one (an address entered elsewhere) is taken."""
+    a, b, c = (kanzlei.akten[k] for k in "ABC")
+    ohne = Beteiligter.objects.create(akte=a, rolle="mandant", name="Eva Wagner")
+    Beteiligter.objects.create(akte=b, rolle="zeuge", name="Eva Wagner", email="eva@eins.de")
+    Beteiligter.objects.create(akte=c, rolle="gegner", name="Wagner, Eva", email="eva@zwei.de")
+    daten = _login(kanzlei, "admin").get(_url("auskunft_json", ohne)).json()
+    assert [x["aktenzeichen"] for x in daten["beteiligungen"]] == ["1/26"]
+    assert daten["person"]["emails"] == []
+    assert sorted(x["aktenzeichen"] for x in daten["nicht_aufgenommen"]) == ["2/26", "3/26"]
+    Beteiligter.objects.filter(akte=c).delete()
+    daten = _login(kanzlei, "admin").get(_url("auskunft_json", ohne)).json()
+    assert [x["aktenzeichen"] for x in daten["beteiligungen"]] == ["1/26", "2/26"]
+    assert daten["person"]["emails"] == ["eva@eins.de"]
+
+
+@pytest.mark.django_db
 def test_auskunft_pdf_is_a_pdf_naming_the_person(kanzlei: Kanzlei, person: dict) -> None:
     antwort = _login(kanzlei, "anwalt").get(_url("auskunft_pdf", person["mandant"]))
     assert antwort.status_code == 200 and antwort["Content-Type"] == "application/pdf"
