@@ -65,7 +65,7 @@ VOR_VERSAND = ("Vor dem Versand prüfen: Die Auskunft kann Angaben über Mandant
                "geheim zu halten sind, besteht kein Auskunftsrecht (§ 29 Abs. 1 Satz 2 BDSG). Solche "
                "Stellen vor dem Versand schwärzen.")
 
-NAMENSVETTER = ("An dieser Akte ist eine Person gleichen Namens beteiligt, die nicht sicher dieselbe ist "
+NAMENSVETTER = ("An der Akte ist eine Person gleichen Namens beteiligt, die nicht sicher dieselbe ist "
                 "(andere E-Mail-Adresse oder Anschrift): weder ihr Eintrag noch Texte der Akte sind "
                 "aufgenommen. Bitte von Hand prüfen.")
 
