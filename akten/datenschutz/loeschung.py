@@ -11,8 +11,9 @@ from 01.01.2033. An Akte still open (or opened again) has no date: the mark wait
 What goes: the Mandant's Akte with everything of it once every Mandant/in of it is marked (its
 Beteiligte, Fristen, Notizen, Zeiten, Dokumente and their files, Hinweise, Helena's conversations and
 drafts of it, its vectors — all by the database's CASCADE —, its Kollisionsprüfungen and every row of
-its history); any other Beteiligte/r alone: the row and its history. Hits of other Kollisionsprüfungen
-that name what was deleted are blacked out. The Löschprotokoll keeps types, ids and dates, no contents.
+its history; the read log keeps its rows for its own period, the Dokumente's titles blacked out); any
+other Beteiligte/r alone: the row and its history. Hits of other Kollisionsprüfungen that name what
+was deleted are blacked out. The Löschprotokoll keeps types, ids and dates, no contents.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from akten.models import (
     Dokument,
     Frist,
     Kollisionspruefung,
+    Lesezugriff,
     Loeschprotokoll,
     Loeschvormerkung,
     Notiz,
@@ -177,6 +179,10 @@ def _akte_loeschen(akte: Akte) -> dict[str, Any]:
     Kollisionspruefung.objects.filter(akte=akte).delete()
     geloescht["geschwärzte Treffer"] = _treffer_schwaerzen(Q(treffer__contains=[{"akte_id": akte.pk}]),
                                                            lambda t: t.get("akte_id") == akte.pk)
+    # the read log keeps who read the Aktenzeichen when (its own period); a Dokument's title may name
+    # the person
+    geloescht["geschwärzte Lesezugriffe"] = (Lesezugriff.objects.filter(akte=akte).exclude(dokument_titel="")
+                                             .update(dokument_titel=GESCHWAERZT))
     akte_id = akte.pk
     akte.delete()  # CASCADE: the records, Helena's conversations, drafts and memory of it, its vectors
     geloescht["Verlaufseinträge"] = _verlauf_loeschen(akte_id=akte_id)

@@ -25,6 +25,7 @@ from akten.models import (
     Dokument,
     Frist,
     Kollisionspruefung,
+    Lesezugriff,
     Loeschprotokoll,
     Loeschvormerkung,
     Notiz,
@@ -270,6 +271,10 @@ def test_the_beat_deletes_the_mandants_akte_once_the_retention_ended(
     assert AktenPassage.objects.filter(akte=akte).exists()
     Loeschvormerkung.objects.create(beteiligter=person["mandant"], antrag_am=date(2026, 11, 2),
                                     vorgemerkt_von=kanzlei.users["anwalt"])
+    assert _login(kanzlei, "anwalt").get(reverse("akten:dokument_datei", args=[person["dok_a"].pk])
+                                         ).status_code == 200  # a read the read log keeps
+    gelesen = Lesezugriff.objects.get(dokument=person["dok_a"])
+    assert gelesen.dokument_titel == "Kündigung"
     _schliessen_vor_jahren(akte, 6)  # closed six years ago: its calendar year + 6 is not over yet
     with django_capture_on_commit_callbacks(execute=True):
         loeschungen_ausfuehren_task.apply()
@@ -287,6 +292,8 @@ def test_the_beat_deletes_the_mandants_akte_once_the_retention_ended(
     assert not Frist.history.filter(akte_id=akte.pk).exists()
     assert not Kollisionspruefung.objects.filter(pk=person["pruefung"].pk).exists()
     assert Beteiligter.objects.filter(pk=person["zeuge"].pk).exists()  # D is another Mandat
+    gelesen.refresh_from_db()
+    assert gelesen.akte_id is None and gelesen.dokument_titel == "[gelöscht]"
     protokoll = Loeschprotokoll.objects.get()
     assert protokoll.art == "akte" and protokoll.aktenzeichen == "1/26"
     assert protokoll.geloescht["Dokumente"] == [person["dok_a"].pk] and protokoll.geloescht["Dateien"] == 1
