@@ -20,7 +20,18 @@ from django.utils import timezone
 from akten.datenschutz import person as personen
 from akten.datenschutz.loeschung import frueheste_loeschung
 from akten.erfassung.rechte import pruefe
-from akten.models import Akte, Beteiligter, Briefkopf, Loeschvormerkung, User
+from akten.lesezugriffe.services import Bereich, Lesung, Weg, speichern
+from akten.models import (
+    Akte,
+    Beteiligter,
+    Briefkopf,
+    Dokument,
+    Frist,
+    Loeschvormerkung,
+    Notiz,
+    User,
+    Zeiterfassung,
+)
 from akten.namen import name_schluessel
 from akten.selectors import get_akte
 
@@ -95,13 +106,32 @@ def _beteiligung(b: Beteiligter) -> dict[str, Any]:
             "loeschung_vorgemerkt": _tag(vormerkung.antrag_am) if vormerkung else None}
 
 
+def _gelesen(*, user: User, akten: list[Akte], fristen: list[Frist], notizen: list[Notiz],
+             zeiten: list[Zeiterfassung], dokumente: list[Dokument]) -> None:
+    """The Auskunft is a download of what it holds: the read log keeps it (Weg „Datei heruntergeladen“),
+    each Akte and Dokument it quotes, as a page that showed them would."""
+    lesungen = [Lesung.von(a, bereich=Bereich.BETEILIGTE) for a in akten]
+    lesungen += [Lesung.von(f.akte, bereich=Bereich.FRISTEN) for f in fristen]
+    lesungen += [Lesung.von(n.akte, bereich=Bereich.NOTIZEN) for n in notizen if n.akte]
+    lesungen += [Lesung.von(z.akte, bereich=Bereich.ZEITEN) for z in zeiten]
+    lesungen += [Lesung.von(d.akte, bereich=Bereich.DOKUMENT, dokument=d) for d in dokumente]
+    speichern(user=user, lesungen=lesungen, weg=Weg.EXPORT)
+
+
 def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> dict[str, Any]:
-    """Everything the Auskunft says (NotFound for a foreign Akte or Beteiligter, Forbidden by role)."""
+    """Everything the Auskunft says (NotFound for a foreign Akte or Beteiligter, Forbidden by role);
+    recorded in the read log."""
     get_akte(user=user, akte_id=akte_id)
     pruefe(user, "datenschutz")
     person = personen.person_von(user=user, akte_id=akte_id, beteiligter_id=beteiligter_id)
     wer = user.get_full_name() or user.get_username()
     schluessel = {b.name_schluessel for b in person.zeilen}
+    fristen = list(personen.fristen_mit(user=user, person=person))
+    notizen = list(personen.notizen_mit(user=user, person=person))
+    zeiten = list(personen.zeiten_mit(user=user, person=person))
+    dokumente = list(personen.dokumente_mit(user=user, person=person))
+    _gelesen(user=user, akten=person.akten, fristen=fristen, notizen=notizen, zeiten=zeiten,
+             dokumente=dokumente)
     return {
         "format": "helena-auskunft-art15", "version": FORMAT_VERSION,
         "erstellt_am": _zeit(timezone.now()), "erstellt_von": wer,
@@ -121,17 +151,17 @@ def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> di
         "fristen": [{"id": str(f.pk), "aktenzeichen": f.akte.aktenzeichen, "typ": f.get_typ_display(),
                      "bezeichnung": f.bezeichnung, "datum": _tag(f.datum), "notiz": f.notiz,
                      "erledigt": f.erledigt, "erledigt_vermerk": f.erledigt_vermerk}
-                    for f in personen.fristen_mit(user=user, person=person)],
+                    for f in fristen],
         "notizen": [{"id": str(n.pk), "aktenzeichen": n.akte.aktenzeichen if n.akte else None,
                      "titel": n.titel, "inhalt": n.inhalt, "angelegt_am": _zeit(n.angelegt_am)}
-                    for n in personen.notizen_mit(user=user, person=person)],
+                    for n in notizen],
         "zeiten": [{"id": str(z.pk), "aktenzeichen": z.akte.aktenzeichen, "datum": _tag(z.datum),
                     "dauer_minuten": z.dauer_minuten, "taetigkeit": z.taetigkeit}
-                   for z in personen.zeiten_mit(user=user, person=person)],
+                   for z in zeiten],
         "dokumente": [{"id": str(d.pk), "aktenzeichen": d.akte.aktenzeichen, "titel": d.titel,
                        "dateiname": d.dateiname, "angelegt_am": _zeit(d.angelegt_am),
                        "auszuege": personen.auszuege(f"{d.titel}\n{d.inhalt}", person)}
-                      for d in personen.dokumente_mit(user=user, person=person)],
+                      for d in dokumente],
         "kollisionspruefungen": [
             {"id": str(k.pk), "aktenzeichen": k.akte.aktenzeichen if k.akte else None,
              "geprueft_am": _zeit(k.angelegt_am), "anlass": k.get_anlass_display(),

@@ -96,6 +96,11 @@ def test_auskunft_json_holds_the_visible_akten_only(kanzlei: Kanzlei, person: di
     assert "Administration" in daten["umfang"]
     assert [i["buchstabe"] for i in daten["informationen"]] == list("abcdefgh")
     assert "Zeugenaussage" not in antwort.content.decode()
+    gelesen = set(Lesezugriff.objects.filter(user=kanzlei.users["anwalt"])
+                  .values_list("weg", "aktenzeichen", "bereich", "dokument_id"))
+    assert gelesen == {("export", "1/26", "beteiligte", None), ("export", "1/26", "fristen", None),
+                       ("export", "2/26", "notizen", None), ("export", "1/26", "zeiten", None),
+                       ("export", "1/26", "dokument", person["dok_a"].pk)}  # the read log keeps it
 
 
 @pytest.mark.django_db
