@@ -371,12 +371,13 @@ class KollisionspruefungAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 @admin.register(Kanzleieinstellung)
 class KanzleieinstellungAdmin(admin.ModelAdmin):
     """The firm's one row of settings (how a new Aktenzeichen is formed, the Vier-Augen-Prinzip for
-    Notfristen, the Kurzrubrum in calendar feeds, how long the read log is kept): it can be changed, not
-    added twice or deleted."""
+    Notfristen, the Kurzrubrum in calendar feeds, how long the read log is kept, when a login ends): it
+    can be changed, not added twice or deleted."""
 
     list_display = ("__str__", "aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "geaendert_am")
     fields = ("aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "mail_inhalt",
-              "kalender_mit_kurzrubrum", "zugriffe_aufbewahren_monate", "geaendert_am")
+              "kalender_mit_kurzrubrum", "zugriffe_aufbewahren_monate", "sitzung_leerlauf_minuten",
+              "sitzung_hoechstdauer_stunden", "geaendert_am")
     readonly_fields = ("naechstes", "geaendert_am")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -390,6 +391,7 @@ class KanzleieinstellungAdmin(admin.ModelAdmin):
         return naechstes_aktenzeichen() if obj is not None and obj.pk else "—"
 
 
+from akten.accounts import anmeldeschutz_admin  # noqa: E402, F401  (registers „Zugriffsversuche“, „Anmeldungen“)
 from akten.datenschutz import admin as datenschutz_admin  # noqa: E402, F401  (registers „Löschprotokoll“)
 from akten.importe import admin as importe_admin  # noqa: E402, F401  (registers „Importe“)
 from akten.kalenderabo import admin as kalender_admin  # noqa: E402, F401  (registers „Kalender-Abos“)

@@ -32,11 +32,12 @@ from helena.web.api import router as helena_router
 class HelenaAPI(NinjaAPI):
     """Declares in the OpenAPI document the errors every operation can give, so clients (and the
     schemathesis run in the tests) know them: 401 (no or a bad token), 422 (invalid input: the text
-    check of config.middleware and every validation), 503 (database unavailable); with a body also
-    400 (not JSON) and 403 (a session without CSRF token). What only some endpoints give (403, 404,
-    409, 429) each declares with config.errors.errors()."""
+    check of config.middleware and every validation), 429 (too many wrong tokens from the address:
+    akten/accounts/tokenbremse.py), 503 (database unavailable); with a body also 400 (not JSON) and
+    403 (a session without CSRF token). What only some endpoints give (403, 404, 409, another 429)
+    each declares with config.errors.errors()."""
 
-    COMMON = (401, 422, 503)
+    COMMON = (401, 422, 429, 503)
     WITH_BODY = (400, 403)
     # An operation's id is the name a generated client calls it by: a public name, so it does not
     # follow a handler module into a new folder (issue 33 moved these three).
@@ -112,7 +113,10 @@ def _error(request: HttpRequest, status: int, code: str, detail: str, **extra: o
 @api.exception_handler(DomainError)
 def _domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
     """Every error a user is told about (config.errors), raised where its rule lives."""
-    return _error(request, exc.status, exc.code, exc.message, **exc.extra)
+    response = _error(request, exc.status, exc.code, exc.message, **exc.extra)
+    if exc.status == 429 and isinstance(exc.extra.get("retry_after"), int):
+        response["Retry-After"] = str(exc.extra["retry_after"])
+    return response
 
 
 @api.exception_handler(Http404)

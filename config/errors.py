@@ -57,6 +57,13 @@ class Forbidden(DomainError):
     status, code, default_message = 403, "forbidden", "Dafür fehlt dir die Berechtigung."
 
 
+class ZuVieleVersuche(DomainError):
+    """Too many attempts (429): `retry_after` seconds travel as the Retry-After header (config.api)
+    and in the body."""
+
+    status, code, default_message = 429, "too_many_attempts", "Zu viele Versuche. Bitte warte etwas."
+
+
 class ApiError(DomainError):
     """A DomainError written out at an API edge: status, code and detail given directly."""
 

@@ -1,6 +1,7 @@
 """Settings from the environment (django-environ); see .env.example for every variable."""
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -54,6 +55,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "axes",  # login throttling (django-axes): akten/accounts/anmeldeschutz.py
     "channels",
     "ninja",  # its Swagger UI assets, served from here: the API docs need no CDN
     "simple_history",  # the history (who, when, old → new) of the firm's records
@@ -77,6 +79,9 @@ MIDDLEWARE = [
     # who made a change the history records: the page's user (services also pass it explicitly)
     "simple_history.middleware.HistoryRequestMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # --- sessions and login throttling (akten/accounts/sitzungen.py, anmeldeschutz.py) ---
+    "akten.accounts.sitzungen.SitzungsMiddleware",  # idle / absolute end, activity stamp once a minute
+    "axes.middleware.AxesMiddleware",  # a locked login: the page again with the German reason (429)
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -182,6 +187,38 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# --- Login throttling (django-axes; akten/accounts/anmeldeschutz.py, docs/betrieb.md „Anmeldeschutz“) ---
+# axes' backend first: it refuses a locked username or address before a password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_HANDLER = "akten.accounts.anmeldeschutz.AnmeldeSchutzHandler"
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counts on its own (the address: its own limit)
+AXES_FAILURE_LIMIT: int = env.int("HELENA_ANMELDUNG_LIMIT_BENUTZER", default=5)
+HELENA_ANMELDUNG_LIMIT_ADRESSE: int = env.int("HELENA_ANMELDUNG_LIMIT_ADRESSE", default=20)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("HELENA_ANMELDUNG_SPERRE_MINUTEN", default=15))
+# Failures during a lock do not prolong it: nobody can keep a colleague locked beyond the pause.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = False  # the handler resets the username only (not the whole address)
+AXES_LOCKOUT_CALLABLE = "akten.accounts.anmeldeschutz.gesperrt"
+AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
+AXES_VERBOSE = False  # axes' own start-up banner
+AXES_ENABLE_ADMIN = False  # ours, in German, with „Sperre aufheben“: akten/accounts/anmeldeschutz_admin.py
+# Behind a reverse proxy: the header it writes the client's address into (e.g. X-Forwarded-For);
+# the right-most address counts (config/client_ip.py). Empty: REMOTE_ADDR, what daphne saw.
+HELENA_PROXY_IP_HEADER: str = env.str("HELENA_PROXY_IP_HEADER", default="")
+# Wrong API tokens from one address (akten/accounts/auth.py): more than this within the window → 429.
+HELENA_TOKEN_LIMIT_ADRESSE: int = env.int("HELENA_TOKEN_LIMIT_ADRESSE", default=20)
+HELENA_TOKEN_FENSTER_SEKUNDEN: int = env.int("HELENA_TOKEN_FENSTER_SEKUNDEN", default=300)
+
+# --- Sessions and cookies (akten/accounts/sitzungen.py; idle and absolute limits: Kanzleieinstellung) ---
+SESSION_COOKIE_AGE = 24 * 3600  # a login sets its own end from the firm's settings; this is the fallback
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+# The firm reaches Helena over https (directly or through its proxy): cookies only over TLS, and HSTS.
+HELENA_HTTPS: bool = env.bool("HELENA_HTTPS", default=False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HELENA_HTTPS
+SECURE_HSTS_SECONDS: int = env.int("HELENA_HSTS_SECONDS", default=31536000) if HELENA_HTTPS else 0
+
 LOGIN_URL = "/konto/anmelden/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/konto/anmelden/"
@@ -245,6 +282,9 @@ HELENA_STREAM_WINDOW_MS: float = env.float("HELENA_STREAM_WINDOW_MS", default=25
 # Open chat sockets per user, across all processes (helena/realtime/socket_limits.py); more are
 # closed with 4429.
 HELENA_WS_MAX_PER_USER: int = env.int("HELENA_WS_MAX_PER_USER", default=20)
+# A socket opened with a session checks this often that its session still stands (idle or absolute
+# end, „Überall abmelden“, a new password); a logout closes it at once (helena/realtime/sitzung.py).
+HELENA_WS_SITZUNG_PRUEFEN_SEKUNDEN: float = env.float("HELENA_WS_SITZUNG_PRUEFEN_SEKUNDEN", default=60.0)
 
 # Hinweise by e-mail (akten/mail/): the SMTP server as django-environ reads it (smtp://host:25,
 # smtp+tls://user:pw@host:587 and smtps://…:587 with STARTTLS, smtp+ssl:// or smtps:// on 465 or

@@ -6,7 +6,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from akten.accounts.konto.forms import AnmeldeForm
+from akten.accounts.konto.views import Anmelden
 from config.api import api
 
 admin.site.site_header = "Helena – Kanzleiverwaltung"
@@ -18,8 +18,7 @@ urlpatterns = [
     path("favicon.ico", RedirectView.as_view(url=static("helena/favicon.png"), permanent=True)),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
-    path("konto/anmelden/", auth_views.LoginView.as_view(
-        authentication_form=AnmeldeForm, redirect_authenticated_user=True), name="login"),
+    path("konto/anmelden/", Anmelden.as_view(), name="login"),  # German words, why a session ended
     path("konto/abmelden/", auth_views.LogoutView.as_view(), name="logout"),
     path("konto/", include("akten.accounts.konto.urls")),  # the user's own page: tokens, Hinweise, password
     path("kalender/", include("akten.kalenderabo.urls")),  # the calendar feed: a secret address, no login

@@ -113,6 +113,26 @@ def _fresh_admin_settings() -> Iterator[None]:
     settings_cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_login_limits() -> Iterator[None]:
+    """The session limits are cached per process and the wrong-token counters live in Redis: a test
+    starts with the firm's defaults and no wrong token counted against 127.0.0.1."""
+    import redis
+
+    from akten.accounts import sitzungen
+
+    sitzungen.vergessen()
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        keys = client.keys("helena:token-fehler:*")
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+    yield
+    sitzungen.vergessen()
+
+
 @pytest.fixture
 def kanzlei(db) -> Kanzlei:
     users = {

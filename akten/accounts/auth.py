@@ -13,13 +13,17 @@ from django.http import HttpRequest
 from django.http.request import validate_host
 from ninja.security import HttpBearer, SessionAuth
 
+from akten.accounts.tokenbremse import falscher_token
 from akten.accounts.users import user_for_token, valid_token
+from config.client_ip import client_ip, scope_ip
 
 
 class BearerTokenAuth(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Any:
         found = valid_token(raw=token)
         if found is None:
+            if (zu_viele := falscher_token(adresse=client_ip(request))) is not None:
+                raise zu_viele  # 429 with Retry-After (akten/accounts/tokenbremse.py)
             return None
         request.user = found.user
         request.api_token = found  # type: ignore[attr-defined]  # a token made with it descends from it
@@ -63,7 +67,10 @@ class WebsocketTokenOrSessionAuth:
             user = None
             if scheme.lower() == "bearer" and token.strip():
                 user = await database_sync_to_async(user_for_token)(raw=token.strip())
-            scope = {**scope, "user": user or AnonymousUser()}
+            if user is None:  # a wrong token counts; over the limit the socket is refused with 4429
+                zu_viele = await database_sync_to_async(falscher_token)(adresse=scope_ip(scope))
+                scope = {**scope, "token_gebremst": zu_viele is not None}
+            scope = {**scope, "user": user or AnonymousUser(), "per_token": True}
         else:
             origin = _header(scope, b"origin")
             if origin is not None:

@@ -4,13 +4,15 @@ Dokumente and the letterhead (dokument.py); how the firm keeps them (kanzlei.py)
 Kollisionsprüfungen (kollision.py), its data protection requests (datenschutz.py: Löschvormerkung,
 Löschprotokoll), imports from the old software (importe.py), what the firm's
 other systems need (integration.py: extern ids, idempotent answers) and the e-mails that told people
-of their Hinweise (mail.py); who read which Akte and Dokument, when and how (lesezugriff.py).
+of their Hinweise (mail.py); who read which Akte and Dokument, when and how (lesezugriff.py);
+django-axes' login records under German names (anmeldeschutz.py).
 
 Nothing outside the admin reads these models unscoped: use `akten.selectors`.
 """
 
 from akten.models.accounts import ApiToken, KalenderAbo, Role, User
 from akten.models.akte import Akte, AktenZugriff, Beteiligter, Bundesland, aktenzeichen_validator
+from akten.models.anmeldeschutz import Anmeldung, Zugriffsversuch
 from akten.models.datenschutz import Loeschprotokoll, Loeschvormerkung
 from akten.models.dokument import Briefkopf, Dokument
 from akten.models.importe import ImportLauf
@@ -25,6 +27,7 @@ __all__ = [
     "Akte",
     "AktenZugriff",
     "Alert",
+    "Anmeldung",
     "ApiToken",
     "Beteiligter",
     "Briefkopf",
@@ -45,5 +48,6 @@ __all__ = [
     "Role",
     "User",
     "Zeiterfassung",
+    "Zugriffsversuch",
     "aktenzeichen_validator",
 ]

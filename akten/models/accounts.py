@@ -6,6 +6,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 
 class Role(models.TextChoices):
@@ -27,10 +28,24 @@ class User(AbstractUser):
         "Berufsbezeichnung", max_length=100, blank=True,
         help_text="Steht unter der Unterschrift, z. B. „Rechtsanwältin“, „Rechtsanwalt, Fachanwalt für "
                   "Arbeitsrecht“. Leer: die Zeile des Briefkopfs.")
+    # „Überall abmelden“ (akten/accounts/sitzungen.py): part of the session's hash, so a new value ends
+    # every session made before it at its next request, without looking for them.
+    sitzungen_beendet_am = models.DateTimeField(
+        "überall abgemeldet am", null=True, blank=True, editable=False,
+        help_text="Zuletzt „Überall abmelden“: jede ältere Sitzung dieses Zugangs ist beendet.")
 
     class Meta:
         verbose_name = "Benutzer"
         verbose_name_plural = "Benutzer"
+
+    def _get_session_auth_hash(self, secret: str | None = None) -> str:
+        """Django's hash of the password, and after „Überall abmelden“ of that moment too (a user who
+        never used it keeps Django's hash: an update ends nobody's session)."""
+        if self.sitzungen_beendet_am is None:
+            return super()._get_session_auth_hash(secret=secret)
+        value = f"{self.password}|{self.sitzungen_beendet_am.isoformat()}"
+        return salted_hmac("akten.models.accounts.User.sitzungen_beendet_am", value, secret=secret,
+                           algorithm="sha256").hexdigest()
 
     @property
     def sees_all_akten(self) -> bool:

@@ -1,6 +1,7 @@
 """How the firm keeps its records (one row, in the admin): its Aktenzeichen scheme, whether a
 Notfrist needs a second person before it counts as erledigt, what an e-mail about a Hinweis may
-say (§ 203 StGB), what the calendar feeds may name and how long the read log is kept."""
+say (§ 203 StGB), what the calendar feeds may name, how long the read log is kept and when a
+login ends by itself."""
 
 from __future__ import annotations
 
@@ -54,6 +55,18 @@ class Kanzleieinstellung(models.Model):
                   "(Seite, API, Helena); ältere Einträge löscht Helena von selbst. Standard: 12 Monate – "
                   "lang genug, um eine Beschwerde oder einen Verdachtsfall zu klären, kurz genug für die "
                   "Speicherbegrenzung der DSGVO. 1 bis 120 Monate.")
+    # Sessions (akten/accounts/sitzungen.py): a forgotten browser in the office or at home ends by itself.
+    sitzung_leerlauf_minuten = models.PositiveIntegerField(
+        "Abmeldung nach Untätigkeit (Minuten)", default=480,
+        validators=[MinValueValidator(5), MaxValueValidator(7 * 24 * 60)],
+        help_text="Wer so lange nichts in Helena getan hat, muss sich neu anmelden. Standard: 480 "
+                  "(8 Stunden); 5 bis 10080 (eine Woche).")
+    sitzung_hoechstdauer_stunden = models.PositiveIntegerField(
+        "Höchstdauer einer Anmeldung (Stunden)", default=24,
+        validators=[MinValueValidator(1), MaxValueValidator(30 * 24)],
+        help_text="So lange nach der Anmeldung endet jede Sitzung, auch wenn gearbeitet wird. Standard: 24; "
+                  "1 bis 720 (30 Tage). Eine kürzere Dauer gilt sofort für alle Sitzungen, eine längere für "
+                  "Anmeldungen ab dem Speichern.")
     geaendert_am = models.DateTimeField("geändert am", auto_now=True)
 
     class Meta:

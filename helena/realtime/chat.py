@@ -34,6 +34,7 @@ from helena.conversations.services import MAX_MESSAGE_CHARS, RunRefused
 from helena.infra.errorlog import arecord_error
 from helena.infra.timestamps import event_ts
 from helena.realtime import socket_limits
+from helena.realtime.sitzung import CLOSE_TOKEN_GEBREMST, SitzungsBindung, token_gebremst
 from helena.runs.events.broadcast import MESSAGE_TYPE, group_name
 
 logger = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ CLOSE_TOO_MANY = 4429  # the user has HELENA_WS_MAX_PER_USER sockets open alread
 RESYNC_IDLE_FACTOR = 6  # without an unfinished run, read the database every 6 × the interval
 
 
-class ConversationConsumer(AsyncWebsocketConsumer):
+class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
     """`/ws/helena/conversations/<conversation_id>/`."""
 
     resync: asyncio.Task[None] | None = None
@@ -80,6 +81,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         if self.registered:
             self.registered = False
             await socket_limits.unregister(user_id=self.user.pk, channel=self.channel_name)
+        await self.sitzung_loesen()
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -92,6 +94,10 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         self.resync: asyncio.Task[None] | None = None
         self.frames: deque[float] = deque(maxlen=MAX_FRAMES_PER_SECOND)
         conversation_id = self.scope["url_route"]["kwargs"]["conversation_id"]
+        if token_gebremst(self.scope):
+            await self.accept()
+            await self.close(code=CLOSE_TOKEN_GEBREMST)
+            return
         found = await database_sync_to_async(selectors.conversation_access)(
             user=self.user, conversation_id=conversation_id)
         if isinstance(found, str):
@@ -110,6 +116,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         self.conversation = found
         self.group = group_name(found.pk)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.sitzung_binden()  # closed when the login it came with ends (helena/realtime/sitzung.py)
         await self.accept()
         self.resync = asyncio.create_task(self._resync_loop())
 

@@ -25,6 +25,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from akten.schemas import alert_out
 from akten.selectors import alerts_for
 from drafts.selectors import decidable_drafts_for
+from helena.realtime.sitzung import CLOSE_TOKEN_GEBREMST, SitzungsBindung, token_gebremst
 
 POLL_SECONDS = 5.0
 MIN_SECONDS = 0.3  # between two readings, however often a page asks for one
@@ -45,16 +46,20 @@ def _newest(user: Any) -> int:
     return alerts_for(user=user).order_by("-pk").values_list("pk", flat=True).first() or 0
 
 
-class AlertsConsumer(AsyncWebsocketConsumer):
+class AlertsConsumer(SitzungsBindung, AsyncWebsocketConsumer):
     poll: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.wake = asyncio.Event()
         await self.accept()
+        if token_gebremst(self.scope):
+            await self.close(code=CLOSE_TOKEN_GEBREMST)
+            return
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_FORBIDDEN)
             return
+        await self.sitzung_binden()  # closed when the login it came with ends (helena/realtime/sitzung.py)
         self.after = await database_sync_to_async(_newest)(self.user)
         _, unread, _, self.drafts = await database_sync_to_async(_state)(self.user, self.after)
         await self._send({"type": "unread", "count": unread})
@@ -62,6 +67,7 @@ class AlertsConsumer(AsyncWebsocketConsumer):
         self.poll = asyncio.ensure_future(self._poll())
 
     async def disconnect(self, code: int) -> None:
+        await self.sitzung_loesen()
         poll, self.poll = self.poll, None
         if poll is not None:
             poll.cancel()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pypdfium2
 import pytest
-from django.contrib.auth import authenticate
+from django.contrib import auth
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.utils import timezone
 from pypdf import PdfReader
 
@@ -51,6 +51,11 @@ ROLES = {
 NON_ADMIN = [name for name in ROLES if name != "admin"]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 MODELS = (User, Akte, AktenZugriff, Beteiligter, Frist, Dokument, Zeiterfassung, Notiz, Alert)
+
+
+def authenticate(**credentials: str) -> object:
+    """Django's authenticate as the login page calls it: with a request (the login throttle needs one)."""
+    return auth.authenticate(RequestFactory().post("/konto/anmelden/"), **credentials)
 
 
 @pytest.fixture(autouse=True)

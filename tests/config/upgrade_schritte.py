@@ -25,7 +25,8 @@ VORIGE = Path(__file__).resolve().parents[1] / "data" / "vorige_version.json"
 
 
 def vorige_migrationen() -> list[tuple[str, str]]:
-    return sorted(json.loads(VORIGE.read_text())["migrationen"].items())
+    """The previous release's newest migration of each app it had (an app it did not have is null)."""
+    return sorted((app, name) for app, name in json.loads(VORIGE.read_text())["migrationen"].items() if name)
 
 
 def alt() -> dict[str, int]:

@@ -15,6 +15,7 @@ urlpatterns = [
     path("kalender/", views.kalender_adresse, name="kalender_adresse"),
     path("kalender/umfang/", views.kalender_umfang, name="kalender_umfang"),
     path("kalender/beenden/", views.kalender_beenden, name="kalender_beenden"),
+    path("ueberall-abmelden/", views.ueberall_abmelden, name="ueberall_abmelden"),
     path("passwort/", views.PasswortAendern.as_view(), name="passwort"),
     path("passwort/fertig/", views.PasswortGeaendert.as_view(), name="passwort_fertig"),
 ]

@@ -13,15 +13,17 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import PasswordChangeDoneView, PasswordChangeView
+from django.contrib.auth.views import LoginView, PasswordChangeDoneView, PasswordChangeView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from akten.accounts import sitzungen
 from akten.accounts.konto.forms import (
     PFLICHT_LABELS,
+    AnmeldeForm,
     HinweisForm,
     KalenderForm,
     KontoPasswordChangeForm,
@@ -66,8 +68,44 @@ def _page(request: HttpRequest, *, token_form: TokenForm | None = None,
         "mail_absender_fehler": absender_fehler() if role_of(user) == "ADMIN" else "",  # theirs to fix
         "kritische_mail_arten": KRITISCHE_LABELS,
         **_kalender(request),
+        **_sitzung_texte(),
     }
     return render(request, "akten/konto.html", context)
+
+
+def _dauer(sekunden: int) -> str:
+    stunden, minuten = divmod(sekunden // 60, 60)
+    if minuten:
+        return f"{sekunden // 60} Minuten"
+    return "eine Stunde" if stunden == 1 else f"{stunden} Stunden"
+
+
+def _sitzung_texte() -> dict[str, str]:
+    grenzen = sitzungen.grenzen()
+    return {"leerlauf_text": _dauer(grenzen.leerlauf_sekunden),
+            "hoechstdauer_text": _dauer(grenzen.hoechstdauer_sekunden)}
+
+
+class Anmelden(LoginView):
+    """/konto/anmelden/: Django's login with the page's words; says once why the last session ended."""
+
+    authentication_form = AnmeldeForm
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        if self.request.method == "GET":
+            context["sitzung_hinweis"] = sitzungen.hinweis_lesen(self.request)
+        return context
+
+
+@never_cache
+@login_required
+@require_POST
+def ueberall_abmelden(request: HttpRequest) -> HttpResponse:
+    """End every session of mine (this one too) and close my open websockets."""
+    sitzungen.ueberall_abmelden(user=request.user, request=request)
+    return redirect("login")
 
 
 def _kalender(request: HttpRequest) -> dict[str, Any]:

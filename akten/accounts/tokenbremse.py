@@ -1,0 +1,57 @@
+"""The brake on guessed API tokens: many wrong bearer tokens from one address within a window, and
+further wrong ones are answered 429 (JSON, German, Retry-After) instead of 401.
+
+A right token never touches this: it is checked in the database first and costs nothing here, so a
+colleague's script on the same address keeps working at full speed while a misconfigured or hostile
+client beside it is slowed down. Per wrong token one Redis round trip (INCR and, the first time, the
+window's EXPIRE in one pipeline). A token has 256 random bits, so the brake is not what keeps it
+secret: it makes a guesser loud (one log line when the limit is crossed) and cheap to answer.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from django.conf import settings
+
+from config.errors import ZuVieleVersuche
+
+log = logging.getLogger(__name__)
+
+KEY = "helena:token-fehler:{adresse}"
+_client: redis.Redis | None = None
+
+
+def _redis() -> redis.Redis:
+    global _client
+    if _client is None:
+        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
+    return _client
+
+
+def falscher_token(*, adresse: str) -> ZuVieleVersuche | None:
+    """Count a wrong token from this address; over the limit, the refusal to raise (else None).
+
+    Redis unreachable: counted nowhere and not refused (the brake protects, it must not lock out)."""
+    limit = int(settings.HELENA_TOKEN_LIMIT_ADRESSE)
+    fenster = int(settings.HELENA_TOKEN_FENSTER_SEKUNDEN)
+    key = KEY.format(adresse=adresse)
+    try:
+        with _redis().pipeline(transaction=True) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, fenster, nx=True)
+            pipe.ttl(key)
+            anzahl, _, rest = pipe.execute()
+    except redis.RedisError:
+        log.warning("Zähler für falsche API-Tokens nicht erreichbar", exc_info=True)
+        return None
+    if anzahl <= limit:
+        return None
+    if anzahl == limit + 1:
+        log.warning("Zu viele falsche API-Tokens von %s: %d in %d s, weitere werden mit 429 abgewiesen",
+                    adresse, anzahl, fenster)
+    warten = max(1, int(rest) if rest and rest > 0 else fenster)
+    return ZuVieleVersuche(
+        f"Zu viele Anfragen mit falschem API-Token von deiner Adresse. Bitte prüfe den Token und versuche "
+        f"es in {warten} Sekunden noch einmal.", retry_after=warten)
