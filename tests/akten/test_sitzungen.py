@@ -144,6 +144,7 @@ def test_the_verwaltung_sets_the_limits_in_the_kanzleieinstellungen(kanzlei: Kan
     assert "Höchstdauer einer Anmeldung (Stunden)" in seite
     daten = {"aktenzeichen_muster": einstellung.aktenzeichen_muster, "vier_augen_notfrist": "on",
              "mail_inhalt": einstellung.mail_inhalt, "sitzung_leerlauf_minuten": "2",
+             "zugriffe_aufbewahren_monate": str(einstellung.zugriffe_aufbewahren_monate),
              "sitzung_hoechstdauer_stunden": "12"}
     zu_kurz = admin_client.post(url, daten).content.decode()
     assert "Dieser Wert muss größer oder gleich 5 sein." in zu_kurz
