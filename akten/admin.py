@@ -16,6 +16,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import format_lazy
 
 from akten.accounts.users import new_api_token
+from akten.accounts.zweitfaktor.admin import ZweitfaktorUserAdminMixin
 from akten.dokumente.ausgabe import vorlage as word_vorlage
 from akten.dokumente.ausgabe.docx import MIME as DOCX_MIME
 from akten.dokumente.ausgabe.kontext import PLATZHALTER
@@ -51,11 +52,14 @@ class UserPasswordForm(AdminPasswordChangeForm):
 
 
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):
+class UserAdmin(ZweitfaktorUserAdminMixin, DjangoUserAdmin):
     change_password_form = UserPasswordForm
-    list_display = ("username", "full_name", "email", "role", "is_active", "is_staff")
-    list_filter = ("role", "is_active", "is_staff", "is_superuser")
-    fieldsets = (*DjangoUserAdmin.fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}))
+    list_display = ("username", "full_name", "email", "role", "zweiter_faktor", "is_active", "is_staff")
+    list_filter = ("role", "is_active", "is_staff", "is_superuser", "ohne_zweiten_faktor")
+    actions = ("zweiten_faktor_zuruecksetzen",)
+    readonly_fields = ("zweiter_faktor_stand",)
+    fieldsets = (*DjangoUserAdmin.fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}),
+                 ("Zweiter Faktor", {"fields": ("zweiter_faktor_stand", "ohne_zweiten_faktor")}))
     add_fieldsets = (*DjangoUserAdmin.add_fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}))
 
     @admin.display(description="Name", ordering="last_name")
@@ -377,7 +381,7 @@ class KanzleieinstellungAdmin(admin.ModelAdmin):
     list_display = ("__str__", "aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "geaendert_am")
     fields = ("aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "mail_inhalt",
               "kalender_mit_kurzrubrum", "zugriffe_aufbewahren_monate", "sitzung_leerlauf_minuten",
-              "sitzung_hoechstdauer_stunden", "geaendert_am")
+              "sitzung_hoechstdauer_stunden", "zweiter_faktor_rollen", "geaendert_am")
     readonly_fields = ("naechstes", "geaendert_am")
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -1452,7 +1452,8 @@ def demo_tage(aktenzeichen: str, *, heute: date | None = None) -> dict[str, date
 
 def _ensure_user(spec: DemoUser, *, password: str) -> tuple[User, bool]:
     """Create the user if missing; always (re)set the password and keep the role as specified."""
-    flags = {"role": spec.role, "is_active": True}
+    # the demo users log in with their password alone (docs/protocol.md): the visible exemption
+    flags = {"role": spec.role, "is_active": True, "ohne_zweiten_faktor": True}
     if spec.superuser:
         flags |= {"is_superuser": True, "is_staff": True}
     user, created = User.objects.get_or_create(

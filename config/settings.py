@@ -59,6 +59,10 @@ INSTALLED_APPS = [
     "channels",
     "ninja",  # its Swagger UI assets, served from here: the API docs need no CDN
     "simple_history",  # the history (who, when, old → new) of the firm's records
+    # the second factor (akten/accounts/zweitfaktor/): TOTP apps and the one-time recovery codes
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "akten",
     "drafts",
     "helena",
@@ -74,6 +78,10 @@ MIDDLEWARE = [
     "config.middleware.TextCheckMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # request.user.is_verified(): whether this session entered its second factor (django-otp) …
+    "django_otp.middleware.OTPMiddleware",
+    # … and whoever must and has not yet is sent to enter or set it up, and nowhere else
+    "akten.accounts.zweitfaktor.middleware.ZweitfaktorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "config.middleware.DomainErrorMiddleware",
     # who made a change the history records: the page's user (services also pass it explicitly)
@@ -220,6 +228,8 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HELENA_HTTPS
 SECURE_HSTS_SECONDS: int = env.int("HELENA_HSTS_SECONDS", default=31536000) if HELENA_HTTPS else 0
 
 LOGIN_URL = "/konto/anmelden/"
+# The name an authenticator app shows beside the account (akten/accounts/zweitfaktor/).
+OTP_TOTP_ISSUER: str = env.str("HELENA_ZWEITFAKTOR_NAME", default="Helena")
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/konto/anmelden/"
 

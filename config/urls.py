@@ -20,6 +20,8 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("konto/anmelden/", Anmelden.as_view(), name="login"),  # German words, why a session ended
     path("konto/abmelden/", auth_views.LogoutView.as_view(), name="logout"),
+    # the second factor after the password, its setup and recovery codes (akten/accounts/zweitfaktor/)
+    path("konto/zweiter-faktor/", include("akten.accounts.zweitfaktor.urls")),
     path("konto/", include("akten.accounts.konto.urls")),  # the user's own page: tokens, Hinweise, password
     path("kalender/", include("akten.kalenderabo.urls")),  # the calendar feed: a secret address, no login
     path("akten/", include("akten.urls")),

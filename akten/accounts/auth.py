@@ -1,5 +1,7 @@
 """Authentication for the API and the websockets: a bearer token (hashed in the database) or the
-Django session."""
+Django session. A session whose user still owes the second factor (akten/accounts/zweitfaktor/) is
+refused on both: the API answers 403 with a German `detail`, the socket is anonymous (closed with
+4403). A bearer token is a credential of its own and needs none."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from ninja.security import HttpBearer, SessionAuth
 
 from akten.accounts.tokenbremse import falscher_token
 from akten.accounts.users import user_for_token, valid_token
+from akten.accounts.zweitfaktor import regeln as zweitfaktor
 from config.client_ip import client_ip, scope_ip
+from config.errors import Forbidden
 
 
 class BearerTokenAuth(HttpBearer):
@@ -30,12 +34,29 @@ class BearerTokenAuth(HttpBearer):
         return found.user
 
 
+class ZweiterFaktorFehlt(Forbidden):
+    code = "zweiter_faktor_fehlt"
+
+
 class ActiveSessionAuth(SessionAuth):
-    """Session login (with CSRF on writes, as ninja does); inactive users are refused."""
+    """Session login (with CSRF on writes, as ninja does); inactive users are refused, and so is a
+    session that has not given the second factor its user owes (403, German)."""
 
     def authenticate(self, request: HttpRequest, key: str | None) -> Any:
         user = super().authenticate(request, key)
-        return user if user is not None and user.is_active else None
+        if user is None or not user.is_active:
+            return None
+        offen = zweitfaktor.offen_fuer(request)
+        if offen == zweitfaktor.EINRICHTEN:
+            raise ZweiterFaktorFehlt(
+                "Deine Rolle verlangt einen zweiten Faktor. Richte ihn zuerst unter "
+                "/konto/zweiter-faktor/einrichten/ ein; bis dahin ist die API mit dieser Sitzung gesperrt "
+                "(API-Tokens gelten weiter).")
+        if offen == zweitfaktor.BESTAETIGEN:
+            raise ZweiterFaktorFehlt(
+                "Bitte bestätige deine Anmeldung zuerst mit dem Code aus deiner App "
+                "(/konto/zweiter-faktor/); bis dahin ist die API mit dieser Sitzung gesperrt.")
+        return user
 
 
 api_auth = [BearerTokenAuth(), ActiveSessionAuth()]
@@ -78,4 +99,15 @@ class WebsocketTokenOrSessionAuth:
                 allowed = settings.ALLOWED_HOSTS
                 if not validate_host(host, allowed) and not validate_host(f"[{host}]", allowed):
                     scope = {**scope, "user": AnonymousUser()}
+            if await database_sync_to_async(_zweiter_faktor_offen)(scope):
+                scope = {**scope, "user": AnonymousUser()}
         return await self.inner(scope, receive, send)
+
+
+def _zweiter_faktor_offen(scope: dict[str, Any]) -> bool:
+    """The session's user still owes the second factor (then the socket is anonymous)."""
+    user = scope.get("user")
+    if user is None or not getattr(user, "is_authenticated", False):
+        return False
+    verifiziert = zweitfaktor.session_verifiziert(user, scope.get("session"))
+    return zweitfaktor.offen(user, verifiziert=verifiziert) is not None

@@ -33,6 +33,14 @@ class User(AbstractUser):
     sitzungen_beendet_am = models.DateTimeField(
         "überall abgemeldet am", null=True, blank=True, editable=False,
         help_text="Zuletzt „Überall abmelden“: jede ältere Sitzung dieses Zugangs ist beendet.")
+    # The second factor (akten/accounts/zweitfaktor/): a visible exemption, set by seed_demo for the demo
+    # users, never implied for anyone else.
+    ohne_zweiten_faktor = models.BooleanField(
+        "ohne zweiten Faktor (nur für Demo-Zugänge)", default=False,
+        help_text="Achtung, nur für Demo- und Testzugänge: dieser Benutzer meldet sich mit dem Passwort "
+                  "allein an, auch wenn seine Rolle einen zweiten Faktor verlangt (auch in der Verwaltung). "
+                  "Wer das Passwort kennt, ist dann drin. Hat er selbst einen zweiten Faktor eingerichtet, "
+                  "wird dieser trotzdem abgefragt. Für echte Mitarbeitende nie setzen.")
 
     class Meta:
         verbose_name = "Benutzer"

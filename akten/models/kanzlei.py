@@ -1,15 +1,34 @@
 """How the firm keeps its records (one row, in the admin): its Aktenzeichen scheme, whether a
 Notfrist needs a second person before it counts as erledigt, what an e-mail about a Hinweis may
-say (§ 203 StGB), what the calendar feeds may name, how long the read log is kept and when a
-login ends by itself."""
+say (§ 203 StGB), what the calendar feeds may name, how long the read log is kept, when a login
+ends by itself and whose login needs a second factor."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms
+from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from akten.aktenzeichen import MusterFehler, pruefe_muster
+from akten.models.accounts import Role
+
+
+def zweiter_faktor_rollen_standard() -> list[str]:
+    """Those who see most need a second factor unless the admin decides otherwise."""
+    return [Role.ADMIN, Role.ANWALT]
+
+
+class RollenField(ArrayField):
+    """A list of roles, edited as checkboxes (ArrayField's own form field is a comma-separated text)."""
+
+    def formfield(self, **kwargs: Any) -> forms.Field:
+        return forms.TypedMultipleChoiceField(
+            choices=Role.choices, required=False, widget=forms.CheckboxSelectMultiple,
+            label=self.verbose_name, help_text=self.help_text)
 
 ZUGRIFFE_AUFBEWAHREN_STANDARD = 12
 
@@ -67,6 +86,14 @@ class Kanzleieinstellung(models.Model):
         help_text="So lange nach der Anmeldung endet jede Sitzung, auch wenn gearbeitet wird. Standard: 24; "
                   "1 bis 720 (30 Tage). Eine kürzere Dauer gilt sofort für alle Sitzungen, eine längere für "
                   "Anmeldungen ab dem Speichern.")
+    # akten/accounts/zweitfaktor/: whose login needs a second factor (TOTP) after the password.
+    zweiter_faktor_rollen = RollenField(
+        models.CharField(max_length=20, choices=Role.choices), default=zweiter_faktor_rollen_standard,
+        blank=True, verbose_name="Zweiter Faktor Pflicht für",
+        help_text="Wer eine dieser Rollen hat, muss nach dem Passwort einen Code aus einer App "
+                  "(Zwei-Faktor-Anmeldung) eingeben und ihn vorher einrichten; bis dahin geht nichts "
+                  "anderes. Standard: Administrator und Rechtsanwalt/Rechtsanwältin. Die Verwaltung "
+                  "(/admin/) verlangt ihn von jedem. Gilt ab der nächsten Seite, die jemand öffnet.")
     geaendert_am = models.DateTimeField("geändert am", auto_now=True)
 
     class Meta:

@@ -1,6 +1,6 @@
-"""The account page /konto/ (thin): the user's data, their API tokens, their Hinweis settings (seen,
-and by e-mail), their Kalender-Abo (akten/kalenderabo/), and the password change through Django's
-own views.
+"""The account page /konto/ (thin): the user's data, their second factor (its pages are
+akten/accounts/zweitfaktor/), their API tokens, their Hinweis settings (seen, and by e-mail), their
+Kalender-Abo (akten/kalenderabo/), and the password change through Django's own views.
 
 A new token and a new calendar address are shown in clear exactly once: the POST keeps it in the
 session, the next GET of the page takes it out again (post/redirect/get, so a reload neither shows it
@@ -38,6 +38,8 @@ from akten.accounts.konto.services import (
     save_mail_settings,
 )
 from akten.accounts.users import role_of
+from akten.accounts.zweitfaktor import regeln as zweitfaktor
+from akten.accounts.zweitfaktor.forms import EntfernenForm
 from akten.kalenderabo import selectors as kalender_selectors
 from akten.kalenderabo import services as kalender_services
 from akten.kalenderabo.views import basis_url, feed_url, unverschluesselt, webcal_url
@@ -67,6 +69,7 @@ def _page(request: HttpRequest, *, token_form: TokenForm | None = None,
         "mail_eingerichtet": mail_eingerichtet(),
         "mail_absender_fehler": absender_fehler() if role_of(user) == "ADMIN" else "",  # theirs to fix
         "kritische_mail_arten": KRITISCHE_LABELS,
+        "zweitfaktor": zweitfaktor.stand(user=user), "entfernen_form": EntfernenForm(),
         **_kalender(request),
         **_sitzung_texte(),
     }

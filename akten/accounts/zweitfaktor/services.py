@@ -1,0 +1,163 @@
+"""Writes of the second factor: set up an authenticator app (confirmed with a current code before it
+counts), check a code after the password, recovery codes (each usable once), remove it (with a code or
+the password) and the admin's reset for a lost phone.
+
+Every code is checked by django-otp on the device under a row lock, with its throttle: after each
+wrong code the device refuses for 1, 2, 4, 8 … seconds (OTP_TOTP_THROTTLE_FACTOR), across sessions.
+A refusal is a DomainError with a German sentence; the failed attempt stays counted (it is written
+before the error is raised, outside any transaction that could roll it back).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from base64 import b32encode
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django_otp.models import Device
+from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from akten.accounts.zweitfaktor.regeln import geraet, hat_zweiten_faktor
+from akten.models import User
+from config.errors import DomainError
+
+ANZAHL_CODES = 10
+GERAET_NAME = "Authenticator-App"
+CODES_NAME = "Wiederherstellungscodes"
+
+
+class CodeFalsch(DomainError):
+    status, code, default_message = 422, "code_falsch", "Der Code stimmt nicht."
+
+
+class NichtEingerichtet(DomainError):
+    status, code, default_message = 409, "nicht_eingerichtet", "Du hast keinen zweiten Faktor eingerichtet."
+
+
+class ZuVieleVersuche(DomainError):
+    status, code = 429, "zu_viele_versuche"
+
+
+def _normal(code: str) -> str:
+    """What the user typed, without spaces and dashes (codes are shown grouped), lower case."""
+    return re.sub(r"[\s\-]", "", code or "").lower()[:40]
+
+
+def _gesperrt(device: Device) -> None:
+    erlaubt, info = device.verify_is_allowed()
+    if erlaubt:
+        return
+    bis = (info or {}).get("locked_until")
+    sekunden = max(1, math.ceil((bis - timezone.now()).total_seconds())) if bis else 1
+    raise ZuVieleVersuche(f"Zu viele falsche Versuche. Bitte warte {sekunden} Sekunde"
+                          f"{'' if sekunden == 1 else 'n'} und versuch es dann noch einmal.",
+                          retry_after=sekunden)
+
+
+def _pruefe(device: Device, code: str, *, falsch: str) -> Device:
+    """The device if `code` is one of its codes now (each TOTP code and each recovery code counts once);
+    else the throttle grows and CodeFalsch says `falsch`."""
+    _gesperrt(device)
+    with transaction.atomic():
+        locked = type(device).objects.select_for_update().get(pk=device.pk)
+        ok = locked.verify_token(code)
+    if not ok:
+        raise CodeFalsch(falsch, field="code")
+    return locked
+
+
+def geheimnis(device: TOTPDevice) -> str:
+    """The key as an authenticator app takes it by hand (Base32), in groups of four."""
+    text = b32encode(device.bin_key).decode().rstrip("=")
+    return " ".join(text[i:i + 4] for i in range(0, len(text), 4))
+
+
+def einrichtung_beginnen(*, user: User) -> TOTPDevice:
+    """A new, unconfirmed device for the QR code: it counts only after a current code. A reload of the
+    page keeps the one already shown (the user may have scanned it)."""
+    if hat_zweiten_faktor(user):
+        raise DomainError("Du hast schon einen zweiten Faktor eingerichtet. Entferne ihn zuerst, wenn du "
+                          "ein neues Handy einrichten willst.", status=409, code="schon_eingerichtet")
+    vorhanden = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("-pk").first()
+    return vorhanden or TOTPDevice.objects.create(user=user, name=GERAET_NAME, confirmed=False)
+
+
+def einrichtung_abschliessen(*, user: User, code: str) -> tuple[TOTPDevice, list[str]]:
+    """Confirm the device shown with a current code; then it counts, and the first recovery codes
+    (in clear only in this answer) are made."""
+    device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("-pk").first()
+    if device is None:
+        raise DomainError("Die Einrichtung ist nicht mehr offen. Bitte fang noch einmal an.", status=409,
+                          code="nicht_offen")
+    code = _normal(code)
+    if not code.isdigit():
+        raise CodeFalsch("Bitte gib den sechsstelligen Code aus deiner App ein.", field="code")
+    device = _pruefe(device, code, falsch="Der Code stimmt nicht. Prüfe, ob die Uhr deines Handys "
+                                          "stimmt, und gib den aktuellen Code aus der App ein.")
+    with transaction.atomic():
+        TOTPDevice.objects.filter(pk=device.pk).update(confirmed=True)
+        TOTPDevice.objects.filter(user=user).exclude(pk=device.pk).delete()
+        device.confirmed = True
+        codes = neue_codes(user=user)
+    return device, codes
+
+
+def anmeldung_bestaetigen(*, user: User, code: str) -> Device:
+    """The device that took the code after the password: six digits are the app's code, anything else
+    a recovery code (used up with it)."""
+    code = _normal(code)
+    if not code:
+        raise CodeFalsch("Bitte gib den Code aus deiner App oder einen Wiederherstellungscode ein.",
+                         field="code")
+    app = geraet(user)
+    if app is None:
+        raise NichtEingerichtet()
+    if code.isdigit() and len(code) == app.digits:
+        return _pruefe(app, code, falsch="Der Code stimmt nicht. Gib den aktuellen Code aus deiner App ein.")
+    codes = StaticDevice.objects.filter(user=user, confirmed=True).first()
+    if codes is None:
+        _pruefe(app, code, falsch="Der Code stimmt nicht.")  # counted against the app's throttle
+    return _pruefe(codes, code, falsch="Dieser Wiederherstellungscode stimmt nicht oder ist schon benutzt.")
+
+
+def neue_codes(*, user: User) -> list[str]:
+    """Ten new recovery codes (the earlier ones stop working), in clear only in this answer; the device
+    that holds them stays, so a session verified with one of them stays verified."""
+    with transaction.atomic():
+        device = StaticDevice.objects.filter(user=user).order_by("pk").first()
+        if device is None:
+            device = StaticDevice.objects.create(user=user, name=CODES_NAME)
+        device.token_set.all().delete()
+        codes = [StaticToken.random_token() for _ in range(ANZAHL_CODES)]
+        StaticToken.objects.bulk_create(StaticToken(device=device, token=code) for code in codes)
+    return [f"{code[:4]}-{code[4:]}" for code in codes]
+
+
+def entfernen(*, user: User, code_oder_passwort: str) -> None:
+    """Remove the second factor; asked again for a current code or the password (a session left open
+    must not be enough). A wrong answer counts against the app's throttle."""
+    app = geraet(user)
+    if app is None:
+        raise NichtEingerichtet()
+    _gesperrt(app)
+    eingabe = (code_oder_passwort or "").strip()
+    if not (eingabe and user.check_password(eingabe)):
+        code = _normal(eingabe)
+        if not (code.isdigit() and len(code) == app.digits):
+            app.throttle_increment()
+            raise CodeFalsch("Weder Code noch Passwort stimmen.", field="code_oder_passwort")
+        _pruefe(app, code, falsch="Weder Code noch Passwort stimmen.")
+    zuruecksetzen(user=user)
+
+
+def zuruecksetzen(*, user: Any) -> int:
+    """Remove every device and recovery code of the user (the admin's reset for a lost phone): sessions
+    verified with them are no longer; a user who must have one sets up a new one at the next page."""
+    with transaction.atomic():
+        geloescht = TOTPDevice.objects.filter(user=user).delete()[0]
+        geloescht += StaticDevice.objects.filter(user=user).delete()[0]
+    return geloescht
