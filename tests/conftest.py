@@ -180,6 +180,22 @@ def kanzlei(db) -> Kanzlei:
     return Kanzlei(users=users, akten=akten, tokens=tokens)
 
 
+def zweiter_faktor_gegeben(user: User) -> Client:
+    """A client logged in as `user` whose session has given the second factor (a confirmed app, as after
+    its code on /konto/zweiter-faktor/): what /admin/ and the required roles need."""
+    from django_otp import DEVICE_ID_SESSION_KEY
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    device = TOTPDevice.objects.filter(user=user, confirmed=True).first() or TOTPDevice.objects.create(
+        user=user, name="Authenticator-App", confirmed=True)
+    client = Client()
+    client.force_login(user)
+    session = client.session
+    session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+    session.save()
+    return client
+
+
 @pytest.fixture
 def admin_client(kanzlei: Kanzlei) -> Client:
     """The Kanzlei's admin, logged in to the Django admin (staff and superuser)."""

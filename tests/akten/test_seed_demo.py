@@ -109,6 +109,22 @@ def test_users_have_their_roles_and_can_log_in() -> None:
     assert admin.is_superuser and admin.is_staff
 
 
+def test_demo_users_log_in_with_the_password_alone() -> None:
+    """docs/protocol.md: the demo keeps its password-only login, by the visible exemption from the
+    second factor (ADMIN and ANWALT would need one by default)."""
+    seed()
+    for username in ROLES:
+        assert User.objects.get(username=username).ohne_zweiten_faktor, username
+        client = Client()
+        response = client.post("/konto/anmelden/", {"username": username, "password": PW}, follow=True)
+        assert response.redirect_chain[-1][0] == "/", username
+        assert client.get("/akten/").status_code == 200, username
+    assert client.get("/admin/").status_code == 302  # praktikant: not staff, the admin's own login
+    admin = Client()
+    admin.post("/konto/anmelden/", {"username": "admin", "password": PW})
+    assert admin.get("/admin/").status_code == 200
+
+
 def test_password_option_on_a_second_run_changes_the_password() -> None:
     seed("erstes-pw")
     seed("zweites-pw")
@@ -155,6 +171,7 @@ def test_make_run_leaves_a_firms_database_alone() -> None:
     assert authenticate(username="anwalt", password="helena-demo") is None
     praktikant = User.objects.get(username="praktikant")
     assert not praktikant.is_active and praktikant.role == Role.SEKRETARIAT
+    assert not User.objects.get(username="kmeier").ohne_zweiten_faktor  # never for the firm's own
 
     User.objects.filter(username="kmeier").delete()  # its own Akte is reason enough, too
     Akte.objects.filter(aktenzeichen="101/26").update(aktenzeichen="17/26")

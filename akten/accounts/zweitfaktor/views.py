@@ -69,7 +69,7 @@ def bestaetigen(request: HttpRequest) -> HttpResponse:
                 uebrig = regeln.codes_uebrig(user=request.user)
                 messages.warning(request, "Du hast einen Wiederherstellungscode benutzt; es bleiben noch "
                                           f"{uebrig}. Hast du dein Handy verloren? Dann entferne den zweiten "
-                                          "Faktor unter „Dein Konto“ und richte ihn neu ein.")
+                                          "Faktor auf deiner Kontoseite und richte ihn neu ein.")
             return redirect(weiter)
     return render(request, "akten/zweitfaktor/bestaetigen.html",
                   {"form": form, "next": weiter, "ohne_navigation": True}, status=422 if form.errors else 200)

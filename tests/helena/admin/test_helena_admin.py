@@ -21,6 +21,7 @@ from helena.models import (
     RunEvent,
     TaskRoute,
 )
+from tests.conftest import zweiter_faktor_gegeben
 
 pytestmark = pytest.mark.django_db
 
@@ -34,9 +35,7 @@ def superuser() -> User:
 
 @pytest.fixture
 def chefin(superuser: User) -> Client:
-    client = Client()
-    client.force_login(superuser)
-    return client
+    return zweiter_faktor_gegeben(superuser)
 
 
 @pytest.fixture
@@ -204,7 +203,6 @@ def test_usage_view_renders_the_numbers_and_is_linked(chefin: Client, records: d
 
 
 def test_usage_view_is_for_staff_only(records: dict) -> None:
-    client = Client()
-    client.force_login(User.objects.get(username="anwalt"))
+    client = zweiter_faktor_gegeben(User.objects.get(username="anwalt"))
     response = client.get(reverse("admin:helena_llmcall_usage"))
     assert response.status_code == 302 and "/admin/login/" in response["Location"]

@@ -13,6 +13,7 @@ from django.urls import reverse
 from akten.models import Role, User
 from helena.llm import learned
 from helena.llm.dialects import profiles
+from tests.conftest import zweiter_faktor_gegeben
 
 pytestmark = pytest.mark.django_db
 
@@ -33,9 +34,7 @@ def facts() -> Iterator[None]:
 
 
 def _client(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
+    return zweiter_faktor_gegeben(user)
 
 
 def test_the_list_shows_what_was_learned_and_one_fact_is_forgotten() -> None:

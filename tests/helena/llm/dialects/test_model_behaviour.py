@@ -14,7 +14,7 @@ from django.test import Client
 from drafts.models import Draft
 from helena.agent.nudges import GERMAN_PROMPT, NUDGE_PROMPT, PARSE_ERROR_HINT, TRUNCATED_PROMPT
 from helena.models import Message
-from tests.conftest import Kanzlei
+from tests.conftest import Kanzlei, zweiter_faktor_gegeben
 from tests.helena.llm.dialects.test_dialects import MARKUP_RE, norm
 from tests.helena.web.test_runs_api import ask, assert_one_done, events, wait
 from tests.scripted_llm_server import ScriptedLLMServer
@@ -185,9 +185,8 @@ def test_admin_shows_the_detected_dialect_and_capabilities(kanzlei: Kanzlei,
     row.save()
     from akten.models import Role, User
 
-    admin = Client()
     chefin = User.objects.create_superuser(username="chefin", password="pw", email="", role=Role.ADMIN)
-    admin.force_login(chefin)
+    admin = zweiter_faktor_gegeben(chefin)
     page = admin.get(f"/admin/helena/modeltier/{row.pk}/change/").content.decode()
     assert "Format der Werkzeugaufrufe" in page and "automatisch erkennen" in page
     assert "Format: Qwen3" in page and "Fähigkeiten laut /api/show: completion, tools, thinking" in page
