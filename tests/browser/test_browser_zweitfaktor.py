@@ -66,7 +66,7 @@ def test_set_up_the_app_and_log_in_with_its_code(kanzlei: Kanzlei, new_context) 
         "download", "helena-wiederherstellungscodes.txt")
     shot(page, "codes")
     page.get_by_role("link", name="Ich habe sie gesichert – weiter").click()
-    page.wait_for_url(lambda url: urlsplit(url).path == "/akten/")
+    page.wait_for_url(lambda url: urlsplit(url).path == "/fristen/")  # on to the page last asked for
     expect(page.get_by_role("navigation", name="Hauptnavigation")).to_be_visible()
 
     page.get_by_role("button", name=re.compile("Abmelden")).click()
