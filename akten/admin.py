@@ -374,9 +374,9 @@ class KollisionspruefungAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 @admin.register(Kanzleieinstellung)
 class KanzleieinstellungAdmin(admin.ModelAdmin):
-    """The firm's one row of settings (how a new Aktenzeichen is formed, the Vier-Augen-Prinzip for
-    Notfristen, the Kurzrubrum in calendar feeds, how long the read log is kept, when a login ends): it
-    can be changed, not added twice or deleted."""
+    """The firm's one row of settings (Aktenzeichen scheme, Vier-Augen-Prinzip, Kurzrubrum in calendar
+    feeds, the read log's period, when a login ends, who needs a second factor): changed, not added twice
+    or deleted."""
 
     list_display = ("__str__", "aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "geaendert_am")
     fields = ("aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "mail_inhalt",

@@ -10,9 +10,11 @@ import asyncio
 import re
 import time
 from datetime import timedelta
+from io import StringIO
 
 import pytest
 from django.conf import settings
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 from django_otp.oath import TOTP
@@ -375,3 +377,15 @@ def test_the_session_socket_is_refused_until_it_is_given(kanzlei: Kanzlei, asgi_
     assert '"unread"' in str(first_frame({"Authorization": f"Bearer {token}"}))  # the token needs none
     client.post(BESTAETIGEN, {"code": code(device)})  # a new session key
     assert '"unread"' in str(first_frame(cookie()))
+
+
+def test_the_reset_on_the_server_when_nobody_reaches_the_admin(kanzlei: Kanzlei) -> None:
+    u = user("chefin", Role.ADMIN, is_staff=True, is_superuser=True)
+    mit_app(u)
+    out = StringIO()
+    call_command("zweiten_faktor_zuruecksetzen", "chefin", stdout=out)
+    assert "Zweiter Faktor von „chefin“ zurückgesetzt" in out.getvalue()
+    assert not TOTPDevice.objects.filter(user=u).exists()
+    assert login("chefin")[1].startswith(EINRICHTEN)
+    with pytest.raises(CommandError, match="Benutzer „niemand“ gibt es nicht"):
+        call_command("zweiten_faktor_zuruecksetzen", "niemand")

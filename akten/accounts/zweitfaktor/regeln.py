@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from django.db.models import Exists, OuterRef, Subquery
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.models import Device
 from django_otp.plugins.otp_static.models import StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from akten.accounts.users import role_of
-from akten.models import Kanzleieinstellung
+from akten.models import Kanzleieinstellung, User
 from akten.models.kanzlei import zweiter_faktor_rollen_standard
 
 Offen = Literal["bestaetigen", "einrichten"]
@@ -61,14 +62,19 @@ def stand(*, user: Any) -> dict[str, Any]:
 
 def offen(user: Any, *, verifiziert: bool, verwaltung: bool = False) -> Offen | None:
     """What the session still owes before anything else: give the code (a device exists), set one up
-    (the user must and has none), or nothing."""
+    (the user must and has none), or nothing. One query: whether a device exists and the roles."""
     if not getattr(user, "is_authenticated", False) or verifiziert:
         return None
-    if hat_zweiten_faktor(user):
+    hat, rollen = (User.objects.filter(pk=user.pk).annotate(
+        hat=Exists(TOTPDevice.objects.filter(user=OuterRef("pk"), confirmed=True)),
+        rollen=Subquery(Kanzleieinstellung.objects.order_by("pk").values("zweiter_faktor_rollen")[:1]),
+    ).values_list("hat", "rollen").first() or (False, None))
+    if hat:
         return BESTAETIGEN
-    if pflicht_fuer(user, verwaltung=verwaltung):
-        return EINRICHTEN
-    return None
+    if getattr(user, "ohne_zweiten_faktor", False):
+        return None
+    pflicht = zweiter_faktor_rollen_standard() if rollen is None else rollen
+    return EINRICHTEN if verwaltung or role_of(user) in pflicht else None
 
 
 def session_verifiziert(user: Any, session: Any) -> bool:
