@@ -389,3 +389,18 @@ def test_the_reset_on_the_server_when_nobody_reaches_the_admin(kanzlei: Kanzlei)
     assert login("chefin")[1].startswith(EINRICHTEN)
     with pytest.raises(CommandError, match="Benutzer „niemand“ gibt es nicht"):
         call_command("zweiten_faktor_zuruecksetzen", "niemand")
+
+
+@pytest.mark.parametrize("eingabe", ["", "   ", "x" * 500, "12345", "1234567", "<script>", "١٢٣٤٥٦"])
+def test_bad_input_is_a_clear_refusal_and_changes_nothing(kanzlei: Kanzlei, eingabe: str) -> None:
+    u = user("kmeier", Role.ANWALT)
+    client, _ = login("kmeier")
+    client.get(EINRICHTEN)
+    response = client.post(EINRICHTEN, {"code": eingabe})
+    assert response.status_code == 422 and 'class="field-error"' in response.content.decode()
+    assert not TOTPDevice.objects.filter(user=u, confirmed=True).exists()
+    mit_app(user("skoch", Role.SEKRETARIAT))
+    other, _ = login("skoch")
+    response = other.post(BESTAETIGEN, {"code": eingabe})
+    assert response.status_code == 422 and 'class="field-error"' in response.content.decode()
+    assert other.get("/akten/").status_code == 302

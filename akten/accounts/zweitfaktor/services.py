@@ -47,6 +47,11 @@ def _normal(code: str) -> str:
     return re.sub(r"[\s\-]", "", code or "").lower()[:40]
 
 
+def _ziffern(code: str, anzahl: int | None = None) -> bool:
+    """Only 0–9 (Python's isdigit() would take other scripts' digits, too)."""
+    return code.isascii() and code.isdigit() and (anzahl is None or len(code) == anzahl)
+
+
 def _gesperrt(device: Device) -> None:
     erlaubt, info = device.verify_is_allowed()
     if erlaubt:
@@ -62,10 +67,10 @@ def _pruefe(device: Device, code: str, *, falsch: str) -> Device:
     """The device if `code` is one of its codes now (each TOTP code and each recovery code counts once);
     else the throttle grows and CodeFalsch says `falsch`."""
     _gesperrt(device)
-    with transaction.atomic():
-        locked = type(device).objects.select_for_update().get(pk=device.pk)
-        ok = locked.verify_token(code)
-    if not ok:
+    with transaction.atomic():  # one check at a time per device: a code cannot count twice
+        locked = type(device).objects.select_for_update().filter(pk=device.pk).first()
+        ok = locked is not None and locked.verify_token(code)
+    if not ok or locked is None:
         raise CodeFalsch(falsch, field="code")
     return locked
 
@@ -94,7 +99,7 @@ def einrichtung_abschliessen(*, user: User, code: str) -> tuple[TOTPDevice, list
         raise DomainError("Die Einrichtung ist nicht mehr offen. Bitte fang noch einmal an.", status=409,
                           code="nicht_offen")
     code = _normal(code)
-    if not code.isdigit():
+    if not _ziffern(code):
         raise CodeFalsch("Bitte gib den sechsstelligen Code aus deiner App ein.", field="code")
     device = _pruefe(device, code, falsch="Der Code stimmt nicht. Prüfe, ob die Uhr deines Handys "
                                           "stimmt, und gib den aktuellen Code aus der App ein.")
@@ -116,7 +121,7 @@ def anmeldung_bestaetigen(*, user: User, code: str) -> Device:
     app = geraet(user)
     if app is None:
         raise NichtEingerichtet()
-    if code.isdigit() and len(code) == app.digits:
+    if _ziffern(code, app.digits):
         return _pruefe(app, code, falsch="Der Code stimmt nicht. Gib den aktuellen Code aus deiner App ein.")
     codes = StaticDevice.objects.filter(user=user, confirmed=True).first()
     if codes is None:
@@ -147,7 +152,7 @@ def entfernen(*, user: User, code_oder_passwort: str) -> None:
     eingabe = (code_oder_passwort or "").strip()
     if not (eingabe and user.check_password(eingabe)):
         code = _normal(eingabe)
-        if not (code.isdigit() and len(code) == app.digits):
+        if not _ziffern(code, app.digits):
             app.throttle_increment()
             raise CodeFalsch("Weder Code noch Passwort stimmen.", field="code_oder_passwort")
         _pruefe(app, code, falsch="Weder Code noch Passwort stimmen.")
