@@ -26,6 +26,7 @@ from helena.knowledge.aktensuche.vectors import PassagenIndex
 from helena.knowledge.models import AktenPassage
 from helena.tools import executor
 from helena.tools.registry import tools_for
+from tests.conftest import zweiter_faktor_gegeben
 
 # (question, the Akte that answers it)
 FRAGEN: list[tuple[str, str]] = [
@@ -139,8 +140,7 @@ def test_a_user_never_sees_what_another_akte_holds(demo: dict[str, Any]) -> None
     assert not any(word in str(tool.data) for word in geheim)
     assert _call(aussen, "read_dokumente", {"akte_id": neumann.pk, "query": frage}).error_code == "not_found"
 
-    client = Client()
-    client.force_login(aussen)
+    client = zweiter_faktor_gegeben(aussen)  # an Anwalt's session: with the second factor given
     for q in (frage, "Beerdigungskosten", "Neumann"):
         response = client.get("/api/v1/knowledge/search", {"q": q, "kind": "akten", "limit": 50})
         assert response.status_code == 200
