@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import format_lazy
 
 from akten.accounts.users import new_api_token
-from akten.accounts.zweitfaktor.admin import ZweitfaktorUserAdminMixin
+from akten.accounts.zweitfaktor.admin import ZweiterFaktorFilter, ZweitfaktorUserAdminMixin
 from akten.dokumente.ausgabe import vorlage as word_vorlage
 from akten.dokumente.ausgabe.docx import MIME as DOCX_MIME
 from akten.dokumente.ausgabe.kontext import PLATZHALTER
@@ -55,7 +55,8 @@ class UserPasswordForm(AdminPasswordChangeForm):
 class UserAdmin(ZweitfaktorUserAdminMixin, DjangoUserAdmin):
     change_password_form = UserPasswordForm
     list_display = ("username", "full_name", "email", "role", "zweiter_faktor", "is_active", "is_staff")
-    list_filter = ("role", "is_active", "is_staff", "is_superuser", "ohne_zweiten_faktor")
+    list_filter = ("role", ZweiterFaktorFilter, "ohne_zweiten_faktor", "is_active", "is_staff",
+                   "is_superuser")
     actions = ("zweiten_faktor_zuruecksetzen",)
     readonly_fields = ("zweiter_faktor_stand",)
     fieldsets = (*DjangoUserAdmin.fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}),

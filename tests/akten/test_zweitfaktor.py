@@ -337,6 +337,9 @@ def test_admin_sees_who_has_one_and_resets_a_lost_phone(kanzlei: Kanzlei, admin_
     zeile = re.search(r"<tr[^>]*>(?:(?!</tr>).)*kmeier(?:(?!</tr>).)*</tr>", liste.content.decode(), re.S)[0]
     assert 'alt="True"' in zeile  # the column „zweiter Faktor“
     assert "Zweiter Faktor" in text(liste)
+    ohne = admin_client.get("/admin/akten/user/", {"zweiter_faktor": "nein"}).content.decode()
+    mit = admin_client.get("/admin/akten/user/", {"zweiter_faktor": "ja"}).content.decode()
+    assert ">kmeier<" in mit and ">kmeier<" not in ohne and ">anwalt<" in ohne
     seite = text(admin_client.get(f"/admin/akten/user/{u.pk}/change/"))
     assert "10 Wiederherstellungscodes übrig" in seite
     assert admin_client.get("/admin/otp_totp/totpdevice/").status_code == 404  # django-otp's admins are out

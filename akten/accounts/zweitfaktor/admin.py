@@ -21,6 +21,19 @@ for _modell in (TOTPDevice, StaticDevice):
         admin.site.unregister(_modell)
 
 
+class ZweiterFaktorFilter(admin.SimpleListFilter):
+    title = "zweiter Faktor"
+    parameter_name = "zweiter_faktor"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("ja", "eingerichtet"), ("nein", "nicht eingerichtet")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() in ("ja", "nein"):
+            return queryset.filter(_zweiter_faktor=self.value() == "ja")
+        return queryset
+
+
 class ZweitfaktorUserAdminMixin:
     """Mixed into akten.admin.UserAdmin (list_display "zweiter_faktor", readonly "zweiter_faktor_stand")."""
 
