@@ -57,8 +57,6 @@ class UserAdmin(ZweitfaktorUserAdminMixin, DjangoUserAdmin):
     list_display = ("username", "full_name", "email", "role", "zweiter_faktor", "is_active", "is_staff")
     list_filter = ("role", ZweiterFaktorFilter, "ohne_zweiten_faktor", "is_active", "is_staff",
                    "is_superuser")
-    actions = ("zweiten_faktor_zuruecksetzen",)
-    readonly_fields = ("zweiter_faktor_stand",)
     fieldsets = (*DjangoUserAdmin.fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}),
                  ("Zweiter Faktor", {"fields": ("zweiter_faktor_stand", "ohne_zweiten_faktor")}))
     add_fieldsets = (*DjangoUserAdmin.add_fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}))

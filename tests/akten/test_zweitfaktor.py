@@ -293,7 +293,8 @@ def test_sekretariat_is_not_required_until_the_admin_says_so(kanzlei: Kanzlei, a
     assert "Zweiter Faktor Pflicht für" in seite and "Standard: Administrator und Rechtsanwalt" in seite
     response = admin_client.post(url, {
         "aktenzeichen_muster": einstellung.aktenzeichen_muster, "vier_augen_notfrist": "on",
-        "mail_inhalt": einstellung.mail_inhalt, "zweiter_faktor_rollen": ["ADMIN", "SEKRETARIAT"]})
+        "mail_inhalt": einstellung.mail_inhalt, "zugriffe_aufbewahren_monate": "12",
+        "zweiter_faktor_rollen": ["ADMIN", "SEKRETARIAT"]})
     assert response.status_code == 302, text(response)[:2000]
     assert Kanzleieinstellung.aktuell().zweiter_faktor_rollen == ["ADMIN", "SEKRETARIAT"]
     # the next page of the session already logged in

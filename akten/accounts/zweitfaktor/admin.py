@@ -35,7 +35,11 @@ class ZweiterFaktorFilter(admin.SimpleListFilter):
 
 
 class ZweitfaktorUserAdminMixin:
-    """Mixed into akten.admin.UserAdmin (list_display "zweiter_faktor", readonly "zweiter_faktor_stand")."""
+    """Mixed into akten.admin.UserAdmin (its list_display names "zweiter_faktor", its fieldsets
+    "zweiter_faktor_stand" and "ohne_zweiten_faktor")."""
+
+    actions = ("zweiten_faktor_zuruecksetzen",)
+    readonly_fields = ("zweiter_faktor_stand",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).annotate(  # type: ignore[misc]
