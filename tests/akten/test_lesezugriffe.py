@@ -20,16 +20,14 @@ from akten import views as akten_views
 from akten.models import Akte, Dokument, Kanzleieinstellung, Lesezugriff, Notiz, Role, User, Zeiterfassung
 from akten.services import grant_access
 from akten.tasks import zugriffe_aufraeumen_task
-from tests.conftest import Kanzlei
+from tests.conftest import Kanzlei, zweiter_faktor_gegeben
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
 
 
 def page_client(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
+    return zweiter_faktor_gegeben(user)  # an Anwalt's session: with the second factor given
 
 
 def rows(akte: Akte | None = None) -> list[tuple[str, str, str]]:
