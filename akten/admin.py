@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import format_lazy
 
 from akten.accounts.users import new_api_token
-from akten.accounts.zweitfaktor.admin import ZweiterFaktorFilter, ZweitfaktorUserAdminMixin
+from akten.accounts.zweitfaktor.admin import ZweitfaktorFilter, ZweitfaktorUserAdminMixin
 from akten.dokumente.ausgabe import vorlage as word_vorlage
 from akten.dokumente.ausgabe.docx import MIME as DOCX_MIME
 from akten.dokumente.ausgabe.kontext import PLATZHALTER
@@ -55,8 +55,7 @@ class UserPasswordForm(AdminPasswordChangeForm):
 class UserAdmin(ZweitfaktorUserAdminMixin, DjangoUserAdmin):
     change_password_form = UserPasswordForm
     list_display = ("username", "full_name", "email", "role", "zweiter_faktor", "is_active", "is_staff")
-    list_filter = ("role", ZweiterFaktorFilter, "ohne_zweiten_faktor", "is_active", "is_staff",
-                   "is_superuser")
+    list_filter = ("role", ZweitfaktorFilter, "ohne_zweiten_faktor", "is_active", "is_staff", "is_superuser")
     fieldsets = (*DjangoUserAdmin.fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}),
                  ("Zweiter Faktor", {"fields": ("zweiter_faktor_stand", "ohne_zweiten_faktor")}))
     add_fieldsets = (*DjangoUserAdmin.add_fieldsets, ("Kanzlei", {"fields": ("role", "berufsbezeichnung")}))
@@ -373,9 +372,8 @@ class KollisionspruefungAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 @admin.register(Kanzleieinstellung)
 class KanzleieinstellungAdmin(admin.ModelAdmin):
-    """The firm's one row of settings (Aktenzeichen scheme, Vier-Augen-Prinzip, Kurzrubrum in calendar
-    feeds, the read log's period, when a login ends, who needs a second factor): changed, not added twice
-    or deleted."""
+    """The firm's one row of settings (Aktenzeichen, Vier-Augen-Prinzip, calendar feeds, read log, sessions,
+    second factor): changed, not added twice or deleted."""
 
     list_display = ("__str__", "aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "geaendert_am")
     fields = ("aktenzeichen_muster", "naechstes", "vier_augen_notfrist", "mail_inhalt",

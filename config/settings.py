@@ -78,10 +78,8 @@ MIDDLEWARE = [
     "config.middleware.TextCheckMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # request.user.is_verified(): whether this session entered its second factor (django-otp) …
+    # request.user.is_verified(): whether this session entered its second factor (django-otp)
     "django_otp.middleware.OTPMiddleware",
-    # … and whoever must and has not yet is sent to enter or set it up, and nowhere else
-    "akten.accounts.zweitfaktor.middleware.ZweitfaktorMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "config.middleware.DomainErrorMiddleware",
     # who made a change the history records: the page's user (services also pass it explicitly)
@@ -89,6 +87,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # --- sessions and login throttling (akten/accounts/sitzungen.py, anmeldeschutz.py) ---
     "akten.accounts.sitzungen.SitzungsMiddleware",  # idle / absolute end, activity stamp once a minute
+    # a live session that still owes its second factor is sent to enter or set it up, and nowhere else
+    "akten.accounts.zweitfaktor.middleware.ZweitfaktorMiddleware",
     "axes.middleware.AxesMiddleware",  # a locked login: the page again with the German reason (429)
 ]
 

@@ -21,7 +21,7 @@ for _modell in (TOTPDevice, StaticDevice):
         admin.site.unregister(_modell)
 
 
-class ZweiterFaktorFilter(admin.SimpleListFilter):
+class ZweitfaktorFilter(admin.SimpleListFilter):
     title = "zweiter Faktor"
     parameter_name = "zweiter_faktor"
 
