@@ -294,6 +294,7 @@ def test_sekretariat_is_not_required_until_the_admin_says_so(kanzlei: Kanzlei, a
     response = admin_client.post(url, {
         "aktenzeichen_muster": einstellung.aktenzeichen_muster, "vier_augen_notfrist": "on",
         "mail_inhalt": einstellung.mail_inhalt, "zugriffe_aufbewahren_monate": "12",
+        "sitzung_leerlauf_minuten": "480", "sitzung_hoechstdauer_stunden": "24",
         "zweiter_faktor_rollen": ["ADMIN", "SEKRETARIAT"]})
     assert response.status_code == 302, text(response)[:2000]
     assert Kanzleieinstellung.aktuell().zweiter_faktor_rollen == ["ADMIN", "SEKRETARIAT"]
