@@ -21,6 +21,7 @@ from akten.dokumente.ausgabe import vorlage as word_vorlage
 from akten.dokumente.ausgabe.docx import MIME as DOCX_MIME
 from akten.dokumente.ausgabe.kontext import PLATZHALTER
 from akten.erfassung.akten import naechstes_aktenzeichen
+from akten.lesezugriffe.admin import LesenImAdminMixin  # also registers „Zugriffsprotokoll“
 from akten.mail.arten import OPTIONALE_LABELS
 from akten.models import (
     Akte,
@@ -102,7 +103,7 @@ class DokumentInline(admin.TabularInline):
 
 
 @admin.register(Akte)
-class AkteAdmin(admin.ModelAdmin):
+class AkteAdmin(LesenImAdminMixin, admin.ModelAdmin):
     list_display = ("aktenzeichen", "kurzrubrum", "rechtsgebiet", "status", "anwalt", "bundesland",
                     "aktualisiert_am")
     list_filter = ("status", "rechtsgebiet", "bundesland", "anwalt")
@@ -131,7 +132,7 @@ class AktenZugriffAdmin(admin.ModelAdmin):
 
 
 @admin.register(Beteiligter)
-class BeteiligterAdmin(admin.ModelAdmin):
+class BeteiligterAdmin(LesenImAdminMixin, admin.ModelAdmin):
     list_display = ("name", "anrede", "rolle", "akte", "telefon", "email")
     list_filter = ("rolle",)
     search_fields = ("name", "akte__aktenzeichen", "email")
@@ -139,7 +140,7 @@ class BeteiligterAdmin(admin.ModelAdmin):
 
 
 @admin.register(Frist)
-class FristAdmin(admin.ModelAdmin):
+class FristAdmin(LesenImAdminMixin, admin.ModelAdmin):
     list_display = ("datum", "bezeichnung", "typ", "akte", "ist_notfrist", "vorfrist", "erledigt",
                     "verantwortlich")
     list_filter = ("typ", "erledigt", "ist_notfrist", "verantwortlich")
@@ -150,7 +151,7 @@ class FristAdmin(admin.ModelAdmin):
 
 
 @admin.register(Dokument)
-class DokumentAdmin(admin.ModelAdmin):
+class DokumentAdmin(LesenImAdminMixin, admin.ModelAdmin):
     """Uploads come in through the Akte page and the API (type check, text extraction): here their
     file data is shown, not edited, and the file is reached through the permission-checked view."""
 
@@ -251,7 +252,7 @@ class ZeiterfassungAdmin(admin.ModelAdmin):
 
 
 @admin.register(Notiz)
-class NotizAdmin(admin.ModelAdmin):
+class NotizAdmin(LesenImAdminMixin, admin.ModelAdmin):
     list_display = ("__str__", "akte", "verfasst_von", "angelegt_am")
     search_fields = ("titel", "inhalt", "akte__aktenzeichen")
     autocomplete_fields = ("akte", "verfasst_von")
@@ -396,5 +397,4 @@ from akten.accounts import anmeldeschutz_admin  # noqa: E402, F401  (registers �
 from akten.datenschutz import admin as datenschutz_admin  # noqa: E402, F401  (registers „Löschprotokoll“)
 from akten.importe import admin as importe_admin  # noqa: E402, F401  (registers „Importe“)
 from akten.kalenderabo import admin as kalender_admin  # noqa: E402, F401  (registers „Kalender-Abos“)
-from akten.lesezugriffe import admin as lesezugriffe_admin  # noqa: E402, F401  (registers „Zugriffsprotokoll“)
 from akten.mail import admin as mail_admin  # noqa: E402, F401  (registers „Hinweis-E-Mails“)

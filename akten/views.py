@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from akten.erfassung.rechte import darf
-from akten.lesezugriffe.services import Bereich, Weg, lesen
+from akten.lesezugriffe.services import Bereich, Lesung, Weg, lesen, speichern
 from akten.seiten.arbeitsplatz import arbeitsplatz, gewaehlter_tab
 from akten.selectors import akten_overview, alerts_for, get_akte, notizen_for
 from akten.services import mark_alert_read
@@ -51,9 +51,13 @@ def akte_detail(request: HttpRequest, akte_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def notizen(request: HttpRequest) -> HttpResponse:
-    """My Notizen and those of the Akten I may see, newest first."""
-    rows = notizen_for(user=request.user).select_related("akte", "verfasst_von").order_by("-angelegt_am")
-    return render(request, "akten/notizen.html", {"notizen": rows[:200]})
+    """My Notizen and those of the Akten I may see, newest first. Their full text is each Akte's
+    Notizen read: one row per Akte shown, one INSERT for the page."""
+    rows = list(notizen_for(user=request.user).select_related("akte", "verfasst_von")
+                .order_by("-angelegt_am")[:200])
+    speichern(user=request.user, weg=Weg.SEITE,
+              lesungen=[Lesung.von(n.akte, bereich=Bereich.NOTIZEN) for n in rows if n.akte_id])
+    return render(request, "akten/notizen.html", {"notizen": rows})
 
 
 @login_required

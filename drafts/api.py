@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema
 from ninja.errors import HttpError
 
+from akten.lesezugriffe.services import Weg
 from akten.models import User
 from akten.schemas import PersonOut, person_out
 from akten.selectors import get_akte
@@ -166,7 +167,9 @@ def drafts_list(request: HttpRequest, response: HttpResponse, filters: Query[Dra
 @router.get("/drafts/{draft_id}", response={200: DraftDetailOut, **errors(404)},
              summary="Ein Entwurf mit Verlauf")
 def draft_detail(request: HttpRequest, draft_id: str) -> dict:
-    return draft_out(selectors.get_draft(user=request.auth, draft_id=draft_id), request.auth, history=True)
+    draft = selectors.get_draft(user=request.auth, draft_id=draft_id)
+    services.gelesen(user=request.auth, drafts=[draft], weg=Weg.API)
+    return draft_out(draft, request.auth, history=True)
 
 
 @router.get("/drafts/{draft_id}/history", response={200: HistoryPage, **errors(404)},

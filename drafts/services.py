@@ -19,6 +19,7 @@ from akten.erfassung.akten import akte_aendern
 from akten.erfassung.fristen import frist_anlegen
 from akten.erfassung.notizen import notiz_anlegen
 from akten.erfassung.zeiten import zeit_erfassen
+from akten.lesezugriffe.services import Bereich, Lesung, speichern
 from akten.models import User
 from akten.selectors import get_akte
 from akten.services import hinweis_geben
@@ -250,3 +251,11 @@ def reject_draft(*, user: User, draft: Draft | str, reason: str = "", feedback: 
     if refused is not None:
         raise refused
     return locked
+
+
+def gelesen(*, user: User, drafts: list[Draft], weg: str) -> None:
+    """A draft's card shows proposed Akte content (often quoting the Akte: a Muster filled with its
+    Beteiligte, the summary it would replace): showing drafts of an Akte is a read of it for the read
+    log, one row per Akte, one INSERT per request."""
+    speichern(user=user, weg=weg,
+              lesungen=[Lesung.von(d.akte, bereich=Bereich.ENTWURF) for d in drafts if d.akte_id is not None])

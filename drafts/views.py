@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from akten.accounts.users import anzeigename
+from akten.lesezugriffe.services import Weg
 from akten.selectors import akten_for
 from config.errors import NotFound
 from config.navigation import is_fetch, safe_next
@@ -25,7 +26,14 @@ from drafts.forms import EDIT_MARKER, fields_from_form
 from drafts.models import Draft
 from drafts.roles import kinds_decidable_by
 from drafts.selectors import decidable_drafts_for, get_draft, may_decide
-from drafts.services import AlreadyDecided, DecisionForbidden, FieldsInvalid, approve_draft, reject_draft
+from drafts.services import (
+    AlreadyDecided,
+    DecisionForbidden,
+    FieldsInvalid,
+    approve_draft,
+    gelesen,
+    reject_draft,
+)
 
 _NOT_FOUND_FRAGMENT = (
     '<article class="draft-card draft-card--missing" id="draft-{id}" data-draft-id="{id}" '
@@ -70,6 +78,7 @@ def inbox(request: HttpRequest) -> HttpResponse:
     drafts = decidable_drafts_for(user=request.user, akte_id=akte or None, kind=art or None)
     kind_labels = dict(Draft.Kind.choices)
     shown = list(drafts[:_INBOX_LIMIT + 1])
+    gelesen(user=request.user, drafts=shown[:_INBOX_LIMIT], weg=Weg.SEITE)
     context = {
         "cards": [render_card(draft=d, user=request.user, request=request) for d in shown[:_INBOX_LIMIT]],
         "more": len(shown) > _INBOX_LIMIT,
@@ -90,6 +99,7 @@ def detail(request: HttpRequest, draft_id: uuid.UUID) -> HttpResponse:
     draft = _draft_or_404(request, draft_id)
     if isinstance(draft, HttpResponse):
         return draft
+    gelesen(user=request.user, drafts=[draft], weg=Weg.SEITE)
     if is_fetch(request):
         return _card_response(request, draft)
     return _card_page(request, draft)
@@ -102,6 +112,7 @@ def edit(request: HttpRequest, draft_id: uuid.UUID) -> HttpResponse:
     draft = _draft_or_404(request, draft_id)
     if isinstance(draft, HttpResponse):
         return draft
+    gelesen(user=request.user, drafts=[draft], weg=Weg.SEITE)
     next_url = safe_next(request, request.GET.get("next"))
     if not draft.is_pending:
         message = AlreadyDecided(draft).message

@@ -120,7 +120,10 @@ def frist_neu(request: HttpRequest, akte_id: int) -> HttpResponse:
 def frist_bearbeiten(request: HttpRequest, akte_id: int, frist_id: int) -> HttpResponse:
     """Correct a Frist by hand; roles and scoping as for marking it erledigt."""
     frist = dienst.editable_frist(user=request.user, akte_id=akte_id, frist_id=frist_id)
-    return _formular(request, frist.akte, Frist.objects.select_related("akte").get(pk=frist.pk))
+    frist = Frist.objects.select_related("akte").get(pk=frist.pk)
+    if request.method != "POST":  # the form shows the Frist: a read of it, as its page
+        lesen(user=request.user, akte=frist.akte, weg=Weg.SEITE, bereich=Bereich.FRIST, objekt_id=frist.pk)
+    return _formular(request, frist.akte, frist)
 
 
 @login_required

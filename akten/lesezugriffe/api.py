@@ -61,6 +61,6 @@ def zugriffe_list(request: HttpRequest, response: HttpResponse, akte_id: str,
     akte = protokoll_akte(user=request.auth, akte_id=akte_id)  # 404, 403 before any filter is read
     auswahl = Filter.aus(user=request.auth, person_wert=filters.person, von=filters.von, bis=filters.bis,
                          weg=filters.weg)
-    qs = lesezugriffe(user=request.auth, akte_id=akte.pk, filter=auswahl).select_related("user")
+    qs = lesezugriffe(user=request.auth, akte=akte, filter=auswahl).select_related("user")
     response["X-Total-Count"] = str(qs.count())
     return [lesezugriff_out(z) for z in qs[filters.offset:filters.offset + filters.limit]]

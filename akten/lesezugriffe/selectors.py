@@ -36,6 +36,17 @@ def protokoll_akte(*, user: User, akte_id: int | str) -> Akte:
     return akte
 
 
+JAHRE = (1900, 2999)  # a day outside cannot be in the log; 9999-12-31 + one day would not even exist
+
+
+def _tag(wert: str | None, feld: str) -> date | None:
+    tag = tag_aus(wert or None, feld)
+    if tag is not None and not JAHRE[0] <= tag.year <= JAHRE[1]:
+        raise FilterFehler(f"„{feld}“: Bitte gib einen Tag zwischen {JAHRE[0]} und {JAHRE[1]} an.",
+                           field=feld)
+    return tag
+
+
 @dataclass(frozen=True)
 class Filter:
     """What the section, the CSV and the API narrow the log to (all optional)."""
@@ -50,7 +61,7 @@ class Filter:
             bis: str | None = None, weg: str | None = None) -> Filter:
         """From the request's text (JJJJ-MM-TT or TT.MM.JJJJ; a person by username, id or „ich“);
         FilterFehler (422, German) for what cannot be read."""
-        tag_von, tag_bis = tag_aus(von or None, "von"), tag_aus(bis or None, "bis")
+        tag_von, tag_bis = _tag(von, "von"), _tag(bis, "bis")
         if tag_von and tag_bis and tag_von > tag_bis:
             raise FilterFehler("„von“ liegt nach „bis“.", field="von")
         if weg and weg not in Lesezugriff.Weg.values:
@@ -64,9 +75,19 @@ def _tagesbeginn(tag: date) -> datetime:
     return timezone.make_aware(datetime.combine(tag, time.min))
 
 
-def lesezugriffe(*, user: User, akte_id: int | str, filter: Filter | None = None) -> QuerySet[Lesezugriff]:
+def _erlaubt(*, user: User, akte_id: int | str | None, akte: Akte | None) -> Akte:
+    """`akte`: one the request has already read through akten.selectors (no second SELECT for it)."""
+    if akte is None:
+        return protokoll_akte(user=user, akte_id=akte_id)
+    if not darf_protokoll_sehen(user=user, akte=akte):
+        raise Forbidden(NICHT_ERLAUBT)
+    return akte
+
+
+def lesezugriffe(*, user: User, akte_id: int | str | None = None, akte: Akte | None = None,
+                 filter: Filter | None = None) -> QuerySet[Lesezugriff]:
     """The Akte's reads, newest first (the index lesezugriff_akte_zeit)."""
-    akte = protokoll_akte(user=user, akte_id=akte_id)
+    akte = _erlaubt(user=user, akte_id=akte_id, akte=akte)
     qs = Lesezugriff.objects.filter(akte=akte)
     f = filter or Filter()
     if f.person is not None:
@@ -82,7 +103,7 @@ def lesezugriffe(*, user: User, akte_id: int | str, filter: Filter | None = None
 
 def leser(*, user: User, akte: Akte) -> list[tuple[int, str]]:
     """Who appears in the Akte's log (for the person filter): (user id, name), by name."""
-    protokoll_akte(user=user, akte_id=akte.pk)
+    _erlaubt(user=user, akte_id=akte.pk, akte=akte)
     rows = (Lesezugriff.objects.filter(akte=akte, user__isnull=False)
             .values_list("user_id", "user__username", "user__first_name", "user__last_name").distinct())
     namen = {pk: (f"{vor} {nach}".strip() or name) for pk, name, vor, nach in rows}

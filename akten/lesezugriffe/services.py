@@ -9,7 +9,7 @@ one INSERT per step (helena/runs/ports.py).
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -35,10 +35,11 @@ class Lesung:
     objekt_id: int | None = None
 
     @classmethod
-    def von(cls, akte: Akte, *, bereich: str = Bereich.AKTE, dokument: Dokument | None = None) -> Lesung:
+    def von(cls, akte: Akte, *, bereich: str = Bereich.AKTE, dokument: Dokument | None = None,
+            objekt_id: int | None = None) -> Lesung:
         return cls(akte_id=akte.pk, aktenzeichen=akte.aktenzeichen, bereich=bereich,
                    dokument_id=dokument.pk if dokument else None,
-                   dokument_titel=dokument.titel[:300] if dokument else "")
+                   dokument_titel=dokument.titel[:300] if dokument else "", objekt_id=objekt_id)
 
 
 def _zeile(*, user: User, weg: str, lesung: Lesung, zeitpunkt: datetime, run_id: Any = None,
@@ -64,7 +65,7 @@ def lesen(*, user: User, akte: Akte, weg: str, bereich: str = Bereich.AKTE, doku
     """Record one read of a page or API request: one INSERT, after the scoped read succeeded. No
     savepoint around it: a read that cannot be recorded fails like any database error (no unlogged
     reads), and the page's path stays one statement longer, not three."""
-    lesung = replace(Lesung.von(akte, bereich=bereich, dokument=dokument), objekt_id=objekt_id)
+    lesung = Lesung.von(akte, bereich=bereich, dokument=dokument, objekt_id=objekt_id)
     _zeile(user=user, weg=weg, lesung=lesung, zeitpunkt=timezone.now(), format=format).save(force_insert=True)
 
 

@@ -35,7 +35,7 @@ def zugriffe(request: HttpRequest, akte_id: int) -> HttpResponse:
         auswahl = _filter(request)
     except FilterFehler as exc:  # the page again with the whole log and what was wrong
         fehler, auswahl = exc.message, Filter()
-    qs = lesezugriffe(user=request.user, akte_id=akte.pk, filter=auswahl).select_related("user")
+    qs = lesezugriffe(user=request.user, akte=akte, filter=auswahl).select_related("user")
     seite = Paginator(qs, PRO_SEITE).get_page(request.GET.get("seite"))
     abfrage = request.GET.copy()
     abfrage.pop("seite", None)
@@ -50,9 +50,9 @@ def zugriffe(request: HttpRequest, akte_id: int) -> HttpResponse:
 def zugriffe_csv(request: HttpRequest, akte_id: int) -> HttpResponse:
     akte = protokoll_akte(user=request.user, akte_id=akte_id)
     auswahl = _filter(request)  # a bad filter: the German 422 page, no file
-    qs = lesezugriffe(user=request.user, akte_id=akte.pk, filter=auswahl).select_related("user")
+    qs = lesezugriffe(user=request.user, akte=akte, filter=auswahl).select_related("user")
     name = f"zugriffe-{akte.aktenzeichen}-{timezone.localdate():%Y-%m-%d}.csv".replace("/", "-")
-    antwort = HttpResponse(als_csv(qs[:CSV_HOECHSTENS].iterator(chunk_size=2000)),
-                           content_type="text/csv; charset=utf-8")
+    zeilen = qs[:CSV_HOECHSTENS + 1].iterator(chunk_size=2000)  # one more: whether the file is cut
+    antwort = HttpResponse(als_csv(zeilen, hoechstens=CSV_HOECHSTENS), content_type="text/csv; charset=utf-8")
     antwort["Content-Disposition"] = f'attachment; filename="{name}"'
     return antwort

@@ -25,15 +25,23 @@ class Lesezugriff(models.Model):
     class Bereich(models.TextChoices):
         AKTE = "akte", "die Akte"
         BETEILIGTE = "beteiligte", "Beteiligte der Akte"
+        BETEILIGTER = "beteiligter", "ein Beteiligter"
         FRISTEN = "fristen", "Fristen der Akte"
         FRIST = "frist", "eine Frist"
         DOKUMENTE = "dokumente", "Dokumentliste"
         DOKUMENT = "dokument", "ein Dokument"
         NOTIZEN = "notizen", "Notizen der Akte"
+        NOTIZ = "notiz", "eine Notiz"
         ZEITEN = "zeiten", "Zeiten der Akte"
         AKTIVITAET = "aktivitaet", "Aktivität der Akte"
         GEDAECHTNIS = "gedaechtnis", "Helenas Wissen über die Akte"
         HELENA = "helena", "Reiter „Helena“"
+        GESPRAECH = "gespraech", "Gespräch mit Helena über die Akte"
+        ENTWURF = "entwurf", "Entwurf Helenas zur Akte"
+        # a search's hit quoting a few words of the text (the search box, Helena's search_alle_akten)
+        AKTE_AUSZUG = "akte_auszug", "Auszug der Akte (Suchtreffer)"
+        DOKUMENT_AUSZUG = "dokument_auszug", "Auszug eines Dokuments (Suchtreffer)"
+        NOTIZ_AUSZUG = "notiz_auszug", "Auszug einer Notiz (Suchtreffer)"
 
     zeitpunkt = models.DateTimeField("Zeitpunkt", default=timezone.now)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,

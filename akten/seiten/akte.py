@@ -22,6 +22,7 @@ from akten.erfassung.beteiligte import beteiligter_anlegen
 from akten.erfassung.rechte import darf, pruefe
 from akten.erfassung.speichern import EingabeFehler
 from akten.kollision import KollisionGefunden
+from akten.lesezugriffe.services import Bereich, Weg, lesen
 from akten.models import Akte, Beteiligter, User
 from akten.seiten.forms import (
     AkteAendernForm,
@@ -154,7 +155,8 @@ def akte_bearbeiten(request: HttpRequest, akte_id: int) -> HttpResponse:
     akte = get_akte(user=request.user, akte_id=akte_id)  # 404 before 403: a foreign Akte is none
     pruefe(request.user, "akte")
     darf_status = darf(request.user, "akte_status")
-    if request.method != "POST":
+    if request.method != "POST":  # the form shows the Stammdaten: a read of the Akte
+        lesen(user=request.user, akte=akte, weg=Weg.SEITE, bereich=Bereich.AKTE)
         form = AkteAendernForm(darf_status=darf_status, akte=akte, initial=AkteForm.anfangswerte(akte))
         return render(request, "akten/akte_form.html", {"form": form, "akte": akte})
     form = AkteAendernForm(request.POST, darf_status=darf_status, akte=akte)

@@ -96,9 +96,12 @@ def arbeitsplatz(request: HttpRequest, akte: Akte) -> dict[str, Any]:
     for b in beteiligte:  # each party's own Verlauf, from the Akte's (no query per party)
         b.verlauf = [z for z in context["verlauf"] if z.art == "beteiligter" and z.eintrag_id == b.pk]
     context["kopf"] = selectors.kopf(user=user, akte=akte, fristen=context.get("fristen"))
-    context["darf_lesezugriffe"] = darf_protokoll_sehen(user=user, akte=akte)
-    if context["darf_lesezugriffe"]:  # „Zugriffe – wer hat gelesen“: the newest few
-        context["lesezugriffe"] = list(lesezugriffe(user=user, akte_id=akte.pk).select_related("user")
+    # „Zugriffe – wer hat gelesen“, the newest few: only where the page shows it (the whole Akte and the
+    # tab Aktivität) and for whom (darf_protokoll_sehen); the Akte already read, no second SELECT of it
+    context["darf_lesezugriffe"] = (context["tab"] in ("", "aktivitaet")
+                                    and darf_protokoll_sehen(user=user, akte=akte))
+    if context["darf_lesezugriffe"]:
+        context["lesezugriffe"] = list(lesezugriffe(user=user, akte=akte).select_related("user")
                                        [:LESEZUGRIFFE_ZEILEN])
     if rechte["zugriff"]:
         kandidaten = selectors.zugriff_kandidaten(user=user, akte_id=akte.pk)

@@ -17,6 +17,7 @@ from akten.erfassung.beteiligte import FELDER, beteiligter_aendern, beteiligter_
 from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler
 from akten.kollision import KollisionGefunden
+from akten.lesezugriffe.services import Bereich, Weg, lesen
 from akten.models import Akte, Beteiligter
 from akten.seiten import selectors
 from akten.seiten.akte import treffer_fuer
@@ -99,7 +100,9 @@ def beteiligter_bearbeiten(request: HttpRequest, akte_id: int, beteiligter_id: i
     context: dict[str, Any] = {"akte": akte, "beteiligter": beteiligter, "form": form, "kollision": kollision,
                                "treffer": [],
                                "verlauf": verlauf_des_eintrags(user=request.user, eintrag=beteiligter)}
-    if request.method != "POST":
+    if request.method != "POST":  # the form shows the party's data: a read of it
+        lesen(user=request.user, akte=akte, weg=Weg.SEITE, bereich=Bereich.BETEILIGTER,
+              objekt_id=beteiligter.pk)
         return _seite(request, context)
     if form.is_valid():
         aenderungen = {k: v for k, v in form.cleaned_data.items() if k in FELDER and v != anfang[k]}

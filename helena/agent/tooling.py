@@ -38,7 +38,8 @@ class ToolResult:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     pause: bool = False  # ask_user: the run stops here and waits for the user's answer
     # What the tool read of the firm's records on the user's behalf (akten.lesezugriffe.services.Lesung:
-    # an Akte, one of its parts, a Dokument) — the read log's rows; a list or a search reads none.
+    # an Akte, one of its parts, a Dokument, a search hit quoting one) — the read log's rows; a list
+    # reads none.
     reads: list[Any] = field(default_factory=list)
 
     def observation(self) -> dict[str, Any]:

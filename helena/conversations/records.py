@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from akten.lesezugriffe.services import Bereich, lesen
 from akten.models import User
 from config.errors import DomainError, Forbidden
 from config.textcheck import text_problem
@@ -20,6 +21,14 @@ from helena.tools.sources import akte_titel
 
 MAX_TITLE_CHARS = 200
 VERMERK_TOOL = "aktenvermerk"  # Draft.tool of a conversation kept in its Akte
+
+
+def gelesen(*, user: User, conversation: Conversation, weg: str) -> None:
+    """Helena's answers in a conversation about an Akte quote the Akte: showing them (the chat page, GET
+    of the conversation) is a read of the Akte for the read log, one INSERT. A conversation without an
+    Akte or without a message yet shows nothing of one."""
+    if conversation.akte_id is not None:
+        lesen(user=user, akte=conversation.akte, weg=weg, bereich=Bereich.GESPRAECH)
 
 
 def aendern(*, conversation: Conversation, titel: str | None = None, archiviert: bool | None = None,

@@ -8,9 +8,10 @@ from typing import Literal
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 
+from akten.lesezugriffe.services import Weg, speichern
 from config.errors import NOT_BLANK, errors
 from helena.knowledge import query, selectors
-from helena.knowledge.aktensuche.search import rows, search_akten
+from helena.knowledge.aktensuche.search import lesungen, rows, search_akten
 
 router = Router(tags=["Wissen"])
 
@@ -76,6 +77,8 @@ class NormOut(Schema):
 def knowledge_search(request: HttpRequest, filters: Query[WissenSucheFilter]) -> list[dict]:
     if filters.kind == "akten":
         suche = search_akten(user=request.user, query=filters.q, limit=filters.limit)
+        # the passages quoted are reads of their Akten: one INSERT for the whole answer
+        speichern(user=request.user, lesungen=lesungen(suche, limit=filters.limit), weg=Weg.API)
         return rows(suche, limit=filters.limit)
     hits = selectors.search(
         query=filters.q, kind=filters.kind, gesetz=filters.gesetz, gericht=filters.gericht,

@@ -7,6 +7,7 @@ from dataclasses import asdict
 from django.http import HttpRequest
 from ninja import Field, Query, Router, Schema
 
+from akten.lesezugriffe.services import Weg, speichern
 from config.errors import TWO_CHARS
 from helena.quicksearch import selectors
 
@@ -48,4 +49,6 @@ class SucheOut(Schema):
 
 @router.get("/suche", response=SucheOut, summary="Suche über alles, was du sehen darfst")
 def suche(request: HttpRequest, filters: Query[SucheFilter]) -> dict:
-    return asdict(selectors.suche(user=request.auth, q=filters.q, limit=filters.limit))
+    ergebnis = selectors.suche(user=request.auth, q=filters.q, limit=filters.limit)
+    speichern(user=request.auth, lesungen=ergebnis.lesungen, weg=Weg.API)  # the quoted passages: one INSERT
+    return asdict(ergebnis)

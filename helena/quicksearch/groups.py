@@ -10,7 +10,7 @@ of 101/26, "Müller" alone does not list every Dokument of Müller's Akte.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import reduce
 from operator import or_
@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from akten.dokumente.seiten import SEITEN_TYPEN, SEITENUMBRUCH
+from akten.lesezugriffe.services import Bereich, Lesung
 from akten.models import Akte, Beteiligter, Dokument, Frist, User
 from akten.selectors import akten_for, fristen_for, notizen_for
 from helena.conversations.selectors import find_conversations
@@ -41,6 +42,8 @@ class Treffer:
     url: str
     auszug: str = ""  # the words around the match, where there is text to quote
     stand: str = ""  # a norm's Stand („zuletzt geändert durch …“): which version the lawyer reads
+    # the read log's row when the hit quotes an Akte's Dokument or Notiz (stored by the view, not shown)
+    lesung: Lesung | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -195,8 +198,11 @@ def dokumente(*, user: User, worte: list[str], limit: int) -> Gruppe:
         if dok.pos and dok.dateityp in SEITEN_TYPEN and (dok.dateityp != "txt" or dok.umbrueche):
             teile.append(f"Fundstelle S. {dok.umbrueche + 1}")
         teile.append(f"{timezone.localtime(dok.angelegt_am):%d.%m.%Y}")
-        treffer.append(Treffer(label=dok.titel, untertitel=" · ".join(teile), auszug=_auszug(dok, wort),
-                               url=akte_url(dok.akte_id, f"dokument-{dok.pk}")))
+        auszug = _auszug(dok, wort)
+        treffer.append(Treffer(label=dok.titel, untertitel=" · ".join(teile), auszug=auszug,
+                               url=akte_url(dok.akte_id, f"dokument-{dok.pk}"),
+                               lesung=Lesung.von(dok.akte, bereich=Bereich.DOKUMENT_AUSZUG, dokument=dok)
+                               if auszug else None))
     return _gruppe("dokumente", "Dokumente", treffer, limit)
 
 
@@ -217,7 +223,8 @@ def notizen(*, user: User, worte: list[str], limit: int) -> Gruppe:
             untertitel=f"{_akte_text(notiz.akte)} · {timezone.localtime(notiz.angelegt_am):%d.%m.%Y}",
             auszug=ohne_markdown(snippet(notiz.inhalt, wort if wort.casefold() in notiz.inhalt.casefold()
                                          else None, width=AUSZUG)),
-            url=url))
+            url=url, lesung=Lesung.von(notiz.akte, bereich=Bereich.NOTIZ_AUSZUG, objekt_id=notiz.pk)
+            if notiz.akte_id else None))  # one's own Notiz without an Akte is no Akte's content
     return _gruppe("notizen", "Notizen", treffer, limit)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from akten.lesezugriffe.services import Lesung
 from akten.models import User
 from akten.selectors import akten_for
 from helena.knowledge.query import SucheError, known_abks, parse_citations
@@ -38,6 +39,12 @@ class Ergebnis:
     @property
     def anzahl(self) -> int:
         return sum(len(g.treffer) for g in self.gruppen)
+
+    @property
+    def lesungen(self) -> list[Lesung]:
+        """The reads the hits shown stand for (a quoted Dokument or Notiz of an Akte), for the read log:
+        the page and the API store them with one INSERT (akten.lesezugriffe.services.speichern)."""
+        return [t.lesung for g in self.gruppen for t in g.treffer if t.lesung is not None]
 
 
 def anfrage(q: str | None) -> str:

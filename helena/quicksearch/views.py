@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from akten.lesezugriffe.services import Weg, speichern
 from helena.knowledge.query import SucheError
 from helena.quicksearch import selectors
 
@@ -27,5 +28,6 @@ def suche(request: HttpRequest) -> HttpResponse:
         else:
             if ergebnis.direkt:
                 return redirect(ergebnis.direkt)
+            speichern(user=request.user, lesungen=ergebnis.lesungen, weg=Weg.SEITE)
             context["ergebnis"] = ergebnis
     return render(request, "suche/ergebnisse.html", context)

@@ -13,6 +13,7 @@ from django.utils import timezone
 from akten import selectors
 from akten.accounts.users import anzeigename, role_of
 from akten.fristen import format_datum
+from akten.lesezugriffe.services import Lesung
 from akten.models import Akte, Beteiligter
 from drafts.selectors import outcome_notes
 from helena.agent.language import AnswerLanguage, answer_language
@@ -119,4 +120,6 @@ def prepare_run(
     messages = [{"role": "system", "content": prompt}, *history, {"role": "user", "content": question}]
     ctx = attach(ToolContext(user=user, akte_id=akte.pk if akte else None, run_id=run_id,
                              conversation_id=str(conversation_id) if conversation_id is not None else None))
+    if akte is not None:  # its Beteiligte, Fristen, summary and memory are in the prompt: a read of it,
+        ctx.reads.append(Lesung.von(akte))  # stored with the run's first step's reads (ports.record_reads)
     return RunSetup(messages=messages, tools=tools, ctx=ctx, question=question, answer_language=language)

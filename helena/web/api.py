@@ -233,6 +233,9 @@ def create_conversation(request: HttpRequest, payload: ConversationIn) -> Status
              summary="Nachrichten")
 def get_conversation(request: HttpRequest, conversation_id: str) -> dict:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
+    messages = list(conversation.messages.all())
+    if messages:
+        records.gelesen(user=request.auth, conversation=conversation, weg=Weg.API)
     return {
         "id": str(conversation.pk),
         "akte_id": str(conversation.akte_id) if conversation.akte_id else None,
@@ -248,7 +251,7 @@ def get_conversation(request: HttpRequest, conversation_id: str) -> dict:
                 "run_id": str(m.run_id) if m.run_id else None,
                 "created_at": m.created_at,
             }
-            for m in conversation.messages.all()
+            for m in messages
         ],
         "active_runs": [
             str(pk)

@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from akten.accounts.users import role_of
+from akten.lesezugriffe.services import Weg
 from config.errors import DomainError, Forbidden, NotFound
 from helena.conversations import records, selectors, services
 from helena.conversations.export import export
@@ -187,6 +188,8 @@ def chat(request: HttpRequest, conversation_id: int) -> HttpResponse:
         "vermerk_url": reverse("helena:aktenvermerk", args=[conversation.pk]) if conversation.akte_id else "",
         "modes": [("auto", "Automatisch"), ("inline", "Sofort"), ("background", "Im Hintergrund")],
     }
+    if context["history"]:
+        records.gelesen(user=request.user, conversation=conversation, weg=Weg.SEITE)
     return render(request, "helena/chat.html", context)
 
 

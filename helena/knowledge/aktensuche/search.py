@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from akten.dokumente.seiten import fundstelle
+from akten.lesezugriffe.services import Bereich, Lesung
 from akten.models import Akte, Dokument, Notiz, User
 from akten.selectors import akten_for
 from helena.knowledge.aktensuche.lexical import SNIPPET, Treffer, lexical
@@ -146,6 +147,30 @@ def _excerpt(text: str) -> str:
 
 def _wo(t: Treffer) -> str:
     return ", ".join(filter(None, (t.fundstelle, fundstelle(t.seite))))
+
+
+# What of an Akte a hit quotes besides its Dokumente and Notizen: Helena's summary, the Akte's passage
+# found by meaning. The rest (Aktenzeichen, Rubrum, wegen, a Schlagwort, a Beteiligter's name and role)
+# is what the Akten list shows too: no read of the file's content.
+_AKTE_TEXT = ("zusammenfassung", "akte")
+
+
+def _gelesen(akte: Akte, t: Treffer) -> Lesung | None:
+    if t.dokument_id is not None:
+        return Lesung(akte_id=akte.pk, aktenzeichen=akte.aktenzeichen, bereich=Bereich.DOKUMENT_AUSZUG,
+                      dokument_id=t.dokument_id, dokument_titel=(t.titel or "")[:300])
+    if t.notiz_id is not None:
+        return Lesung.von(akte, bereich=Bereich.NOTIZ_AUSZUG, objekt_id=t.notiz_id)
+    if t.fundstelle in _AKTE_TEXT:
+        return Lesung.von(akte, bereich=Bereich.AKTE_AUSZUG)
+    return None
+
+
+def lesungen(suche: AktenSuche, *, limit: int | None = None) -> list[Lesung]:
+    """The reads for the read log a result stands for: every hit shown that quotes a Dokument's or a
+    Notiz's title or text, or the Akte's summary (`limit`: the hits `rows` shows)."""
+    shown = [(e.akte, t) for e in suche.ergebnisse for t in e.treffer][:limit]
+    return [lesung for akte, t in shown if (lesung := _gelesen(akte, t)) is not None]
 
 
 def rows(suche: AktenSuche, *, limit: int) -> list[dict[str, Any]]:

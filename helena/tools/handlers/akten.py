@@ -17,7 +17,7 @@ from akten.models import Akte, Beteiligter, User
 from akten.selectors import akten_for, dokumente_for, fristen_for, get_akte, zeiterfassung_for
 from config.errors import NotFound
 from helena.agent.tooling import Tool, ToolContext, ToolResult
-from helena.knowledge.aktensuche.search import search_akten
+from helena.knowledge.aktensuche.search import lesungen, search_akten
 from helena.tools.sources import quelle
 
 
@@ -225,6 +225,7 @@ def _search_alle_akten(params: SearchAlleAktenParams, ctx: ToolContext) -> ToolR
         data=data,
         summary=f"{anzahl(suche.anzahl, 'Akte', 'Akten')} gefunden",
         sources=[quelle(e.akte) for e in suche.ergebnisse],
+        reads=lesungen(suche),  # a hit quoting a Dokument, a Notiz or the summary is a read
     )
 
 

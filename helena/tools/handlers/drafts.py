@@ -16,6 +16,7 @@ from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from akten.fristen import format_datum
+from akten.lesezugriffe.services import Lesung
 from akten.models.dokument import EMPFAENGER_CHOICES
 from akten.selectors import get_akte
 from config.errors import NotFound
@@ -63,7 +64,7 @@ def _propose(*, ctx: ToolContext, kind: str, tool: str, fields: dict[str, Any], 
 
 
 def _proposed(*, draft: Draft, ctx: ToolContext, summary: str, extra: dict[str, Any] | None = None,
-              hinweis: str = "") -> ToolResult:
+              hinweis: str = "", reads: list[Lesung] | None = None) -> ToolResult:
     """What the model and the chat learn of a new draft: its fields and warnings, and its card."""
     data: dict[str, Any] = {
         "draft_id": str(draft.pk),
@@ -79,6 +80,7 @@ def _proposed(*, draft: Draft, ctx: ToolContext, summary: str, extra: dict[str, 
     return ToolResult(
         ok=True, data=data, summary=summary, sources=[quelle(draft)],
         events=[("draft_created", {"draft_id": str(draft.pk), "kind": draft.kind, "html": html})],
+        reads=reads or [],
     )
 
 
@@ -137,8 +139,10 @@ def _from_muster(params: DokumentParams, ctx: ToolContext) -> ToolResult:
         hinweis = ("Offene Platzhalter stehen noch im Text: frag den Nutzer nach den Werten und lege den "
                    "Entwurf mit werte neu an, statt etwas zu erfinden.")
     titel = made.draft.fields["titel"][:60]
+    # the Muster filled with the Akte's Beteiligte and Stammdaten: the model reads them, a read of the Akte
     return _proposed(draft=made.draft, ctx=ctx, extra=extra, hinweis=hinweis,
-                     summary=f"Entwurf aus Muster „{titel}“ zur Freigabe vorgelegt")
+                     summary=f"Entwurf aus Muster „{titel}“ zur Freigabe vorgelegt",
+                     reads=[Lesung.von(made.draft.akte)] if made.draft.akte_id else None)
 
 
 create_draft_dokument = Tool(
