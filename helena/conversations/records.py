@@ -23,12 +23,13 @@ MAX_TITLE_CHARS = 200
 VERMERK_TOOL = "aktenvermerk"  # Draft.tool of a conversation kept in its Akte
 
 
-def gelesen(*, user: User, conversation: Conversation, weg: str) -> None:
+def gelesen(*, user: User, conversation: Conversation, weg: str, format: str = "") -> None:
     """Helena's answers in a conversation about an Akte quote the Akte: showing them (the chat page, GET
-    of the conversation) is a read of the Akte for the read log, one INSERT. A conversation without an
-    Akte or without a message yet shows nothing of one."""
+    of the conversation) or taking them out as a file (weg export, `format` md or pdf) is a read of the
+    Akte for the read log, one INSERT. A conversation without an Akte shows nothing of one (the caller
+    leaves out one without a message yet)."""
     if conversation.akte_id is not None:
-        lesen(user=user, akte=conversation.akte, weg=weg, bereich=Bereich.GESPRAECH)
+        lesen(user=user, akte=conversation.akte, weg=weg, bereich=Bereich.GESPRAECH, format=format)
 
 
 def aendern(*, conversation: Conversation, titel: str | None = None, archiviert: bool | None = None,

@@ -217,6 +217,7 @@ def export_conversation(request: HttpRequest, conversation_id: str,
                         query: Query[ExportQuery]) -> HttpResponse:
     conversation = selectors.get_conversation(user=request.auth, conversation_id=conversation_id)
     datei = export(user=request.auth, conversation=conversation, format=query.format)
+    records.gelesen(user=request.auth, conversation=conversation, weg=Weg.EXPORT, format=query.format)
     return FileResponse(io.BytesIO(datei.inhalt), as_attachment=True, filename=datei.dateiname,
                         content_type=datei.content_type)
 

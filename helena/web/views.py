@@ -133,6 +133,7 @@ def gespraech_aktenvermerk(request: HttpRequest, conversation_id: int) -> HttpRe
 def gespraech_export(request: HttpRequest, conversation_id: int, format: str) -> HttpResponse:
     conversation = selectors.get_conversation(user=request.user, conversation_id=conversation_id)
     datei = export(user=request.user, conversation=conversation, format=format)
+    records.gelesen(user=request.user, conversation=conversation, weg=Weg.EXPORT, format=format)
     return FileResponse(io.BytesIO(datei.inhalt), as_attachment=True, filename=datei.dateiname,
                         content_type=datei.content_type)
 

@@ -131,7 +131,7 @@ def test_the_edit_pages_are_reads_of_what_they_show(kanzlei: Kanzlei, inhalt: di
     assert Lesezugriff.objects.count() == 3
 
 
-def test_a_conversation_about_an_akte_is_a_read_of_it(kanzlei: Kanzlei) -> None:
+def test_a_conversation_about_an_akte_shown_or_exported_is_a_read_of_it(kanzlei: Kanzlei) -> None:
     a, anwalt = kanzlei.akten["A"], kanzlei.users["anwalt"]
     gespraech = Conversation.objects.create(user=anwalt, akte=a, context_type="akte", title="Kündigung")
     Message.objects.create(conversation=gespraech, role="user", text="Was schreibt der Gegner?")
@@ -144,12 +144,16 @@ def test_a_conversation_about_an_akte_is_a_read_of_it(kanzlei: Kanzlei) -> None:
         assert api.get(f"{API}/helena/conversations/{gespraech.pk}").status_code == 200
     assert inserts(get) == ["INSERT"]
     assert seite(kanzlei, "anwalt").get(f"/helena/gespraech/{gespraech.pk}/").status_code == 200
+    assert api.get(f"{API}/helena/conversations/{gespraech.pk}/export", {"format": "md"}).status_code == 200
+    assert api.get(f"{API}/helena/conversations/{gespraech.pk}/export", {"format": "doc"}).status_code == 422
     assert api.get(f"{API}/helena/conversations/{allgemein.pk}").status_code == 200  # no Akte
     assert api.get(f"{API}/helena/conversations/{leer.pk}").status_code == 200  # nothing said yet
     fremd = kanzlei.client("sachbearbeiter")  # sees Akte A, but the conversation is the anwalt's
     assert fremd.get(f"{API}/helena/conversations/{gespraech.pk}").status_code == 404
     assert rows() == [("anwalt", "api", "gespraech", a.pk, None, None),
-                      ("anwalt", "seite", "gespraech", a.pk, None, None)]
+                      ("anwalt", "seite", "gespraech", a.pk, None, None),
+                      ("anwalt", "export", "gespraech", a.pk, None, None)]
+    assert Lesezugriff.objects.get(weg="export").format == "md"
 
 
 def test_a_draft_shown_is_a_read_of_its_akte(kanzlei: Kanzlei) -> None:
