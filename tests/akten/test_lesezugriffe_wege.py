@@ -21,16 +21,14 @@ from akten.lesezugriffe import views as lesezugriffe_views
 from akten.models import Beteiligter, Dokument, Lesezugriff, Notiz, Role, User
 from drafts.services import create_draft
 from helena.models import Conversation, Message
-from tests.conftest import Kanzlei
+from tests.conftest import Kanzlei, zweiter_faktor_gegeben
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
 
 
 def seite(kanzlei: Kanzlei, wer: str) -> Client:
-    client = Client()
-    client.force_login(kanzlei.users[wer])
-    return client
+    return zweiter_faktor_gegeben(kanzlei.users[wer])  # an Anwalt's session: with the second factor given
 
 
 def rows() -> list[tuple[Any, ...]]:
@@ -207,8 +205,7 @@ def test_the_admin_s_read_log_is_for_the_administration_only(kanzlei: Kanzlei, a
     staff = User.objects.create_user(username="staffsb", password="x", role=Role.SACHBEARBEITER,
                                      is_staff=True)
     staff.user_permissions.add(Permission.objects.get(codename="view_lesezugriff"))
-    client = Client()
-    client.force_login(staff)
+    client = zweiter_faktor_gegeben(staff)
     assert client.get("/admin/akten/lesezugriff/").status_code == 403
     assert "Zugriffsprotokoll" not in client.get("/admin/").content.decode()
     voll = admin_client.get("/admin/akten/lesezugriff/")
