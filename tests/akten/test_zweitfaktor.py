@@ -105,6 +105,32 @@ def test_anwalt_sets_up_the_app_through_the_pages(kanzlei: Kanzlei) -> None:
     assert "eingerichtet" in konto and "10 von 10 übrig" in konto
 
 
+def _schluessel(page) -> str:
+    return re.search(r'id="zweitfaktor-geheimnis">([A-Z2-7 ]+)<', page.content.decode()).group(1)
+
+
+def test_a_setup_key_is_shown_only_to_the_session_that_made_it(kanzlei: Kanzlei) -> None:
+    """Someone with only the password opens the setup first: the real user's setup gets a key of its
+    own, and the attacker's key (and its codes) is worth nothing once the user confirmed."""
+    user("kmeier", Role.ANWALT)
+    angreifer, _ = login("kmeier")
+    alt = _schluessel(angreifer.get(EINRICHTEN))
+    alt_device = TOTPDevice.objects.get(user__username="kmeier", confirmed=False)
+    opfer, _ = login("kmeier")
+    neu = _schluessel(opfer.get(EINRICHTEN))
+    assert neu != alt
+    assert _schluessel(opfer.get(EINRICHTEN)) == neu  # the user's own reload keeps it
+    device = TOTPDevice.objects.get(user__username="kmeier", confirmed=False)
+    assert not TOTPDevice.objects.filter(pk=alt_device.pk).exists()
+    assert opfer.post(EINRICHTEN, {"code": code(device)}).status_code == 302
+    assert TOTPDevice.objects.get(confirmed=True).pk == device.pk
+    nachher = angreifer.post(EINRICHTEN, {"code": code(alt_device)})
+    assert nachher.status_code == 302 and nachher["Location"].startswith(BESTAETIGEN)
+    versuch = angreifer.post(BESTAETIGEN, {"code": code(alt_device)})
+    assert versuch.status_code == 422 and "Der Code stimmt nicht" in text(versuch)
+    assert angreifer.get("/akten/").status_code == 302  # still owes the code of the user's device
+
+
 def test_a_second_setup_is_refused_while_one_exists(kanzlei: Kanzlei) -> None:
     u = user("kmeier", Role.SEKRETARIAT)
     mit_app(u)

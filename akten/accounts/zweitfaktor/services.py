@@ -81,20 +81,29 @@ def geheimnis(device: TOTPDevice) -> str:
     return " ".join(text[i:i + 4] for i in range(0, len(text), 4))
 
 
-def einrichtung_beginnen(*, user: User) -> TOTPDevice:
-    """A new, unconfirmed device for the QR code: it counts only after a current code. A reload of the
-    page keeps the one already shown (the user may have scanned it)."""
+def einrichtung_beginnen(*, user: User, offen_pk: int | None = None) -> TOTPDevice:
+    """The unconfirmed device this session shows as QR code: it counts only after a current code.
+    `offen_pk` is the one this session started (kept in the session): a reload keeps it, the user may
+    have scanned it. A setup started anywhere else gets a fresh key, and every other unconfirmed device
+    of the user goes, so a key is never shown to a session that did not make it (someone with only the
+    password must not learn the key the real user then confirms)."""
     if hat_zweiten_faktor(user):
         raise DomainError("Du hast schon einen zweiten Faktor eingerichtet. Entferne ihn zuerst, wenn du "
                           "ein neues Handy einrichten willst.", status=409, code="schon_eingerichtet")
-    vorhanden = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("-pk").first()
-    return vorhanden or TOTPDevice.objects.create(user=user, name=GERAET_NAME, confirmed=False)
+    if offen_pk is not None:
+        vorhanden = TOTPDevice.objects.filter(pk=offen_pk, user=user, confirmed=False).first()
+        if vorhanden is not None:
+            return vorhanden
+    with transaction.atomic():
+        TOTPDevice.objects.filter(user=user, confirmed=False).delete()
+        return TOTPDevice.objects.create(user=user, name=GERAET_NAME, confirmed=False)
 
 
-def einrichtung_abschliessen(*, user: User, code: str) -> tuple[TOTPDevice, list[str]]:
-    """Confirm the device shown with a current code; then it counts, and the first recovery codes
-    (in clear only in this answer) are made."""
-    device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("-pk").first()
+def einrichtung_abschliessen(*, user: User, offen_pk: int | None, code: str) -> tuple[TOTPDevice, list[str]]:
+    """Confirm the device this session showed (`offen_pk`, none other) with a current code; then it
+    counts, and the first recovery codes (in clear only in this answer) are made."""
+    device = (TOTPDevice.objects.filter(pk=offen_pk, user=user, confirmed=False).first()
+              if offen_pk is not None else None)
     if device is None:
         raise DomainError("Die Einrichtung ist nicht mehr offen. Bitte fang noch einmal an.", status=409,
                           code="nicht_offen")

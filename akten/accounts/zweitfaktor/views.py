@@ -28,6 +28,7 @@ from config.errors import DomainError
 
 CODES = "zweitfaktor_codes"  # session key: the recovery codes in clear until the page has shown them
 WEITER = "zweitfaktor_weiter"  # where to go once they are shown
+OFFEN = "zweitfaktor_offen"  # session key: the pk of the unconfirmed device this session shows
 
 
 def _weiter(request: HttpRequest, wert: str | None) -> str:
@@ -85,18 +86,20 @@ def einrichten(request: HttpRequest) -> HttpResponse:
     if offen == regeln.BESTAETIGEN:
         return redirect(reverse("zweitfaktor:bestaetigen") + "?" + request.GET.urlencode())
     try:
-        device = services.einrichtung_beginnen(user=request.user)
+        device = services.einrichtung_beginnen(user=request.user, offen_pk=request.session.get(OFFEN))
     except DomainError as exc:
         messages.info(request, exc.message)
         return redirect(reverse("konto:seite") + "#zweiter-faktor")
+    request.session[OFFEN] = device.pk
     form = EinrichtenForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            device, codes = services.einrichtung_abschliessen(user=request.user,
+            device, codes = services.einrichtung_abschliessen(user=request.user, offen_pk=device.pk,
                                                               code=form.cleaned_data["code"])
         except DomainError as exc:
             _fehler(form, exc)
         else:
+            request.session.pop(OFFEN, None)
             _angemeldet(request, device)
             request.session[CODES] = codes
             request.session[WEITER] = weiter if weiter != "/" else reverse("konto:seite") + "#zweiter-faktor"
