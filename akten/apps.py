@@ -13,7 +13,7 @@ class AktenConfig(AppConfig):
         from akten.dokumente.services import delete_file  # noqa: PLC0415
         from akten.kalenderabo import signals as kalender_signals  # noqa: PLC0415
         from akten.mail import signals as mail_signals  # noqa: PLC0415
-        from akten.models import Dokument, Kanzleieinstellung  # noqa: PLC0415
+        from akten.models import Dokument, Kanzleieinstellung, User  # noqa: PLC0415
 
         def file_goes_too(sender: type, instance: Dokument, **kwargs: object) -> None:
             delete_file(dokument=instance)
@@ -24,5 +24,7 @@ class AktenConfig(AppConfig):
         # sessions that end (idle, absolute, „Überall abmelden“) and their websockets with them
         user_logged_in.connect(sitzungen.beim_anmelden, dispatch_uid="akten.sitzung_anmelden")
         user_logged_out.connect(sitzungen.beim_abmelden, dispatch_uid="akten.sitzung_abmelden")
+        post_save.connect(sitzungen.beim_speichern_benutzer, sender=User,
+                          dispatch_uid="akten.sitzung_benutzer")
         post_save.connect(sitzungen.vergessen, sender=Kanzleieinstellung,
                           dispatch_uid="akten.sitzung_grenzen")

@@ -15,8 +15,9 @@ from django.http import HttpRequest
 from django.http.request import validate_host
 from ninja.security import HttpBearer, SessionAuth
 
+from akten.accounts.sitzungen import ablaufgrund
 from akten.accounts.tokenbremse import falscher_token
-from akten.accounts.users import user_for_token, valid_token
+from akten.accounts.users import valid_token
 from akten.accounts.zweitfaktor import regeln as zweitfaktor
 from config.client_ip import client_ip, scope_ip
 from config.errors import Forbidden
@@ -85,13 +86,15 @@ class WebsocketTokenOrSessionAuth:
         authorization = _header(scope, b"authorization")
         if authorization is not None:
             scheme, _, token = authorization.partition(" ")
-            user = None
+            user, token_id = None, None
             if scheme.lower() == "bearer" and token.strip():
-                user = await database_sync_to_async(user_for_token)(raw=token.strip())
+                gefunden = await database_sync_to_async(valid_token)(raw=token.strip())
+                if gefunden is not None:
+                    user, token_id = gefunden.user, gefunden.pk
             if user is None:  # a wrong token counts; over the limit the socket is refused with 4429
                 zu_viele = await database_sync_to_async(falscher_token)(adresse=scope_ip(scope))
                 scope = {**scope, "token_gebremst": zu_viele is not None}
-            scope = {**scope, "user": user or AnonymousUser(), "per_token": True}
+            scope = {**scope, "user": user or AnonymousUser(), "per_token": True, "api_token_id": token_id}
         else:
             origin = _header(scope, b"origin")
             if origin is not None:
@@ -99,9 +102,21 @@ class WebsocketTokenOrSessionAuth:
                 allowed = settings.ALLOWED_HOSTS
                 if not validate_host(host, allowed) and not validate_host(f"[{host}]", allowed):
                     scope = {**scope, "user": AnonymousUser()}
-            if await database_sync_to_async(_zweiter_faktor_offen)(scope):
+            if await database_sync_to_async(_abgelaufen)(scope):  # idle / absolute end: close with 4401
+                scope = {**scope, "user": AnonymousUser(), "sitzung_abgelaufen": True}
+            elif await database_sync_to_async(_zweiter_faktor_offen)(scope):
                 scope = {**scope, "user": AnonymousUser()}
         return await self.inner(scope, receive, send)
+
+
+def _abgelaufen(scope: dict[str, Any]) -> bool:
+    """The session's user is logged in, but the session has passed its idle or absolute limit (the
+    SitzungsMiddleware would log it out at its next page)."""
+    user = scope.get("user")
+    session = scope.get("session")
+    if user is None or not getattr(user, "is_authenticated", False) or session is None:
+        return False
+    return ablaufgrund(session) is not None
 
 
 def _zweiter_faktor_offen(scope: dict[str, Any]) -> bool:

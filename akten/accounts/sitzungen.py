@@ -28,11 +28,13 @@ import redis
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, logout
+from django.db import transaction
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from akten.models import Kanzleieinstellung, User
+from akten.models import ApiToken, Kanzleieinstellung, User
 
 log = logging.getLogger(__name__)
 
@@ -185,13 +187,36 @@ def sockets_schliessen(gruppe: str) -> None:
         log.warning("Websockets der Gruppe %s konnten nicht geschlossen werden", gruppe, exc_info=True)
 
 
+def gruppe_token(token_id: int) -> str:
+    """A group per API token: its sockets close when it is revoked."""
+    return f"helena.token.{token_id}"
+
+
+def beim_speichern_benutzer(sender: Any, instance: User, created: bool = False, **_kwargs: Any) -> None:
+    """post_save of a User: a deactivated user's sockets (session and token) close at once, after the
+    commit (their own check would close them within a minute)."""
+    if not created and not instance.is_active:
+        user_id = instance.pk
+        transaction.on_commit(lambda: sockets_schliessen(gruppe_benutzer(user_id)))
+
+
+def token_gueltig(*, token_id: int, user_id: int) -> bool:
+    """Whether a websocket's API token still stands: not revoked, not expired, its user active."""
+    return ApiToken.objects.filter(Q(gueltig_bis__isnull=True) | Q(gueltig_bis__gt=timezone.now()),
+                                   pk=token_id, user_id=user_id, widerrufen=False,
+                                   user__is_active=True).exists()
+
+
 def _session_store(session_key: str) -> Any:
     return import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
 
 
-def sitzung_gueltig(*, session_key: str, user_id: int) -> bool:
+def sitzung_gueltig(*, session_key: str, user_id: int,
+                    auch: Callable[[User, Mapping[str, Any]], bool] | None = None) -> bool:
     """Whether a websocket's session still stands: it exists, belongs to the user, its hash is the
-    user's current one (password, „Überall abmelden“), the user is active and it has not expired."""
+    user's current one (password, „Überall abmelden“), the user is active and it has not expired;
+    and `auch(user, session)` if given (the second factor: helena/realtime/sitzung.py, as
+    akten.accounts.zweitfaktor may import this module but not the other way round)."""
     daten = _session_store(session_key).load()
     if str(daten.get(SESSION_KEY, "")) != str(user_id) or BACKEND_SESSION_KEY not in daten:
         return False
@@ -200,5 +225,5 @@ def sitzung_gueltig(*, session_key: str, user_id: int) -> bool:
         return False
     if not constant_time_compare(daten.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()):
         return False
-    return ablaufgrund(daten) is None
+    return ablaufgrund(daten) is None and (auch is None or auch(user, daten))
 

@@ -34,7 +34,7 @@ from helena.conversations.services import MAX_MESSAGE_CHARS, RunRefused
 from helena.infra.errorlog import arecord_error
 from helena.infra.timestamps import event_ts
 from helena.realtime import socket_limits
-from helena.realtime.sitzung import CLOSE_TOKEN_GEBREMST, SitzungsBindung, token_gebremst
+from helena.realtime.sitzung import SitzungsBindung, vorab_abweisen
 from helena.runs.events.broadcast import MESSAGE_TYPE, group_name
 
 logger = logging.getLogger(__name__)
@@ -94,9 +94,9 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
         self.resync: asyncio.Task[None] | None = None
         self.frames: deque[float] = deque(maxlen=MAX_FRAMES_PER_SECOND)
         conversation_id = self.scope["url_route"]["kwargs"]["conversation_id"]
-        if token_gebremst(self.scope):
+        if (abweisen := vorab_abweisen(self.scope)) is not None:
             await self.accept()
-            await self.close(code=CLOSE_TOKEN_GEBREMST)
+            await self.close(code=abweisen)
             return
         found = await database_sync_to_async(selectors.conversation_access)(
             user=self.user, conversation_id=conversation_id)

@@ -25,7 +25,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from akten.schemas import alert_out
 from akten.selectors import alerts_for
 from drafts.selectors import decidable_drafts_for
-from helena.realtime.sitzung import CLOSE_TOKEN_GEBREMST, SitzungsBindung, token_gebremst
+from helena.realtime.sitzung import SitzungsBindung, vorab_abweisen
 
 POLL_SECONDS = 5.0
 MIN_SECONDS = 0.3  # between two readings, however often a page asks for one
@@ -53,8 +53,8 @@ class AlertsConsumer(SitzungsBindung, AsyncWebsocketConsumer):
         self.user = self.scope.get("user")
         self.wake = asyncio.Event()
         await self.accept()
-        if token_gebremst(self.scope):
-            await self.close(code=CLOSE_TOKEN_GEBREMST)
+        if (abweisen := vorab_abweisen(self.scope)) is not None:
+            await self.close(code=abweisen)
             return
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_FORBIDDEN)

@@ -3,8 +3,11 @@
 Every socket of a user joins the user's Channels group (closed by „Überall abmelden“); a socket
 opened with a session also joins that session's group (closed by its logout) and checks every
 HELENA_WS_SITZUNG_PRUEFEN_SEKUNDEN that its session still stands — an idle or absolute end happens
-without any request that could tell the socket. A socket opened with a bearer token lives with the
-token (checked when it connects) and closes only with „Überall abmelden“.
+without any request that could tell the socket; the first check runs at once (a session that ended
+before the socket opened is refused at connect already: akten/accounts/auth.py, close 4401). The check
+also asks whether the session still owes the second factor (the admin's reset, a new duty). A socket
+opened with a bearer token joins the token's group (closed by its revocation) and checks the same way
+that the token still stands and its user is active; a deactivated user's sockets close at once.
 """
 
 from __future__ import annotations
@@ -12,12 +15,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from akten.accounts.sitzungen import gruppe_benutzer, gruppe_sitzung, sitzung_gueltig
+from akten.accounts.sitzungen import (
+    gruppe_benutzer,
+    gruppe_sitzung,
+    gruppe_token,
+    sitzung_gueltig,
+    token_gueltig,
+)
+from akten.accounts.zweitfaktor import regeln as zweitfaktor
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +51,15 @@ class SitzungsBindung:
         gruppen = [gruppe_benutzer(user.pk)]
         session = self.scope.get("session")
         key = getattr(session, "session_key", None)
-        if key and not self.scope.get("per_token"):
+        token_id = self.scope.get("api_token_id")
+        if self.scope.get("per_token") and token_id is not None:
+            gruppen.append(gruppe_token(token_id))
+            self.sitzung_wache = asyncio.create_task(self._wache(
+                lambda: token_gueltig(token_id=token_id, user_id=user.pk)))
+        elif key and not self.scope.get("per_token"):
             gruppen.append(gruppe_sitzung(key))
-            self.sitzung_wache = asyncio.create_task(self._wache(key, user.pk))
+            self.sitzung_wache = asyncio.create_task(self._wache(
+                lambda: sitzung_gueltig(session_key=key, user_id=user.pk, auch=_zweiter_faktor_gegeben)))
         self.sitzung_gruppen = tuple(gruppen)
         for gruppe in gruppen:
             await self.channel_layer.group_add(gruppe, self.channel_name)
@@ -61,21 +78,37 @@ class SitzungsBindung:
     async def sitzung_beendet(self, event: dict[str, Any]) -> None:
         await self.close(code=CLOSE_SITZUNG_BEENDET)  # type: ignore[attr-defined]
 
-    async def _wache(self, session_key: str, user_id: int) -> None:
+    async def _wache(self, gueltig_pruefen: Callable[[], bool]) -> None:
+        """Check at once, then every HELENA_WS_SITZUNG_PRUEFEN_SEKUNDEN."""
         pause = float(getattr(settings, "HELENA_WS_SITZUNG_PRUEFEN_SEKUNDEN", 60.0))
         while True:
-            await asyncio.sleep(pause)
             try:
-                gueltig = await database_sync_to_async(sitzung_gueltig)(session_key=session_key,
-                                                                        user_id=user_id)
+                gueltig = await database_sync_to_async(gueltig_pruefen)()
             except Exception:  # a database hiccup is not a logout; the next round asks again
                 log.debug("session check of a websocket failed", exc_info=True)
-                continue
+                gueltig = True
             if not gueltig:
                 await self.close(code=CLOSE_SITZUNG_BEENDET)  # type: ignore[attr-defined]
                 return
+            await asyncio.sleep(pause)
+
+
+def _zweiter_faktor_gegeben(user: Any, session: Mapping[str, Any]) -> bool:
+    """The session owes no second factor (any more): reset by the admin or newly required, it does."""
+    verifiziert = zweitfaktor.session_verifiziert(user, session)
+    return zweitfaktor.offen(user, verifiziert=verifiziert) is None
 
 
 def token_gebremst(scope: dict[str, Any]) -> bool:
     """Whether the socket came with one wrong token too many from its address (close with 4429)."""
     return bool(scope.get("token_gebremst"))
+
+
+def vorab_abweisen(scope: dict[str, Any]) -> int | None:
+    """The close code for a socket refused before anything else: too many wrong tokens (4429), or a
+    session that had already ended when the socket opened (4401: the page shows „abgemeldet“)."""
+    if token_gebremst(scope):
+        return CLOSE_TOKEN_GEBREMST
+    if scope.get("sitzung_abgelaufen"):
+        return CLOSE_SITZUNG_BEENDET
+    return None

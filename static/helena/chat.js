@@ -40,6 +40,7 @@ const ANSWER_PLACEHOLDER = "Deine Antwort an Helena …";
 const MAIN_ARGUMENTS = ["query", "question", "objective", "bezeichnung", "titel", "taetigkeit", "message",
   "inhalt", "start", "gegenstandswert", "status"];
 const ARGUMENT_CHARS = 80;
+const CLOSE_SITZUNG_BEENDET = 4401; // the login ended (idle, absolute limit, logout): no reconnect
 const CLOSE_FORBIDDEN = 4403;
 const CLOSE_NOT_FOUND = 4404;
 const MAX_BACKOFF_MS = 30000;
@@ -65,7 +66,7 @@ let socket = null;
 let opened = false;
 let backoff = 1000;
 let reconnectTimer = null;
-let gone = false; // 4403/4404: no point in reconnecting
+let gone = false; // 4401/4403/4404: no point in reconnecting
 let awaitingAnswer = false; // Helena asked (ask_user): the next message answers her question
 
 // ------------------------------------------------------------------ small DOM helpers
@@ -848,6 +849,12 @@ function connect() {
   ws.addEventListener("close", (closed) => {
     if (socket !== ws) return;
     socket = null;
+    if (closed.code === CLOSE_SITZUNG_BEENDET) {
+      gone = true;
+      setConnected(false, "Du bist abgemeldet. Bitte melde dich neu an (Seite neu laden); "
+        + "kopiere vorher, was du gerade schreibst.");
+      return;
+    }
     if (closed.code === CLOSE_FORBIDDEN || closed.code === CLOSE_NOT_FOUND) {
       gone = true;
       setConnected(false, closed.code === CLOSE_NOT_FOUND

@@ -3,7 +3,9 @@
 // page and without a reload, and a short notice when a new Hinweis arrives, unless the user switched
 // those off on /konto/ (data-kurzmeldungen="aus"). A draft approved, rejected or proposed on this
 // page asks the socket for the new count at once; elsewhere (another tab, a colleague, a background
-// run) the socket's next reading brings it. Reconnects with backoff.
+// run) the socket's next reading brings it. Reconnects with backoff, but not after the login ended
+// (4401: idle, absolute limit, logout elsewhere) or was refused (4403): then a lasting notice with the
+// way back to the login page (not a redirect: whatever the user is typing stays on the page).
 const link = document.querySelector("[data-glocke]");
 const entwuerfe = document.querySelector("[data-entwuerfe]");
 const notices = document.getElementById("glocke-meldungen");
@@ -35,6 +37,22 @@ function notice(alert) {
   setTimeout(() => item.remove(), 15000);
 }
 
+const CLOSE_SITZUNG_BEENDET = 4401;
+const CLOSE_FORBIDDEN = 4403;
+
+function abgemeldet() {
+  if (document.querySelector(".glocke-meldung--abgemeldet")) return;
+  const item = document.createElement("p");
+  item.className = "glocke-meldung glocke-meldung--warning glocke-meldung--abgemeldet";
+  item.append("Du bist abgemeldet. ");
+  const anmelden = document.createElement("a");
+  anmelden.href = `/konto/anmelden/?next=${encodeURIComponent(window.location.pathname + window.location.search)}`;
+  anmelden.textContent = "Bitte melde dich neu an.";
+  item.append(anmelden);
+  if (notices) notices.append(item);
+  if (link) link.title = "Du bist abgemeldet.";
+}
+
 function connect(delay = 1000) {
   const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
   socket = new WebSocket(`${scheme}//${window.location.host}/ws/benachrichtigungen/`);
@@ -46,7 +64,11 @@ function connect(delay = 1000) {
   });
   socket.addEventListener("close", (event) => {
     socket = null;
-    if (event.code === 4403) return;  // logged out: nothing to wait for
+    if (event.code === CLOSE_SITZUNG_BEENDET) {  // the login ended: reconnecting would not help
+      abgemeldet();
+      return;
+    }
+    if (event.code === CLOSE_FORBIDDEN) return;  // logged out: nothing to wait for
     setTimeout(() => connect(Math.min(delay * 2, 30000)), delay);
   });
 }

@@ -377,7 +377,7 @@ def test_admin_sees_who_has_one_and_resets_a_lost_phone(kanzlei: Kanzlei, admin_
     assert "Zweiter Faktor zurückgesetzt für: kmeier" in text(response)
     assert not TOTPDevice.objects.filter(user=u).exists()
     assert not StaticToken.objects.filter(device__user=u).exists()
-    assert client.get("/akten/")["Location"].startswith(EINRICHTEN)  # the open session too
+    assert client.get("/akten/")["Location"].startswith(LOGIN)  # the open session has ended
 
 
 # --- the websocket -------------------------------------------------------------------------------

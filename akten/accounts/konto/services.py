@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from akten.accounts.konto.selectors import get_token
+from akten.accounts.sitzungen import gruppe_token, sockets_schliessen
 from akten.accounts.users import new_api_token
 from akten.mail.arten import OPTIONALE_MAIL_ARTEN
 from akten.models import Alert, ApiToken, HinweisEinstellung, User
@@ -58,11 +59,14 @@ def issue_token(*, user: User, name: str, gueltig_bis: date | None = None,
 @transaction.atomic
 def revoke_token(*, user: User, token_id: int | str) -> ApiToken:
     """Revoke one of the user's own tokens at once (idempotent), and every token made with it; the
-    rows stay, so the list still says when each was made and last used."""
+    rows stay, so the list still says when each was made and last used. Websockets opened with any of
+    them close after the commit."""
     token = get_token(user=user, token_id=token_id)
     heirs = [token.pk]
     while heirs:
         ApiToken.objects.filter(pk__in=heirs).update(widerrufen=True)
+        for pk in heirs:
+            transaction.on_commit(lambda pk=pk: sockets_schliessen(gruppe_token(pk)))
         open_heirs = ApiToken.objects.filter(erzeugt_von__in=heirs, widerrufen=False)
         heirs = list(open_heirs.values_list("pk", flat=True))
     token.widerrufen = True

@@ -21,6 +21,7 @@ from django_otp.models import Device
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from akten.accounts.sitzungen import ueberall_abmelden
 from akten.accounts.zweitfaktor.regeln import geraet, hat_zweiten_faktor
 from akten.models import User
 from config.errors import DomainError
@@ -165,13 +166,20 @@ def entfernen(*, user: User, code_oder_passwort: str) -> None:
             app.throttle_increment()
             raise CodeFalsch("Weder Code noch Passwort stimmen.", field="code_oder_passwort")
         _pruefe(app, code, falsch="Weder Code noch Passwort stimmen.")
-    zuruecksetzen(user=user)
+    _geraete_loeschen(user=user)  # the user's own sessions stay: they asked for it with a code/password
 
 
-def zuruecksetzen(*, user: Any) -> int:
-    """Remove every device and recovery code of the user (the admin's reset for a lost phone): sessions
-    verified with them are no longer; a user who must have one sets up a new one at the next page."""
+def _geraete_loeschen(*, user: Any) -> int:
     with transaction.atomic():
         geloescht = TOTPDevice.objects.filter(user=user).delete()[0]
         geloescht += StaticDevice.objects.filter(user=user).delete()[0]
+    return geloescht
+
+
+def zuruecksetzen(*, user: Any) -> int:
+    """Remove every device and recovery code of the user (the admin's reset for a lost phone) and end
+    every session and websocket of the user: whoever holds the lost phone and a session must not keep
+    it; the user logs in again and sets up a new one, if they must."""
+    geloescht = _geraete_loeschen(user=user)
+    ueberall_abmelden(user=user)
     return geloescht

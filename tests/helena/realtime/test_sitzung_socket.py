@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -125,3 +126,69 @@ def test_too_many_wrong_tokens_refuse_the_socket_with_4429(kanzlei: Kanzlei, ser
     codes = asyncio.run(scenario())
     assert codes[:20] == [4403] * 20 and codes[20] == 4429
     assert codes[21] is None  # the right token: the socket stays open (no close within the wait)
+
+
+def test_a_session_that_had_ended_is_refused_at_connect_with_4401(kanzlei: Kanzlei, server: str) -> None:
+    client, cookie = login("anwalt")
+    _idle(client.cookies[settings.SESSION_COOKIE_NAME].value)
+
+    async def scenario() -> tuple[list[str], int | None]:
+        ws = await _open(f"ws://{server}/ws/benachrichtigungen/", cookie)
+        frames: list[str] = []
+        try:
+            async with asyncio.timeout(3):
+                while True:
+                    frames.append(str(await ws.recv()))
+        except ConnectionClosed as exc:
+            return frames, exc.rcvd.code if exc.rcvd else None
+        except TimeoutError:
+            return frames, None
+
+    frames, code = asyncio.run(scenario())
+    assert code == 4401 and frames == []  # not a single count for an expired login
+
+
+def test_a_token_socket_closes_when_the_token_is_revoked_or_the_user_deactivated(
+        kanzlei: Kanzlei, server: str) -> None:
+    from akten.accounts.konto.services import issue_token
+
+    anwalt = kanzlei.users["anwalt"]
+    neu = issue_token(user=anwalt, name="Skript")
+    client, _ = login("anwalt")
+
+    def deaktivieren() -> None:
+        sekretariat = kanzlei.users["sekretariat"]
+        sekretariat.is_active = False
+        sekretariat.save(update_fields=["is_active"])
+
+    def mit(token: str) -> Any:
+        return connect(f"ws://{server}/ws/benachrichtigungen/",
+                       additional_headers={"Authorization": f"Bearer {token}"})
+
+    async def scenario() -> tuple[int | None, int | None, int | None]:
+        eigen, anderer = await mit(neu.raw), await mit(kanzlei.tokens["anwalt"])
+        kollegin = await mit(kanzlei.tokens["sekretariat"])
+        await eigen.recv(), await anderer.recv(), await kollegin.recv()
+        await asyncio.to_thread(lambda: client.post(f"/konto/tokens/{neu.token.pk}/widerrufen/"))
+        widerrufen, bleibt = await asyncio.gather(_closed_with(eigen, 3), _closed_with(anderer, 2.5))
+        await anderer.close()
+        await asyncio.to_thread(deaktivieren)
+        return widerrufen, bleibt, await _closed_with(kollegin, 3)
+
+    assert asyncio.run(scenario()) == (4401, None, 4401)
+
+
+def test_a_session_socket_closes_once_the_user_owes_a_second_factor(kanzlei: Kanzlei, server: str) -> None:
+    """The exemption lifted (or the admin's reset): the socket's own check sees the session owes it."""
+    from akten.models import User
+
+    _, cookie = login("anwalt")
+
+    async def scenario() -> int | None:
+        ws = await _open(f"ws://{server}/ws/benachrichtigungen/", cookie)
+        await ws.recv()
+        ohne = User.objects.filter(username="anwalt")
+        await asyncio.to_thread(lambda: ohne.update(ohne_zweiten_faktor=False))
+        return await _closed_with(ws, 4)
+
+    assert asyncio.run(scenario()) == 4401
