@@ -71,3 +71,19 @@ def test_locked_after_five_wrong_passwords_until_the_verwaltung_unlocks(kanzlei:
 
     versuchen(page, "anwalt", PASSWORD)
     page.wait_for_url(lambda url: urlsplit(url).path == "/")
+
+
+def test_the_bell_says_abgemeldet_when_the_login_ends_elsewhere(kanzlei: Kanzlei, new_context) -> None:
+    """„Überall abmelden“ from another device: the open page's bell does not reconnect but says so and
+    links to the login page (back to this page)."""
+    from akten.accounts.sitzungen import ueberall_abmelden
+    from tests.browser.test_browser import login
+
+    page = new_context().new_page()
+    login(page, kanzlei.users["anwalt"], "/akten/")
+    page.wait_for_timeout(500)  # the bell's socket is open
+    ueberall_abmelden(user=kanzlei.users["anwalt"])
+    meldung = page.locator(".glocke-meldung--abgemeldet")
+    expect(meldung).to_contain_text("Du bist abgemeldet. Bitte melde dich neu an.")
+    expect(meldung.get_by_role("link")).to_have_attribute("href", "/konto/anmelden/?next=%2Fakten%2F")
+    screenshot(page, "anmeldung-abgemeldet")
