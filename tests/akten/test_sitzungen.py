@@ -160,3 +160,11 @@ def test_the_verwaltung_sets_the_limits_in_the_kanzleieinstellungen(kanzlei: Kan
     sekretariat.post(url, {**daten, "sitzung_leerlauf_minuten": "600"})
     einstellung.refresh_from_db()
     assert einstellung.sitzung_leerlauf_minuten == 60
+
+
+def test_a_logged_in_user_sent_back_to_the_login_page_lands_on_the_start_page(kanzlei: Kanzlei) -> None:
+    client = angemeldet("anwalt")
+    for weiter in ("/konto/anmelden/", "/konto/anmelden/?next=/konto/anmelden/"):
+        response = client.get("/konto/anmelden/", {"next": weiter})
+        assert response.status_code == 302 and response["Location"] == "/"  # no „Redirection loop“ 500
+    assert client.get("/konto/anmelden/", {"next": "/akten/"})["Location"] == "/akten/"

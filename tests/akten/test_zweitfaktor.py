@@ -15,6 +15,7 @@ from io import StringIO
 import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
+from django.db.models import F
 from django.test import Client
 from django.utils import timezone
 from django_otp.oath import TOTP
@@ -218,6 +219,22 @@ def test_wrong_codes_are_throttled(kanzlei: Kanzlei) -> None:
     vorbei = timezone.now() - timedelta(hours=1)
     TOTPDevice.objects.filter(pk=device.pk).update(throttling_failure_timestamp=vorbei)
     assert client.post(BESTAETIGEN, {"code": richtig})["Location"] == "/"
+
+
+def test_the_wait_after_many_wrong_codes_stops_at_15_minutes(kanzlei: Kanzlei) -> None:
+    device = mit_app(user("kmeier", Role.ANWALT))
+    client, _ = login("kmeier")
+    richtig = code(device)
+    falsch = "123456" if richtig != "123456" else "654321"
+    for _ in range(20):  # twenty wrong codes, each after the wait (django-otp alone: 2¹⁹ s ≈ 6 days)
+        TOTPDevice.objects.filter(pk=device.pk).update(
+            throttling_failure_timestamp=timezone.now() - timedelta(days=30))
+        client.post(BESTAETIGEN, {"code": falsch})
+    warte = text(client.post(BESTAETIGEN, {"code": richtig}))
+    assert int(re.search(r"Bitte warte (\d+) Minuten", warte).group(1)) in (14, 15)
+    TOTPDevice.objects.filter(pk=device.pk).update(
+        throttling_failure_timestamp=F("throttling_failure_timestamp") - timedelta(minutes=15, seconds=1))
+    assert client.post(BESTAETIGEN, {"code": richtig})["Location"] == "/"  # a quarter of an hour later
 
 
 # --- new codes, removal --------------------------------------------------------------------------

@@ -10,6 +10,7 @@ again nor makes a second one); the page is never cached.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -94,6 +95,12 @@ class Anmelden(LoginView):
 
     authentication_form = AnmeldeForm
     redirect_authenticated_user = True
+
+    def get_redirect_url(self) -> str:
+        """`next` unless it is the login page itself (a logged-in user there would loop: Django raises a
+        500); then LOGIN_REDIRECT_URL."""
+        weiter = super().get_redirect_url()
+        return "" if weiter and urlsplit(weiter).path == self.request.path else weiter
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)

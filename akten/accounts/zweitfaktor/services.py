@@ -3,7 +3,9 @@ counts), check a code after the password, recovery codes (each usable once), rem
 the password) and the admin's reset for a lost phone.
 
 Every code is checked by django-otp on the device under a row lock, with its throttle: after each
-wrong code the device refuses for 1, 2, 4, 8 … seconds (OTP_TOTP_THROTTLE_FACTOR), across sessions.
+wrong code the device refuses for 1, 2, 4, 8 … seconds (OTP_TOTP_THROTTLE_FACTOR), across sessions,
+but never longer than HOECHSTE_WARTEZEIT (django-otp's own limit is a hundred years: twenty wrong
+codes, perhaps someone else's, would lock the user out for six days).
 A refusal is a DomainError with a German sentence; the failed attempt stays counted (it is written
 before the error is raised, outside any transaction that could roll it back).
 """
@@ -27,6 +29,7 @@ from akten.models import User
 from config.errors import DomainError
 
 ANZAHL_CODES = 10
+HOECHSTE_WARTEZEIT = 15 * 60  # seconds: the longest wait after wrong codes
 GERAET_NAME = "Authenticator-App"
 CODES_NAME = "Wiederherstellungscodes"
 
@@ -59,9 +62,33 @@ def _gesperrt(device: Device) -> None:
         return
     bis = (info or {}).get("locked_until")
     sekunden = max(1, math.ceil((bis - timezone.now()).total_seconds())) if bis else 1
-    raise ZuVieleVersuche(f"Zu viele falsche Versuche. Bitte warte {sekunden} Sekunde"
-                          f"{'' if sekunden == 1 else 'n'} und versuch es dann noch einmal.",
+    if sekunden >= 120:
+        minuten = math.ceil(sekunden / 60)
+        dauer = f"{minuten} Minuten"
+    else:
+        dauer = f"{sekunden} Sekunde{'' if sekunden == 1 else 'n'}"
+    raise ZuVieleVersuche(f"Zu viele falsche Versuche. Bitte warte {dauer} und versuch es dann noch einmal.",
                           retry_after=sekunden)
+
+
+def _wartezeit_deckeln(device: Device) -> None:
+    """After a wrong code: if django-otp's doubling now asks for more than HOECHSTE_WARTEZEIT, keep the
+    failure count where it first passes it and move the failure's time back, so the wait ends exactly
+    HOECHSTE_WARTEZEIT after this failure (django-otp computes it from count and time alone)."""
+    anzahl = getattr(device, "throttling_failure_count", 0)
+    zeitpunkt = getattr(device, "throttling_failure_timestamp", None)
+    if not anzahl or zeitpunkt is None:
+        return
+    faktor = device.get_throttle_factor()
+    if faktor <= 0 or faktor * 2 ** (anzahl - 1) <= HOECHSTE_WARTEZEIT:
+        return
+    gedeckelt = 1
+    while faktor * 2 ** (gedeckelt - 1) < HOECHSTE_WARTEZEIT:
+        gedeckelt += 1
+    zurueck = faktor * 2 ** (gedeckelt - 1) - HOECHSTE_WARTEZEIT
+    type(device).objects.filter(pk=device.pk).update(
+        throttling_failure_count=gedeckelt,
+        throttling_failure_timestamp=zeitpunkt - timezone.timedelta(seconds=zurueck))
 
 
 def _pruefe(device: Device, code: str, *, falsch: str) -> Device:
@@ -72,6 +99,8 @@ def _pruefe(device: Device, code: str, *, falsch: str) -> Device:
         locked = type(device).objects.select_for_update().filter(pk=device.pk).first()
         ok = locked is not None and locked.verify_token(code)
     if not ok or locked is None:
+        if locked is not None:
+            _wartezeit_deckeln(locked)
         raise CodeFalsch(falsch, field="code")
     return locked
 
@@ -164,6 +193,7 @@ def entfernen(*, user: User, code_oder_passwort: str) -> None:
         code = _normal(eingabe)
         if not _ziffern(code, app.digits):
             app.throttle_increment()
+            _wartezeit_deckeln(app)
             raise CodeFalsch("Weder Code noch Passwort stimmen.", field="code_oder_passwort")
         _pruefe(app, code, falsch="Weder Code noch Passwort stimmen.")
     _geraete_loeschen(user=user)  # the user's own sessions stay: they asked for it with a code/password
