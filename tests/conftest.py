@@ -116,7 +116,7 @@ def _fresh_admin_settings() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _fresh_login_limits() -> Iterator[None]:
     """The session limits are cached per process and the wrong-token counters live in Redis: a test
-    starts with the firm's defaults and no wrong token counted against 127.0.0.1."""
+    starts with the firm's defaults and no wrong token (or old password) counted."""
     import redis
 
     from akten.accounts import sitzungen
@@ -124,7 +124,7 @@ def _fresh_login_limits() -> Iterator[None]:
     sitzungen.vergessen()
     client = redis.Redis.from_url(settings.REDIS_URL)
     try:
-        keys = client.keys("helena:token-fehler:*")
+        keys = client.keys("helena:token-fehler:*") + client.keys("helena:passwort-fehler:*")
         if keys:
             client.delete(*keys)
     finally:

@@ -46,6 +46,9 @@ GRUND_TEXT: dict[str, str] = {
     "leerlauf": "Du warst eine Weile nicht aktiv und wurdest deshalb abgemeldet. Bitte melde dich neu an.",
     "hoechstdauer": "Deine Anmeldung ist nach der in der Kanzlei eingestellten Höchstdauer abgelaufen. "
                     "Bitte melde dich neu an.",
+    "passwort": "Du hast beim Passwortwechsel zu oft ein falsches bisheriges Passwort eingegeben und wurdest "
+                "deshalb abgemeldet. Bitte melde dich neu an; den Passwortwechsel kannst du in 15 Minuten "
+                "wieder versuchen.",
     "ueberall": "Du bist jetzt überall abgemeldet: in allen Browsern und auf allen Geräten. "
                 "Deine API-Tokens gelten weiter, bis du sie widerrufst.",
 }

@@ -343,3 +343,24 @@ def test_an_expired_or_revoked_token_opens_no_socket(kanzlei: Kanzlei, asgi_serv
     assert asyncio.run(first_frame(abgelaufen.raw)) == 4403
     assert asyncio.run(first_frame(widerrufen.raw)) == 4403
     assert '"unread"' in str(asyncio.run(first_frame(gueltig.raw)))
+
+
+def test_five_wrong_old_passwords_end_the_session_and_lock_the_change(kanzlei: Kanzlei) -> None:
+    client = Client()
+    assert anmelden(client, "anwalt", "pw-anwalt").status_code == 302
+    form = {"old_password": "geraten", "new_password1": NEU, "new_password2": NEU}
+    for _ in range(4):
+        assert "Dein bisheriges Passwort stimmt nicht" in client.post("/konto/passwort/", form).content.decode()
+    fuenfter = client.post("/konto/passwort/", form)
+    assert fuenfter.status_code == 302 and fuenfter["Location"] == "/konto/anmelden/"
+    assert "zu oft ein falsches bisheriges Passwort" in client.get("/konto/anmelden/").content.decode()
+    assert client.get("/konto/").status_code == 302  # logged out
+    # logged in again: the change stays refused for the rest of the 15 minutes, the right password too
+    assert anmelden(client, "anwalt", "pw-anwalt").status_code == 302
+    richtig = client.post("/konto/passwort/", {**form, "old_password": "pw-anwalt"}).content.decode()
+    assert "Zu viele falsche Versuche mit dem bisherigen Passwort" in richtig
+    kanzlei.users["anwalt"].refresh_from_db()
+    assert kanzlei.users["anwalt"].check_password("pw-anwalt")  # nothing changed
+    andere = Client()  # a colleague's change is not affected
+    assert anmelden(andere, "sekretariat", "pw-sekretariat").status_code == 302
+    assert "Dein bisheriges Passwort stimmt nicht" in andere.post("/konto/passwort/", form).content.decode()

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 
 from akten.accounts.konto.services import NAME_MAX, OPTIONAL_ARTEN
+from akten.accounts.tokenbremse import altes_passwort_gesperrt, falsches_altes_passwort
 from akten.mail.arten import OPTIONALE_LABELS, OPTIONALE_MAIL_ARTEN
 from akten.models import Alert, HinweisEinstellung, KalenderAbo
 
@@ -88,6 +90,20 @@ class KontoPasswordChangeForm(PasswordChangeForm):
         self.fields["new_password1"].label = "Neues Passwort"
         self.fields["new_password2"].label = "Neues Passwort wiederholen"
         self.fields["new_password2"].help_text = "Zur Kontrolle noch einmal dasselbe."
+        self.zu_viele = False  # the limit of wrong old passwords was reached with this one: log out
+
+    def clean_old_password(self) -> str:
+        """Django's check, braked: five wrong old passwords in 15 minutes and the change is refused
+        (the right one too) for the rest of them (akten/accounts/tokenbremse.py)."""
+        if (rest := altes_passwort_gesperrt(user_id=self.user.pk)) is not None:
+            raise forms.ValidationError(
+                "Zu viele falsche Versuche mit dem bisherigen Passwort. Bitte versuch es in "
+                f"{math.ceil(rest / 60)} Minuten noch einmal.", code="gesperrt")
+        try:
+            return super().clean_old_password()
+        except forms.ValidationError:
+            self.zu_viele = falsches_altes_passwort(user_id=self.user.pk)
+            raise
 
 
 class AnmeldeForm(AuthenticationForm):

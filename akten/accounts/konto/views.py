@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.contrib import messages
+from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView, PasswordChangeDoneView, PasswordChangeView
 from django.http import HttpRequest, HttpResponse
@@ -198,6 +199,15 @@ class PasswortAendern(PasswordChangeView):
 
     form_class = KontoPasswordChangeForm
     success_url = reverse_lazy("konto:passwort_fertig")
+
+    def form_invalid(self, form: KontoPasswordChangeForm) -> HttpResponse:
+        """The fifth wrong old password within 15 minutes ends this session (someone at an open
+        browser guessing); the login page says why."""
+        if form.zu_viele:
+            logout(self.request)
+            self.request.session[sitzungen.HINWEIS] = "passwort"
+            return redirect("login")
+        return super().form_invalid(form)
 
 
 class PasswortGeaendert(PasswordChangeDoneView):
