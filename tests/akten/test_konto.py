@@ -350,7 +350,8 @@ def test_five_wrong_old_passwords_end_the_session_and_lock_the_change(kanzlei: K
     assert anmelden(client, "anwalt", "pw-anwalt").status_code == 302
     form = {"old_password": "geraten", "new_password1": NEU, "new_password2": NEU}
     for _ in range(4):
-        assert "Dein bisheriges Passwort stimmt nicht" in client.post("/konto/passwort/", form).content.decode()
+        falsch = client.post("/konto/passwort/", form).content.decode()
+        assert "Dein bisheriges Passwort stimmt nicht" in falsch
     fuenfter = client.post("/konto/passwort/", form)
     assert fuenfter.status_code == 302 and fuenfter["Location"] == "/konto/anmelden/"
     assert "zu oft ein falsches bisheriges Passwort" in client.get("/konto/anmelden/").content.decode()
