@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections import Counter
 from functools import cache
+from itertools import pairwise
 
 # Legal forms and their parts, as they are written out after punctuation is removed
 # („GmbH & Co. KG“ → gmbh co kg, „UG (haftungsbeschränkt)“ → ug haftungsbeschraenkt).
@@ -45,12 +46,25 @@ _NICHT_WORT = re.compile(r"[\W_]+")  # letters and digits of every script are ke
 TIPPFEHLER_AB = 4
 
 
-def woerter(name: str) -> list[str]:
-    """The words of a name that tell it apart, spelled plainly (ä → ae, é → e), in their order."""
+def _teile(name: str) -> list[str]:
+    """Every word of a name spelled plainly (ä → ae, é → e), nothing dropped."""
     text = unicodedata.normalize("NFKC", name or "").casefold().translate(_UMLAUTE)
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
-    teile = _NICHT_WORT.sub(" ", text).split()
+    return _NICHT_WORT.sub(" ", text).split()
+
+
+def ist_firma(name: str) -> bool:
+    """Does the name carry a legal form („Müller GmbH“, „Bauer e. K.“)? The key drops it, so „Müller“ and
+    the „Müller GmbH“ share a key; whoever must tell a person from a company asks this."""
+    teile = _teile(name)
+    return (any(t in RECHTSFORMEN - {"und"} for t in teile)
+            or any(paar in _RECHTSFORM_PAARE for paar in pairwise(teile)))
+
+
+def woerter(name: str) -> list[str]:
+    """The words of a name that tell it apart, spelled plainly (ä → ae, é → e), in their order."""
+    teile = _teile(name)
     behalten: list[str] = []
     i = 0
     while i < len(teile):

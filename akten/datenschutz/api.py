@@ -46,7 +46,11 @@ class LoeschungIn(Schema):
     antrag_am: str = Field(..., pattern=DATUM_PATTERN,
                            description="Tag des Antrags (JJJJ-MM-TT), nicht in der Zukunft")
     begruendung: str = Field("", max_length=5000, description="wie der Antrag kam, was entschieden ist")
-    alle_akten: bool = Field(True, description="dieselbe Person auch in deinen anderen Akten vormerken")
+    weitere_beteiligte: list[int] = Field(
+        [], max_length=200,
+        description="Ids weiterer Einträge derselben Person (nur solche, die die Auskunft als dieselbe "
+                    "Person führt), die mit vorgemerkt werden; sie werden allein "
+                    "gelöscht, nie ihre ganze Akte")
 
 
 class VormerkungOut(Schema):
@@ -66,7 +70,7 @@ def loeschung_beantragen(request: HttpRequest, beteiligter_id: int, daten: Loesc
     antrag_am = cast(date, tag_aus(daten.antrag_am, "antrag_am"))  # required: a day or a German 422
     vormerkungen = loeschung_vormerken(user=request.auth, akte_id=akte_id, beteiligter_id=beteiligter_id,
                                        antrag_am=antrag_am,
-                                       begruendung=daten.begruendung, alle_akten=daten.alle_akten)
+                                       begruendung=daten.begruendung, weitere=daten.weitere_beteiligte)
     return Status(201, [{"beteiligter_id": str(v.beteiligter_id), "akte_id": str(v.beteiligter.akte_id),
                   "aktenzeichen": v.beteiligter.akte.aktenzeichen, "antrag_am": v.antrag_am,
                   "loeschung_ab": frueheste_loeschung(v.beteiligter.akte)} for v in vormerkungen])

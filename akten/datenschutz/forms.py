@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from akten.seiten.forms import DATUM_FORMATE
@@ -17,5 +19,14 @@ class LoeschungForm(forms.Form):
                                   widget=forms.Textarea(attrs={"rows": 3}),
                                   help_text="Wie der Antrag kam (Brief, E-Mail) und was entschieden ist. "
                                             "Nicht im Löschprotokoll: dort steht nichts über die Person.")
-    alle_akten = forms.BooleanField(label="Dieselbe Person auch in den anderen Akten vormerken",
-                                    required=False, initial=True)
+    weitere = forms.TypedMultipleChoiceField(
+        label="Dieselbe Person in weiteren Akten", required=False, coerce=int,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Nur ankreuzen, was sicher dieselbe Person ist. Angekreuzte Einträge werden allein "
+                  "gelöscht, nie ihre ganze Akte.")
+
+    def __init__(self, *args: Any, weitere: list[tuple[int, str]] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["weitere"].choices = weitere or []
+        if not weitere:  # kept, so that a forged tick is refused, not ignored
+            self.fields["weitere"].help_text = "Keine weiteren Einträge, die sicher dieselbe Person sind."

@@ -8,7 +8,8 @@ DSGVO: a legal duty; lit. e: claims out of the Mandat). The Auftrag ends when th
 (Akte.abgeschlossen_am): closed on 15.03.2026 → the six years run 01.01.2027–31.12.2032 → deleted
 from 01.01.2033. An Akte still open (or opened again) has no date: the mark waits.
 
-What goes: the Mandant's Akte with everything of it once every Mandant/in of it is marked (its
+What goes: the Mandant's Akte with everything of it once every Mandant/in of it is marked on their own
+row's request (a row ticked as „the same person“ from another Akte's request goes alone) (its
 Beteiligte, Fristen, Notizen, Zeiten, Dokumente and their files, Hinweise, Helena's conversations and
 drafts of it, its vectors — all by the database's CASCADE —, its Kollisionsprüfungen and every row of
 its history; the read log keeps its rows for its own period, the Dokumente's titles blacked out); any
@@ -27,6 +28,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from akten.accounts.users import role_of
 from akten.datenschutz.person import person_von
 from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler
@@ -47,7 +49,7 @@ from akten.models import (
 )
 from akten.namen import name_schluessel
 from akten.selectors import get_akte
-from config.errors import NotFound
+from config.errors import Forbidden, NotFound
 
 AUFBEWAHRUNG_JAHRE = 6
 BRAO = "§ 50 Abs. 1 Satz 2 und 3 BRAO"
@@ -72,28 +74,45 @@ def frueheste_loeschung(akte: Akte) -> date | None:
     return None if bis is None else date(bis.year + 1, 1, 1)
 
 
+def _darf_vormerken(user: User, akte: Akte) -> None:
+    """ANWALT and ADMIN by role (pruefe), and of the lawyers only the Akte's own: a Löschung on another
+    lawyer's Mandat is theirs to decide (a grant to read the Akte is no say over it)."""
+    pruefe(user, "datenschutz")
+    if role_of(user) != "ADMIN" and akte.anwalt_id != user.pk:
+        raise Forbidden("Löschungen vormerken und aufheben dürfen die Anwältin oder der Anwalt der Akte und "
+                        "die Administration.")
+
+
 @transaction.atomic
 def loeschung_vormerken(*, user: User, akte_id: int | str, beteiligter_id: int | str, antrag_am: date,
-                        begruendung: str = "", alle_akten: bool = True) -> list[Loeschvormerkung]:
-    """Mark the person for deletion: this Beteiligter and (alle_akten) the same person in every other Akte
-    the user may see. A row already marked keeps its first mark. ANWALT and ADMIN only."""
-    get_akte(user=user, akte_id=akte_id)
-    pruefe(user, "datenschutz")
+                        begruendung: str = "", weitere: list[int] | None = None) -> list[Loeschvormerkung]:
+    """Mark this Beteiligter for deletion and, only as ticked (`weitere`), rows of the same person in other
+    Akten the user may see (each must be one of person_von's rows and its Akte's lawyer's to mark; such a
+    mark deletes that row only, never its Akte). A row already marked keeps its first mark."""
+    akte = get_akte(user=user, akte_id=akte_id)
+    _darf_vormerken(user, akte)
     person = person_von(user=user, akte_id=akte_id, beteiligter_id=beteiligter_id)
     if antrag_am > timezone.localdate():
         raise EingabeFehler("Der Antrag kann nicht in der Zukunft gestellt sein.",
                             {"antrag_am": "Liegt in der Zukunft."})
-    zeilen = person.zeilen if alle_akten else [person.beteiligter]
+    zeilen = {b.pk: b for b in person.zeilen if b.pk != person.beteiligter.pk}
+    unbekannt = [pk for pk in weitere or [] if pk not in zeilen]
+    if unbekannt:
+        raise EingabeFehler("Weitere Einträge können nur solche derselben Person sein, die angezeigt werden.",
+                            {"weitere": f"Nicht dieselbe Person oder nicht sichtbar: {unbekannt}"})
+    for pk in dict.fromkeys(weitere or []):
+        _darf_vormerken(user, zeilen[pk].akte)
+    auswahl = [(person.beteiligter, True)] + [(zeilen[pk], False) for pk in dict.fromkeys(weitere or [])]
     return [Loeschvormerkung.objects.get_or_create(
         beteiligter=b, defaults={"antrag_am": antrag_am, "begruendung": begruendung.strip()[:5000],
-                                 "vorgemerkt_von": user})[0] for b in zeilen]
+                                 "vorgemerkt_von": user, "direkt": direkt})[0] for b, direkt in auswahl]
 
 
 @transaction.atomic
 def loeschvormerkung_aufheben(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> None:
     """Take the mark back before the deletion (the request was withdrawn, or decided otherwise)."""
     akte = get_akte(user=user, akte_id=akte_id)
-    pruefe(user, "datenschutz")
+    _darf_vormerken(user, akte)
     geloescht, _ = Loeschvormerkung.objects.filter(beteiligter__akte=akte,
                                                    beteiligter_id=_zahl(beteiligter_id)).delete()
     if not geloescht:
@@ -147,8 +166,9 @@ def _loeschen(*, vormerkung_id: int, heute: date) -> int:
         "mandat_beendet_am": timezone.localtime(akte.abgeschlossen_am).date(),
     }
     mandanten = Beteiligter.objects.filter(akte=akte, rolle=Beteiligter.Rolle.MANDANT)
-    if (beteiligter.rolle == Beteiligter.Rolle.MANDANT
-            and not mandanten.filter(loeschvormerkung__isnull=True).exists()):
+    # the whole Akte only on the Mandant/innen's own requests, never by a row ticked from another Akte
+    if (beteiligter.rolle == Beteiligter.Rolle.MANDANT and vormerkung.direkt
+            and not mandanten.exclude(loeschvormerkung__direkt=True).exists()):
         Loeschprotokoll.objects.create(art=Loeschprotokoll.Art.AKTE, geloescht=_akte_loeschen(akte),
                                        **protokoll)
     else:

@@ -1,11 +1,14 @@
 """Who the person of a Beteiligter is across the Akten a user may see, and which records name them.
 
-The same person: the same name key as the Kollisionsprüfung compares it (akten/namen.py: „Müller,
-Hans“ is „Hans Mueller“), unless an e-mail address or an Anschrift that both rows have differ; or the
-same e-mail address with a name the Kollisionsprüfung would take for the same. Where the asked row
-lacks an e-mail (Anschrift) and the others carry different ones, those are left out (`_eindeutig`).
+The same person: only on positive evidence. The row asked about and another row must carry a name the
+Kollisionsprüfung would take for the same (akten/namen.py: „Müller, Hans“ is „Hans Mueller“), both a
+person or both a company („Müller“ is not the „Müller GmbH“), and share an e-mail address or — with
+the very same name key — the same Anschrift (compared word by word); nothing they both have may
+differ. The same name alone is no evidence: such rows are namesakes, left out and named for the
+firm's check by hand (`namensvetter`, internal, never sent). Where the asked row lacks an e-mail
+(Anschrift) and the matching rows carry different ones, those are left out too (`_eindeutig`).
 Deliberately strict: an Auskunft that holds a namesake's data discloses it to a stranger (Art. 15
-Abs. 4 DSGVO), so a mere similar name is no match.
+Abs. 4 DSGVO), and a Löschung marked on a namesake deletes a stranger's data.
 
 Records that name the person: Fristen, Notizen, Zeiten and Dokumente of every Akte the user may see
 whose text contains one of the person's spellings (as entered, and „Nachname, Vorname“ turned
@@ -24,7 +27,7 @@ from operator import or_
 from django.db.models import Q, QuerySet
 
 from akten.models import Akte, Beteiligter, Dokument, Frist, Kollisionspruefung, Notiz, User, Zeiterfassung
-from akten.namen import gleicher_name, name_schluessel, woerter
+from akten.namen import gleicher_name, ist_firma, name_schluessel, woerter
 from akten.selectors import akten_for, get_akte, notizen_for
 from config.errors import NotFound
 
@@ -42,6 +45,7 @@ class Person:
     schreibweisen: list[str]
     akten: list[Akte] = field(default_factory=list)
     namensvetter_akten: list[Akte] = field(default_factory=list)
+    namensvetter: list[Beteiligter] = field(default_factory=list)
 
 
 def _anschrift(text: str) -> str:
@@ -49,14 +53,20 @@ def _anschrift(text: str) -> str:
 
 
 def gleiche_person(a: Beteiligter, b: Beteiligter) -> bool:
-    """May row `b` be taken for the person of row `a` (see the module's rule)?"""
+    """May row `b` be taken for the person of row `a` (see the module's rule: positive evidence only)?"""
+    if a.pk is not None and a.pk == b.pk:
+        return True
+    if ist_firma(a.name) != ist_firma(b.name) or not gleicher_name(a.name_schluessel, b.name_schluessel):
+        return False
     mail_a, mail_b = a.email.strip().casefold(), b.email.strip().casefold()
-    if a.name_schluessel != b.name_schluessel:
-        return bool(mail_a and mail_a == mail_b and gleicher_name(a.name_schluessel, b.name_schluessel))
+    anschrift_a, anschrift_b = _anschrift(a.anschrift), _anschrift(b.anschrift)
     if mail_a and mail_b and mail_a != mail_b:
         return False
-    anschrift_a, anschrift_b = _anschrift(a.anschrift), _anschrift(b.anschrift)
-    return not (anschrift_a and anschrift_b and anschrift_a != anschrift_b)
+    if anschrift_a and anschrift_b and anschrift_a != anschrift_b:
+        return False
+    if mail_a and mail_a == mail_b:
+        return True
+    return a.name_schluessel == b.name_schluessel and bool(anschrift_a) and anschrift_a == anschrift_b
 
 
 def schreibweisen(namen: list[str]) -> list[str]:
@@ -118,9 +128,11 @@ def person_von(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> 
     zeilen = _eindeutig(beteiligter, [b for b in kandidaten if b.pk == beteiligter.pk
                                       or gleiche_person(beteiligter, b)])
     akten = {b.akte_id: b.akte for b in zeilen}
-    andere = {b.akte_id: b.akte for b in kandidaten if b not in zeilen and b.akte_id not in akten}
+    vettern = [b for b in kandidaten if b not in zeilen
+               and gleicher_name(beteiligter.name_schluessel, b.name_schluessel)]
+    andere = {b.akte_id: b.akte for b in vettern if b.akte_id not in akten}
     return Person(beteiligter=beteiligter, zeilen=zeilen, akten=list(akten.values()),
-                  namensvetter_akten=list(andere.values()),
+                  namensvetter_akten=list(andere.values()), namensvetter=vettern,
                   schreibweisen=schreibweisen([b.name for b in zeilen]))
 
 

@@ -5,6 +5,7 @@ akten/datenschutz/auskunft.py and person.py, writes through loeschung.py (scope:
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
 from django.contrib import messages
@@ -55,20 +56,30 @@ def auskunft_als_pdf(request: HttpRequest, akte_id: int, beteiligter_id: int) ->
     return antwort
 
 
+def _loeschtag(tag: date | None) -> str:
+    return (f"Löschung frühestens am {tag:%d.%m.%Y}" if tag
+            else "frühestens 6 Jahre nach Ende des Mandats (Akte noch nicht abgeschlossen)")
+
+
 @login_required
 def loeschung(request: HttpRequest, akte_id: int, beteiligter_id: int) -> HttpResponse:
     """Löschung vormerken: the form with the person's Akten and when each may be deleted."""
     akte = get_akte(user=request.user, akte_id=akte_id)
     pruefe(request.user, "datenschutz")
     person = person_von(user=request.user, akte_id=akte.pk, beteiligter_id=beteiligter_id)
-    form = LoeschungForm(request.POST or None,
-                         initial={"antrag_am": timezone.localdate(), "alle_akten": True})
+    weitere = [(b.pk, f"{b.akte.aktenzeichen} {b.akte.kurzrubrum} – {b.get_rolle_display()}: "
+                      f"{_loeschtag(frueheste_loeschung(b.akte))}")
+               for b in person.zeilen if b.pk != person.beteiligter.pk]
+    form = LoeschungForm(request.POST or None, initial={"antrag_am": timezone.localdate()}, weitere=weitere)
     kontext = {"akte": akte, "beteiligter": person.beteiligter, "form": form,
-               "zeilen": [(b, frueheste_loeschung(b.akte)) for b in person.zeilen]}
+               "loeschung_ab": frueheste_loeschung(akte), "namensvetter": len(person.namensvetter)}
     if request.method == "POST" and form.is_valid():
         try:
             vormerkungen = loeschung_vormerken(user=request.user, akte_id=akte.pk,
-                                               beteiligter_id=person.beteiligter.pk, **form.cleaned_data)
+                                               beteiligter_id=person.beteiligter.pk,
+                                               antrag_am=form.cleaned_data["antrag_am"],
+                                               begruendung=form.cleaned_data["begruendung"],
+                                               weitere=form.cleaned_data.get("weitere", []))
         except EingabeFehler as exc:
             fehler_zeigen(form, exc)
         else:

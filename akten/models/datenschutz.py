@@ -27,6 +27,10 @@ class Loeschvormerkung(models.Model):
     vorgemerkt_von = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                                        blank=True, related_name="+", verbose_name="vorgemerkt von")
     vorgemerkt_am = models.DateTimeField("vorgemerkt am", auto_now_add=True)
+    direkt = models.BooleanField(
+        "auf diesem Eintrag beantragt", default=True,
+        help_text="Nein: mit dem Antrag zu einem anderen Eintrag derselben Person angekreuzt. Dann wird nur "
+                  "dieser Eintrag gelöscht, nie die ganze Akte.")
 
     class Meta:
         verbose_name = "Löschvormerkung"

@@ -127,8 +127,11 @@ def test_namesakes_with_different_addresses_are_left_out(kanzlei: Kanzlei) -> No
     assert sorted(x["aktenzeichen"] for x in daten["nicht_aufgenommen"]) == ["2/26", "3/26"]
     Beteiligter.objects.filter(akte=c).delete()
     daten = _login(kanzlei, "admin").get(_url("auskunft_json", ohne)).json()
+    assert [x["aktenzeichen"] for x in daten["beteiligungen"]] == ["1/26"]  # the same name is no evidence
+    Beteiligter.objects.filter(pk=ohne.pk).update(email="EVA@eins.de")
+    daten = _login(kanzlei, "admin").get(_url("auskunft_json", ohne)).json()
     assert [x["aktenzeichen"] for x in daten["beteiligungen"]] == ["1/26", "2/26"]
-    assert daten["person"]["emails"] == ["eva@eins.de"]
+    assert daten["person"]["emails"] == ["EVA@eins.de", "eva@eins.de"]
 
 
 @pytest.mark.django_db
@@ -175,7 +178,7 @@ def test_vormerken_marks_the_person_and_shows_the_mark(kanzlei: Kanzlei, person:
     formular = client.get(_url("loeschung", person["mandant"])).content.decode()
     assert "frühestens 6 Jahre nach Ende des Mandats" in formular
     antwort = client.post(_url("loeschung", person["mandant"]),
-                          {"antrag_am": "02.11.2026", "begruendung": "E-Mail vom 2.11.", "alle_akten": "on"})
+                          {"antrag_am": "02.11.2026", "begruendung": "E-Mail vom 2.11."})
     assert antwort.status_code == 302
     vormerkung = Loeschvormerkung.objects.get()
     assert vormerkung.beteiligter == person["mandant"]  # D's row is not the anwalt's to mark
@@ -194,11 +197,99 @@ def test_vormerken_marks_the_person_and_shows_the_mark(kanzlei: Kanzlei, person:
 
 
 @pytest.mark.django_db
-def test_the_admin_marks_the_person_in_every_akte(kanzlei: Kanzlei, person: dict) -> None:
-    _login(kanzlei, "admin").post(_url("loeschung", person["mandant"]),
-                                  {"antrag_am": "2026-11-02", "alle_akten": "on"})
-    assert set(Loeschvormerkung.objects.values_list("beteiligter", flat=True)) == {
-        person["mandant"].pk, person["zeuge"].pk}
+def test_the_admin_marks_other_akten_only_as_ticked(kanzlei: Kanzlei, person: dict) -> None:
+    client = _login(kanzlei, "admin")
+    formular = client.get(_url("loeschung", person["mandant"])).content.decode()
+    assert f'value="{person["zeuge"].pk}"' in formular and "checked" not in formular  # offered, not ticked
+    assert f'value="{person["namensvetter"].pk}"' not in formular  # the namesake is not offered
+    client.post(_url("loeschung", person["mandant"]), {"antrag_am": "2026-11-02"})
+    assert list(Loeschvormerkung.objects.values_list("beteiligter", flat=True)) == [person["mandant"].pk]
+    Loeschvormerkung.objects.all().delete()
+    client.post(_url("loeschung", person["mandant"]), {"antrag_am": "2026-11-02",
+                                                       "weitere": [person["zeuge"].pk]})
+    assert dict(Loeschvormerkung.objects.values_list("beteiligter", "direkt")) == {
+        person["mandant"].pk: True, person["zeuge"].pk: False}
+
+
+@pytest.mark.django_db
+def test_a_bare_namesake_is_never_taken_for_the_mandant(kanzlei: Kanzlei, settings,
+                                                       django_capture_on_commit_callbacks) -> None:
+    """A Gegner „Hans Müller“ without any detail and a Mandant „Müller, Hans“ with address in another Akte:
+    the Auskunft holds the Gegner alone, the Mandant is not offered, cannot be ticked, and his Akte
+    survives the Gegner's deletion."""
+    settings.HELENA_AKTEN_INDEX = "off"
+    gegner = Beteiligter.objects.create(akte=kanzlei.akten["A"], rolle="gegner", name=NAME)
+    mandant = Beteiligter.objects.create(akte=kanzlei.akten["B"], rolle="mandant", name="Müller, Hans",
+                                         anschrift="Lindenallee 3\n80331 München", email="hm@example.de")
+    Notiz.objects.create(akte=kanzlei.akten["B"], inhalt="Müller, Hans ruft wegen der Räumung an.")
+    client = _login(kanzlei, "admin")
+    daten = client.get(_url("auskunft_json", gegner)).json()
+    assert [b["id"] for b in daten["beteiligungen"]] == [str(gegner.pk)]
+    assert "Lindenallee" not in json.dumps(daten) and daten["notizen"] == []
+    formular = client.get(_url("loeschung", gegner)).content.decode()
+    assert f'value="{mandant.pk}"' not in formular and "nicht sicher dieselbe Person" in formular
+    antwort = client.post(_url("loeschung", gegner), {"antrag_am": "2026-11-02", "weitere": [mandant.pk]})
+    assert antwort.status_code == 422 and not Loeschvormerkung.objects.exists()
+    antwort = kanzlei.client("admin").post(f"/api/v1/beteiligte/{gegner.pk}/loeschung",
+                                           {"antrag_am": "2026-11-02", "weitere_beteiligte": [mandant.pk]},
+                                           content_type="application/json")
+    assert antwort.status_code == 422 and not Loeschvormerkung.objects.exists()
+    assert client.post(_url("loeschung", gegner), {"antrag_am": "2026-11-02"}).status_code == 302
+    for key in "AB":
+        _schliessen_vor_jahren(kanzlei.akten[key], 8)
+    with django_capture_on_commit_callbacks(execute=True):
+        loeschungen_ausfuehren_task.apply()
+    assert not Beteiligter.objects.filter(pk=gegner.pk).exists()
+    assert Beteiligter.objects.filter(pk=mandant.pk).exists()
+    assert Akte.objects.filter(pk=kanzlei.akten["B"].pk).exists()
+
+
+@pytest.mark.django_db
+def test_a_person_is_not_the_company_of_the_same_name(kanzlei: Kanzlei) -> None:
+    person_ = Beteiligter.objects.create(akte=kanzlei.akten["A"], rolle="mandant", name="Müller",
+                                         email="info@mueller.de")
+    firma = Beteiligter.objects.create(akte=kanzlei.akten["B"], rolle="gegner", name="Müller GmbH",
+                                       email="info@mueller.de")
+    daten = _login(kanzlei, "admin").get(_url("auskunft_json", person_)).json()
+    assert [b["id"] for b in daten["beteiligungen"]] == [str(person_.pk)]
+    assert str(firma.pk) not in json.dumps(daten["beteiligungen"])
+
+
+@pytest.mark.django_db
+def test_a_row_ticked_from_another_akte_goes_alone(kanzlei: Kanzlei, person: dict,
+                                                   django_capture_on_commit_callbacks) -> None:
+    """The admin, on the Zeuge's request in D, ticks the same person's Mandant row in A: after the
+    retention only that row goes, A stays with its Fristen (only the Mandant's own request deletes A)."""
+    client = _login(kanzlei, "admin")
+    antwort = client.post(_url("loeschung", person["zeuge"]),
+                          {"antrag_am": "2026-11-02", "weitere": [person["mandant"].pk]})
+    assert antwort.status_code == 302
+    for key in "AD":
+        _schliessen_vor_jahren(kanzlei.akten[key], 8)
+    with django_capture_on_commit_callbacks(execute=True):
+        loeschungen_ausfuehren_task.apply()
+    assert not Beteiligter.objects.filter(pk__in=[person["mandant"].pk, person["zeuge"].pk]).exists()
+    assert Akte.objects.filter(pk=kanzlei.akten["A"].pk).exists()
+    assert Frist.objects.filter(pk=person["frist"].pk).exists()
+    assert sorted(Loeschprotokoll.objects.values_list("art", flat=True)) == ["beteiligter", "beteiligter"]
+
+
+@pytest.mark.django_db
+def test_only_the_akte_s_own_lawyer_or_the_admin_marks_and_withdraws(kanzlei: Kanzlei, person: dict) -> None:
+    """The anwalt has a grant on B but B is nobody's Mandat of his: he may not mark or withdraw there."""
+    b_mandant = Beteiligter.objects.create(akte=kanzlei.akten["B"], rolle="mandant", name="Eva Schulz")
+    anwalt = _login(kanzlei, "anwalt")
+    antwort = anwalt.post(_url("loeschung", b_mandant), {"antrag_am": "2026-11-02"})
+    assert antwort.status_code == 403 and not Loeschvormerkung.objects.exists()
+    api = kanzlei.client("anwalt").post(f"/api/v1/beteiligte/{b_mandant.pk}/loeschung",
+                                        {"antrag_am": "2026-11-02"}, content_type="application/json")
+    assert api.status_code == 403 and "Anwalt der Akte" in api.json()["detail"]
+    Loeschvormerkung.objects.create(beteiligter=b_mandant, antrag_am=date(2026, 11, 2))
+    assert anwalt.post(_url("loeschung_aufheben", b_mandant)).status_code == 403
+    assert kanzlei.client("anwalt").delete(f"/api/v1/beteiligte/{b_mandant.pk}/loeschung").status_code == 403
+    assert Loeschvormerkung.objects.filter(beteiligter=b_mandant).exists()
+    assert _login(kanzlei, "admin").post(_url("loeschung_aufheben", b_mandant)).status_code == 302
+    assert not Loeschvormerkung.objects.exists()
 
 
 @pytest.mark.django_db
