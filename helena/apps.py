@@ -14,6 +14,10 @@ class HelenaConfig(AppConfig):
         panels.register(auftrag_form)
         panels.register(muster_form)
         panels.register(activity)
+        from akten.datenschutz import fundstellen  # noqa: PLC0415
+        from helena.conversations.datenschutz import fundstellen as helena_fundstellen  # noqa: PLC0415
+
+        fundstellen.register(helena_fundstellen)  # what a deletion lists „zur Prüfung“
         from helena import signals  # noqa: PLC0415
         from helena.proactive.auftraege import auftraege_abschliessen  # noqa: PLC0415
         from helena.runs.ending import on_run_end  # noqa: PLC0415

@@ -1,18 +1,45 @@
 """The Verwaltung's view of data protection requests: the Löschprotokoll (read only: the proof of what
-was deleted, when, on whose request and why) and the Löschvormerkungen still waiting (read only: marked
-and taken back on the Akte page, where the role rule applies)."""
+was deleted, when, on whose request and why, and Helena's records left „zur Prüfung“ with links to
+them) and the Löschvormerkungen still waiting (read only: marked and taken back on the Akte page, where
+the role rule applies). Only the Administration (role ADMIN) sees either, whatever Django permissions
+a staff account has: both name who asked for what."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
 
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from akten.accounts.users import role_of
 from akten.datenschutz.loeschung import frueheste_loeschung
 from akten.models import Loeschprotokoll, Loeschvormerkung
 from config.admin_base import ReadOnlyAdminMixin
 
+# kinds of „zur Prüfung“ → the admin's change page of one of them (helena registers these models)
+_ADMIN_SEITE = {"Helena-Unterhaltungen": "admin:helena_conversation_change",
+                "Werkzeugaufrufe": "admin:helena_toolcalllog_change"}
+
+
+class NurAdministration:
+    """Module and view for role ADMIN (and superusers) only."""
+
+    def _darf(self, request: HttpRequest) -> bool:
+        user = request.user
+        return bool(user.is_active and user.is_staff and (user.is_superuser or role_of(user) == "ADMIN"))
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return self._darf(request)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return self._darf(request)
+
 
 @admin.register(Loeschprotokoll)
-class LoeschprotokollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class LoeschprotokollAdmin(NurAdministration, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("geloescht_am", "art", "aktenzeichen", "rolle", "antrag_am", "vorgemerkt_von",
                     "aufbewahrung_bis")
     list_filter = ("art",)
@@ -21,12 +48,29 @@ class LoeschprotokollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_select_related = ("vorgemerkt_von",)
     fields = ("geloescht_am", "art", "akte_id", "aktenzeichen", "beteiligter_id", "rolle", "geloescht",
               "antrag_am", "vorgemerkt_von", "vorgemerkt_am", "mandat_beendet_am", "aufbewahrung_bis",
-              "rechtsgrundlage")
+              "rechtsgrundlage", "zur_pruefung")
     readonly_fields = fields
+
+    @admin.display(description="zur Prüfung")
+    def zur_pruefung(self, obj: Loeschprotokoll) -> SafeString | str:
+        """Helena's records outside the Akte that name the person: each a link, to read and decide."""
+        zeilen = []
+        for art, ids in (obj.geloescht or {}).get("zur Prüfung", {}).items():
+            links = []
+            for pk in ids:
+                try:
+                    ziel = reverse(_ADMIN_SEITE[art], args=[pk])
+                    links.append(format_html('<a href="{}">{}</a>', ziel, pk))
+                except (KeyError, NoReverseMatch):
+                    links.append(format_html("{}", pk))
+            zeilen.append((art, SafeString(", ".join(links))))
+        if not zeilen:
+            return "nichts gefunden"
+        return format_html_join(SafeString("<br>"), "{}: {}", zeilen)
 
 
 @admin.register(Loeschvormerkung)
-class LoeschvormerkungAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class LoeschvormerkungAdmin(NurAdministration, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("vorgemerkt_am", "akte", "rolle", "antrag_am", "vorgemerkt_von", "loeschung_ab")
     list_select_related = ("beteiligter__akte", "vorgemerkt_von")
     search_fields = ("beteiligter__akte__aktenzeichen",)

@@ -14,7 +14,9 @@ Beteiligte, Fristen, Notizen, Zeiten, Dokumente and their files, Hinweise, Helen
 drafts of it, its vectors — all by the database's CASCADE —, its Kollisionsprüfungen and every row of
 its history; the read log keeps its rows for its own period, the Dokumente's titles blacked out); any
 other Beteiligte/r alone: the row and its history. Hits of other Kollisionsprüfungen that name what
-was deleted are blacked out. The Löschprotokoll keeps types, ids and dates, no contents.
+was deleted are blacked out. Records of Helena outside the deleted Akte that name the person (its
+conversations, tool calls) are listed „zur Prüfung“ (akten/datenschutz/fundstellen.py). The
+Löschprotokoll keeps types, ids and dates, no contents.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from akten.accounts.users import role_of
-from akten.datenschutz.person import person_von
+from akten.datenschutz.fundstellen import zur_pruefung
+from akten.datenschutz.person import person_von, schreibweisen
 from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler
 from akten.models import (
@@ -204,9 +207,12 @@ def _akte_loeschen(akte: Akte) -> dict[str, Any]:
     geloescht["geschwärzte Lesezugriffe"] = (Lesezugriff.objects.filter(akte=akte).exclude(dokument_titel="")
                                              .update(dokument_titel=GESCHWAERZT))
     akte_id = akte.pk
+    namen = list(Beteiligter.objects.filter(akte=akte, rolle=Beteiligter.Rolle.MANDANT)
+                 .values_list("name", flat=True))
     akte.delete()  # CASCADE: the records, Helena's conversations, drafts and memory of it, its vectors
     geloescht["Verlaufseinträge"] = _verlauf_loeschen(akte_id=akte_id)
     geloescht["Dateien"] = len(dateien)
+    geloescht["zur Prüfung"] = zur_pruefung(schreibweisen=schreibweisen(namen))
     transaction.on_commit(lambda: _dateien_loeschen(dateien))
     return geloescht
 
@@ -224,23 +230,32 @@ def _beteiligter_loeschen(beteiligter: Beteiligter) -> dict[str, Any]:
         namen_von_akte=akte_id, schluessel=schluessel)
     beteiligter.delete()
     geloescht["Verlaufseinträge"] = Beteiligter.history.model.objects.filter(id=pk).delete()[0]
+    geloescht["zur Prüfung"] = zur_pruefung(schreibweisen=schreibweisen([beteiligter.name]),
+                                            ausser_akte=akte_id)
     return geloescht
 
 
 def _treffer_schwaerzen(auswahl: Q, trifft: Any, *, namen_von_akte: int | None = None,
                         schluessel: str = "") -> int:
-    """Black out the hits (and, for a check made for that Akte, the checked name) of what is deleted;
-    the check itself stays: it proves the firm checked (§ 43a Abs. 4 BRAO)."""
+    """Black out, in every check (of any Akte, or none: an Abfrage), the hits on what is deleted — the name
+    as checked and as found, its role and Aktenzeichen — and the checked names that found it; in the
+    deleted party's own Akte's checks also its own name. A checked name is blacked out only where it hit
+    the deleted row: the same name in a check that found someone else is a namesake's. The check itself
+    stays: it proves the firm checked (§ 43a Abs. 4 BRAO)."""
     anzahl = 0
     for pruefung in Kollisionspruefung.objects.select_for_update().filter(auswahl):
-        treffer = [{**t, "gefunden_als": GESCHWAERZT, "aktenzeichen": t.get("aktenzeichen", ""),
-                    "hinweis": "Eintrag nach Art. 17 DSGVO gelöscht."}
-                   if isinstance(t, dict) and trifft(t) else t for t in pruefung.treffer or []]
-        namen = pruefung.namen or []
+        alt = pruefung.treffer or []
+        getroffen = [isinstance(t, dict) and trifft(t) for t in alt]
+        treffer = [{**t, "name": GESCHWAERZT, "gefunden_als": GESCHWAERZT, "rolle": "",
+                    "aktenzeichen": GESCHWAERZT, "ansprechpartner": "",
+                    "hinweis": "Eintrag nach Art. 17 DSGVO gelöscht."} if ja else t
+                   for t, ja in zip(alt, getroffen, strict=True)]
+        weg = {name_schluessel(str(t.get("name", ""))) for t, ja in zip(alt, getroffen, strict=True) if ja}
         if namen_von_akte is not None and pruefung.akte_id == namen_von_akte:
-            namen = [GESCHWAERZT if name_schluessel(str(n)) == schluessel else n for n in namen]
+            weg.add(schluessel)
+        namen = [GESCHWAERZT if name_schluessel(str(n)) in weg else n for n in pruefung.namen or []]
         if treffer != pruefung.treffer or namen != pruefung.namen:
-            anzahl += sum(1 for alt, neu in zip(pruefung.treffer or [], treffer, strict=True) if alt != neu)
+            anzahl += sum(getroffen)
             pruefung.treffer, pruefung.namen = treffer, namen
             pruefung.save(update_fields=["treffer", "namen"])
     return anzahl

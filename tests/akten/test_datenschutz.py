@@ -413,6 +413,14 @@ def test_a_gegner_goes_alone_and_the_akte_stays(kanzlei: Kanzlei, person: dict, 
         akte=kanzlei.akten["B"], anlass="hand", namen=["Stahlbau AG"], entscheidung="fortgesetzt",
         treffer=[{"name": "Stahlbau AG", "gefunden_als": "Stahlbau GmbH", "akte_id": akte.pk,
                   "aktenzeichen": "1/26", "hinweis": "Stahlbau GmbH ist Gegner in 1/26."}])
+    abfrage = Kollisionspruefung.objects.create(  # an Abfrage without an Akte
+        akte=None, anlass="abfrage", namen=["Stahlbau", "Eva Roth"], entscheidung="offen",
+        treffer=[{"name": "Stahlbau", "gefunden_als": "Stahlbau GmbH", "rolle": "gegner", "akte_id": akte.pk,
+                  "aktenzeichen": "1/26", "hinweis": "„Stahlbau GmbH“ ist oder war Gegner/in in 1/26."}])
+    anderer = Kollisionspruefung.objects.create(  # the same name that found another Stahlbau: not theirs
+        akte=None, anlass="abfrage", namen=["Stahlbau GmbH"], entscheidung="offen",
+        treffer=[{"name": "Stahlbau GmbH", "gefunden_als": "Stahlbau GmbH", "rolle": "gegner",
+                  "akte_id": kanzlei.akten["C"].pk, "aktenzeichen": "3/26", "hinweis": "…"}])
     Loeschvormerkung.objects.create(beteiligter=gegner, antrag_am=date(2026, 1, 5))
     _schliessen_vor_jahren(akte, 8)
     with django_capture_on_commit_callbacks(execute=True):
@@ -425,6 +433,11 @@ def test_a_gegner_goes_alone_and_the_akte_stays(kanzlei: Kanzlei, person: dict, 
     treffer = Kollisionspruefung.objects.get(pk=fremde.pk).treffer
     assert treffer[0]["gefunden_als"] == "[gelöscht]" and "Stahlbau GmbH" not in json.dumps(treffer)
     assert Kollisionspruefung.objects.get(pk=person["pruefung"].pk).namen == [NAME, "[gelöscht]"]
+    abfrage.refresh_from_db()
+    assert abfrage.namen == ["[gelöscht]", "Eva Roth"]
+    assert abfrage.treffer[0]["rolle"] == "" and abfrage.treffer[0]["aktenzeichen"] == "[gelöscht]"
+    assert "Stahlbau" not in json.dumps([abfrage.namen, abfrage.treffer])
+    assert Kollisionspruefung.objects.get(pk=anderer.pk).namen == ["Stahlbau GmbH"]
     assert Loeschprotokoll.objects.get().art == "beteiligter"
 
 
@@ -490,3 +503,62 @@ def test_api_vormerken_and_zuruecknehmen(kanzlei: Kanzlei, person: dict) -> None
     assert client.delete(url).status_code == 204
     assert client.delete(url).status_code == 404
     assert not Loeschvormerkung.objects.exists()
+
+
+# --- what a deletion leaves for a person to check; who sees the Verwaltung's lists -------------------
+
+
+@pytest.mark.django_db
+def test_helena_records_naming_the_person_are_listed_for_the_admin(
+        kanzlei: Kanzlei, person: dict, admin_client: Client, django_capture_on_commit_callbacks) -> None:
+    """A global conversation and a tool call naming the Mandant survive his Akte's deletion (other Mandate's
+    work): the Löschprotokoll lists their ids „zur Prüfung“ and its admin page links them."""
+    from helena.models import AgentRun, Conversation, Message, ToolCallLog
+
+    anwalt = kanzlei.users["anwalt"]
+    global_ = Conversation.objects.create(user=anwalt, title="Recherche")
+    Message.objects.create(conversation=global_, role="user", text="Was schuldet Müller, Hans noch?")
+    andere = Conversation.objects.create(user=anwalt, akte=kanzlei.akten["B"], context_type="akte")
+    AgentRun.objects.create(conversation=andere, user=anwalt, mode="inline",
+                            transcript=[{"role": "user", "content": f"Schreib an {NAME}"}])
+    ohne = Conversation.objects.create(user=anwalt, title="Anderes")
+    Message.objects.create(conversation=ohne, role="user", text="Frist für Stahlbau?")
+    aufruf = ToolCallLog.objects.create(tool="search_alle_akten", params={"query": "hans müller"},
+                                        user=anwalt)
+    Loeschvormerkung.objects.create(beteiligter=person["mandant"], antrag_am=date(2026, 11, 2))
+    _schliessen_vor_jahren(kanzlei.akten["A"], 8)
+    with django_capture_on_commit_callbacks(execute=True):
+        loeschungen_ausfuehren_task.apply()
+    protokoll = Loeschprotokoll.objects.get()
+    assert protokoll.geloescht["zur Prüfung"] == {
+        "Helena-Unterhaltungen": sorted([str(global_.pk), str(andere.pk)], key=int),
+        "Werkzeugaufrufe": [str(aufruf.pk)]}
+    assert Conversation.objects.filter(pk=global_.pk).exists()  # decided by a person, not deleted wholesale
+    seite = admin_client.get(reverse("admin:akten_loeschprotokoll_change", args=[protokoll.pk]))
+    seite = seite.content.decode()
+    assert reverse("admin:helena_conversation_change", args=[global_.pk]) in seite
+    assert reverse("admin:helena_toolcalllog_change", args=[aufruf.pk]) in seite
+
+
+@pytest.mark.django_db
+def test_the_verwaltung_s_lists_are_for_the_administration_only(kanzlei: Kanzlei, person: dict) -> None:
+    from django.contrib.auth.models import Permission
+
+    Loeschvormerkung.objects.create(beteiligter=person["mandant"], antrag_am=date(2026, 11, 2))
+    protokoll = Loeschprotokoll.objects.create(
+        art="beteiligter", akte_id=1, aktenzeichen="9/19", beteiligter_id=2, rolle="gegner",
+        antrag_am=date(2026, 1, 2), aufbewahrung_bis=date(2025, 12, 31), mandat_beendet_am=date(2019, 3, 1),
+        rechtsgrundlage="…", geloescht={}, vorgemerkt_am=timezone.now())
+    for who in ("sachbearbeiter", "admin"):
+        user = kanzlei.users[who]
+        user.is_staff = True
+        user.save()
+        user.user_permissions.add(*Permission.objects.filter(codename__in=["view_loeschprotokoll",
+                                                                            "view_loeschvormerkung"]))
+    sachbearbeiter, admin = _login(kanzlei, "sachbearbeiter"), _login(kanzlei, "admin")
+    for url in (reverse("admin:akten_loeschprotokoll_changelist"),
+                reverse("admin:akten_loeschprotokoll_change", args=[protokoll.pk]),
+                reverse("admin:akten_loeschvormerkung_changelist")):
+        assert sachbearbeiter.get(url).status_code == 403, url
+        assert admin.get(url).status_code == 200, url
+    assert "Löschprotokoll" not in sachbearbeiter.get(reverse("admin:index")).content.decode()
