@@ -10,7 +10,7 @@ from typing import Literal, cast
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from ninja import Field, Query, Router, Schema, Status
 
-from akten.datenschutz.auskunft import auskunft
+from akten.datenschutz.auskunft import auskunft, pruefblatt
 from akten.datenschutz.loeschung import frueheste_loeschung, loeschung_vormerken, loeschvormerkung_aufheben
 from akten.datenschutz.pdf import auskunft_pdf
 from akten.datenschutz.person import akte_des_beteiligten
@@ -25,13 +25,22 @@ _AUSKUNFT = file_response("Die Auskunft nach Art. 15 DSGVO als JSON-Datei oder a
 
 
 class AuskunftQuery(Schema):
-    format: Literal["json", "pdf"] = Field("json", description="json: maschinenlesbar; pdf: zum Versand")
+    format: Literal["json", "pdf", "pruefblatt"] = Field(
+        "json", description="json: die Auskunft für die Person, maschinenlesbar; pdf: dieselbe zum "
+                            "Versand auf dem Briefkopf; pruefblatt: das interne Prüfblatt der Kanzlei dazu "
+                            "(JSON, nicht zum Versand: vollständig oder nicht, was vor dem Versand zu prüfen "
+                            "ist, Namensvettern)")
 
 
 @router.get("/beteiligte/{beteiligter_id}/auskunft", response={200: None, **errors(403, 404)},
             summary="Auskunft nach Art. 15 DSGVO über die Person eines Beteiligten", openapi_extra=_AUSKUNFT)
 def auskunft_erteilen(request: HttpRequest, beteiligter_id: int, query: Query[AuskunftQuery]) -> HttpResponse:
     akte_id = akte_des_beteiligten(user=request.auth, beteiligter_id=beteiligter_id)
+    if query.format == "pruefblatt":
+        blatt = pruefblatt(user=request.auth, akte_id=akte_id, beteiligter_id=beteiligter_id)
+        antwort = JsonResponse(blatt, json_dumps_params={"ensure_ascii": False})
+        antwort["Cache-Control"] = "no-store"
+        return antwort
     daten = auskunft(user=request.auth, akte_id=akte_id, beteiligter_id=beteiligter_id)
     if query.format == "pdf":
         antwort = HttpResponse(auskunft_pdf(daten), content_type="application/pdf")

@@ -68,17 +68,18 @@ INFORMATIONEN: list[dict[str, str]] = [
              "entschieden wird durch Menschen."},
 ]
 
-UMFANG = ("Diese Auskunft enthält nur Akten, die {wer} einsehen darf. Akten ohne diesen Zugriff fehlen; "
-          "eine vollständige Auskunft über alle Akten der Kanzlei erstellt die Administration.")
-UMFANG_ALLE = "Diese Auskunft umfasst alle Akten der Kanzlei (erstellt von der Administration)."
+UMFANG = ("Unvollständig: Diese Auskunft enthält nur Akten, die {wer} einsehen darf. Akten ohne "
+          "diesen Zugriff fehlen; eine vollständige Auskunft über alle Akten der Kanzlei erstellt die "
+          "Administration. Nicht so versenden.")
+UMFANG_ALLE = "Vollständig: Diese Auskunft umfasst alle Akten der Kanzlei (erstellt von der Administration)."
 VOR_VERSAND = ("Vor dem Versand prüfen: Die Auskunft kann Angaben über Mandantinnen und Mandanten oder "
                "Dritte enthalten, die der Verschwiegenheit unterliegen (§ 43a Abs. 2 BRAO); soweit sie "
                "geheim zu halten sind, besteht kein Auskunftsrecht (§ 29 Abs. 1 Satz 2 BDSG). Solche "
                "Stellen vor dem Versand schwärzen.")
 
-NAMENSVETTER = ("An der Akte ist eine Person gleichen Namens beteiligt, die nicht sicher dieselbe ist "
-                "(andere E-Mail-Adresse oder Anschrift): weder ihr Eintrag noch Texte der Akte sind "
-                "aufgenommen. Bitte von Hand prüfen.")
+NAMENSVETTER = ("Person gleichen Namens, aber weder dieselbe E-Mail-Adresse noch dieselbe Anschrift: nicht "
+                "sicher dieselbe Person. Ihr Eintrag ist nicht aufgenommen, Texte ihrer Akte nur, wenn die "
+                "Person selbst dort beteiligt ist. Bitte von Hand prüfen.")
 
 
 def _zeit(wert: datetime | None) -> str | None:
@@ -118,13 +119,34 @@ def _gelesen(*, user: User, akten: list[Akte], fristen: list[Frist], notizen: li
     speichern(user=user, lesungen=lesungen, weg=Weg.EXPORT)
 
 
-def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> dict[str, Any]:
-    """Everything the Auskunft says (NotFound for a foreign Akte or Beteiligter, Forbidden by role);
-    recorded in the read log."""
+def pruefblatt(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> dict[str, Any]:
+    """The firm's internal sheet to an Auskunft, never sent: whether it is complete, what to check and
+    black out before sending, and the namesakes left out (NotFound / Forbidden as the Auskunft)."""
     get_akte(user=user, akte_id=akte_id)
     pruefe(user, "datenschutz")
     person = personen.person_von(user=user, akte_id=akte_id, beteiligter_id=beteiligter_id)
     wer = user.get_full_name() or user.get_username()
+    return {
+        "format": "helena-auskunft-pruefblatt", "version": FORMAT_VERSION, "nicht_zum_versand": True,
+        "erstellt_am": _zeit(timezone.now()), "erstellt_von": wer,
+        "person": {"name": person.beteiligter.name, "beteiligter_id": str(person.beteiligter.pk),
+                   "aktenzeichen": person.beteiligter.akte.aktenzeichen},
+        "vollstaendig": bool(user.sees_all_akten),
+        "umfang": UMFANG_ALLE if user.sees_all_akten else UMFANG.format(wer=wer),
+        "vor_dem_versand": VOR_VERSAND,
+        "nicht_aufgenommen": [{"beteiligter_id": str(b.pk), "aktenzeichen": b.akte.aktenzeichen,
+                               "rolle": b.get_rolle_display(), "grund": NAMENSVETTER}
+                              for b in person.namensvetter],
+    }
+
+
+def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> dict[str, Any]:
+    """Everything the Auskunft for the person says — Art. 15 content only, nothing of the firm's own
+    checks (those are on the `pruefblatt`); NotFound for a foreign Akte or Beteiligter, Forbidden by
+    role; recorded in the read log."""
+    get_akte(user=user, akte_id=akte_id)
+    pruefe(user, "datenschutz")
+    person = personen.person_von(user=user, akte_id=akte_id, beteiligter_id=beteiligter_id)
     schluessel = {b.name_schluessel for b in person.zeilen}
     fristen = list(personen.fristen_mit(user=user, person=person))
     notizen = list(personen.notizen_mit(user=user, person=person))
@@ -134,18 +156,13 @@ def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> di
              dokumente=dokumente)
     return {
         "format": "helena-auskunft-art15", "version": FORMAT_VERSION,
-        "erstellt_am": _zeit(timezone.now()), "erstellt_von": wer,
+        "erstellt_am": _zeit(timezone.now()),
         "kanzlei": Briefkopf.current().kanzlei.strip(),
         "person": {"name": person.beteiligter.name,
                    "schreibweisen": person.schreibweisen,
                    "emails": sorted({b.email for b in person.zeilen if b.email}),
                    "anschriften": list(dict.fromkeys(b.anschrift.strip() for b in person.zeilen
                                                      if b.anschrift.strip()))},
-        "umfang": UMFANG_ALLE if user.sees_all_akten else UMFANG.format(wer=wer),
-        "vor_dem_versand": VOR_VERSAND,
-        # for the firm, before it sends the Auskunft: texts of these Akten may name a namesake
-        "nicht_aufgenommen": [{"aktenzeichen": a.aktenzeichen, "grund": NAMENSVETTER}
-                              for a in person.namensvetter_akten],
         "beteiligungen": [_beteiligung(b) for b in person.zeilen],
         "akten": [_akte(a) for a in person.akten],
         "fristen": [{"id": str(f.pk), "aktenzeichen": f.akte.aktenzeichen, "typ": f.get_typ_display(),

@@ -1,4 +1,5 @@
-"""The pages of a Beteiligter's data protection request: the Auskunft as JSON and PDF, Löschung
+"""The pages of a Beteiligter's data protection request: the Auskunft as JSON and PDF (for the person),
+its Prüfblatt (internal, a page), Löschung
 vormerken (with the other Akten of the same person) and the mark taken back. Thin: reads through
 akten/datenschutz/auskunft.py and person.py, writes through loeschung.py (scope: 404, role: 403)."""
 
@@ -16,7 +17,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
-from akten.datenschutz.auskunft import auskunft
+from akten.datenschutz.auskunft import auskunft, pruefblatt
 from akten.datenschutz.forms import LoeschungForm
 from akten.datenschutz.loeschung import frueheste_loeschung, loeschung_vormerken, loeschvormerkung_aufheben
 from akten.datenschutz.pdf import auskunft_pdf
@@ -59,6 +60,19 @@ def auskunft_als_pdf(request: HttpRequest, akte_id: int, beteiligter_id: int) ->
 def _loeschtag(tag: date | None) -> str:
     return (f"Löschung frühestens am {tag:%d.%m.%Y}" if tag
             else "frühestens 6 Jahre nach Ende des Mandats (Akte noch nicht abgeschlossen)")
+
+
+@login_required
+@require_GET
+def pruefblatt_seite(request: HttpRequest, akte_id: int, beteiligter_id: int) -> HttpResponse:
+    """The firm's internal sheet to the Auskunft (complete or not, what to black out, namesakes): a page,
+    never part of what is sent."""
+    blatt = pruefblatt(user=request.user, akte_id=akte_id, beteiligter_id=beteiligter_id)
+    akte = get_akte(user=request.user, akte_id=akte_id)
+    antwort = render(request, "datenschutz/pruefblatt.html", {"akte": akte, "p": blatt,
+                                                              "beteiligter_id": beteiligter_id})
+    antwort["Cache-Control"] = "no-store"
+    return antwort
 
 
 @login_required

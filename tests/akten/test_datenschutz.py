@@ -88,12 +88,12 @@ def test_auskunft_json_holds_the_visible_akten_only(kanzlei: Kanzlei, person: di
     assert [a["aktenzeichen"] for a in daten["akten"]] == ["1/26"]
     assert [f["id"] for f in daten["fristen"]] == [str(person["frist"].pk)]
     assert [n["id"] for n in daten["notizen"]] == [str(person["notiz"].pk)]  # B's; C's namesake's not
-    assert [n["aktenzeichen"] for n in daten["nicht_aufgenommen"]] == ["3/26"]  # for a check by hand
+    assert "nicht_aufgenommen" not in daten and "3/26" not in json.dumps(daten)  # on the Prüfblatt
     assert [z["id"] for z in daten["zeiten"]] == [str(person["zeit"].pk)]
     assert [d["id"] for d in daten["dokumente"]] == [str(person["dok_a"].pk)]  # D's is invisible
     assert NAME in daten["dokumente"][0]["auszuege"][0]
     assert [k["gepruefte_namen"] for k in daten["kollisionspruefungen"]] == [[NAME]]  # not the Gegner
-    assert "Administration" in daten["umfang"]
+    assert "umfang" not in daten and "vor_dem_versand" not in daten
     assert [i["buchstabe"] for i in daten["informationen"]] == list("abcdefgh")
     assert "Zeugenaussage" not in antwort.content.decode()
     gelesen = set(Lesezugriff.objects.filter(user=kanzlei.users["anwalt"])
@@ -110,7 +110,9 @@ def test_the_admin_gets_every_akte(kanzlei: Kanzlei, person: dict) -> None:
     assert {d["titel"] for d in daten["dokumente"]} == {"Kündigung", "Zeugenaussage"}
     assert str(person["namensvetter"].pk) not in {b["id"] for b in daten["beteiligungen"]}
     assert str(person["geheim"].pk) not in {n["id"] for n in daten["notizen"]}
-    assert daten["umfang"].startswith("Diese Auskunft umfasst alle Akten der Kanzlei")
+    blatt = kanzlei.client("admin").get(f"/api/v1/beteiligte/{person['mandant'].pk}/auskunft"
+                                        "?format=pruefblatt").json()
+    assert blatt["vollstaendig"] is True and blatt["umfang"].startswith("Vollständig")
 
 
 @pytest.mark.django_db
@@ -124,7 +126,8 @@ def test_namesakes_with_different_addresses_are_left_out(kanzlei: Kanzlei) -> No
     daten = _login(kanzlei, "admin").get(_url("auskunft_json", ohne)).json()
     assert [x["aktenzeichen"] for x in daten["beteiligungen"]] == ["1/26"]
     assert daten["person"]["emails"] == []
-    assert sorted(x["aktenzeichen"] for x in daten["nicht_aufgenommen"]) == ["2/26", "3/26"]
+    blatt = kanzlei.client("admin").get(f"/api/v1/beteiligte/{ohne.pk}/auskunft?format=pruefblatt").json()
+    assert sorted(x["aktenzeichen"] for x in blatt["nicht_aufgenommen"]) == ["2/26", "3/26"]
     Beteiligter.objects.filter(akte=c).delete()
     daten = _login(kanzlei, "admin").get(_url("auskunft_json", ohne)).json()
     assert [x["aktenzeichen"] for x in daten["beteiligungen"]] == ["1/26"]  # the same name is no evidence
@@ -142,7 +145,25 @@ def test_auskunft_pdf_is_a_pdf_naming_the_person(kanzlei: Kanzlei, person: dict)
     assert "Auskunft nach Art. 15 DSGVO" in text
     assert NAME in text and "1/26" in text
     assert "Zeugenaussage" not in text
-    assert "Administration" in " ".join(text.split())  # Akten one cannot see: ask the admin
+    for intern in ("Vor dem Versand", "einsehen darf", "schwärzen", "3/26", "anwalt"):
+        assert intern not in text, intern  # the firm's notes are on the Prüfblatt, not in the letter
+
+
+@pytest.mark.django_db
+def test_the_pruefblatt_holds_the_firm_s_notes_and_says_incomplete(kanzlei: Kanzlei, person: dict) -> None:
+    """The lawyer's Auskunft covers only his Akten: the internal sheet says so, what to black out and the
+    namesake's Akte; the page is refused to other roles."""
+    seite = _login(kanzlei, "anwalt").get(_url("auskunft_pruefblatt", person["mandant"]))
+    assert seite.status_code == 200
+    text = seite.content.decode()
+    assert "Intern – nicht zum Versand" in text and "Unvollständig" in text and "schwärzen" in text
+    assert "3/26" in text  # the namesake's Akte, for a check by hand
+    blatt = kanzlei.client("anwalt").get(f"/api/v1/beteiligte/{person['mandant'].pk}/auskunft"
+                                         "?format=pruefblatt").json()
+    assert blatt["nicht_zum_versand"] is True and blatt["vollstaendig"] is False
+    assert [n["beteiligter_id"] for n in blatt["nicht_aufgenommen"]] == [str(person["namensvetter"].pk)]
+    assert _login(kanzlei, "sachbearbeiter").get(_url("auskunft_pruefblatt", person["mandant"])
+                                                 ).status_code == 403
 
 
 @pytest.mark.django_db
@@ -150,7 +171,7 @@ def test_auskunft_pdf_is_a_pdf_naming_the_person(kanzlei: Kanzlei, person: dict)
 def test_other_roles_are_refused_everywhere(kanzlei: Kanzlei, person: dict, who: str) -> None:
     client = _login(kanzlei, who)
     b = Beteiligter.objects.create(akte=kanzlei.akten["B"], rolle="mandant", name=NAME)
-    for name in ("auskunft_json", "auskunft_pdf", "loeschung"):
+    for name in ("auskunft_json", "auskunft_pdf", "auskunft_pruefblatt", "loeschung"):
         assert client.get(_url(name, b)).status_code == 403, name
     assert client.post(_url("loeschung", b), {"antrag_am": "2026-01-02"}).status_code == 403
     Loeschvormerkung.objects.create(beteiligter=b, antrag_am=date(2026, 1, 2))
