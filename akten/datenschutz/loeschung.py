@@ -55,6 +55,7 @@ from akten.selectors import get_akte
 from config.errors import Forbidden, NotFound
 
 AUFBEWAHRUNG_JAHRE = 6
+DSGVO_AB = date(2018, 5, 25)  # Art. 99 Abs. 2 DSGVO
 BRAO = "§ 50 Abs. 1 Satz 2 und 3 BRAO"
 GESCHWAERZT = "[gelöscht]"
 RECHTSGRUNDLAGE = (
@@ -98,6 +99,12 @@ def loeschung_vormerken(*, user: User, akte_id: int | str, beteiligter_id: int |
     if antrag_am > timezone.localdate():
         raise EingabeFehler("Der Antrag kann nicht in der Zukunft gestellt sein.",
                             {"antrag_am": "Liegt in der Zukunft."})
+    # the DSGVO applies from 25.05.2018; the Akte (in the old software: its Auftragsdatum) existed
+    angelegt = min(filter(None, (akte.auftragsdatum, timezone.localdate(akte.angelegt_am))))
+    if antrag_am < max(DSGVO_AB, angelegt):
+        raise EingabeFehler(f"Der Antrag kann nicht vor dem {max(DSGVO_AB, angelegt):%d.%m.%Y} gestellt sein "
+                            "(Geltung der DSGVO seit 25.05.2018, Anlage der Akte).",
+                            {"antrag_am": "Liegt zu früh."})
     zeilen = {b.pk: b for b in person.zeilen if b.pk != person.beteiligter.pk}
     unbekannt = [pk for pk in weitere or [] if pk not in zeilen]
     if unbekannt:

@@ -48,11 +48,17 @@ def _url(name: str, b: Beteiligter) -> str:
     return reverse(f"akten:{name}", args=[b.akte_id, b.pk])
 
 
+def _mandate_seit_januar(kanzlei: Kanzlei) -> None:
+    """The Akten were opened today, their Mandate began on 1 January (a request since then is possible)."""
+    Akte.objects.filter(pk__in=[a.pk for a in kanzlei.akten.values()]).update(auftragsdatum=date(2026, 1, 1))
+
+
 @pytest.fixture
 def person(kanzlei: Kanzlei) -> dict:
     """Hans Müller: Mandant in A (anwalt sees it), Zeuge in D (only the admin sees it), named in a Notiz
     of B; a namesake with another e-mail address in C is someone else."""
     a, b, c, d = (kanzlei.akten[k] for k in "ABCD")
+    _mandate_seit_januar(kanzlei)
     mandant = Beteiligter.objects.create(akte=a, rolle="mandant", name=NAME, email="hans@example.de",
                                          anschrift="Eichenweg 7\n50667 Köln", telefon="0221 123")
     zeuge = Beteiligter.objects.create(akte=d, rolle="zeuge", name="Müller, Hans", email="HANS@example.de")
@@ -239,6 +245,7 @@ def test_a_bare_namesake_is_never_taken_for_the_mandant(kanzlei: Kanzlei, settin
     the Auskunft holds the Gegner alone, the Mandant is not offered, cannot be ticked, and his Akte
     survives the Gegner's deletion."""
     settings.HELENA_AKTEN_INDEX = "off"
+    _mandate_seit_januar(kanzlei)
     gegner = Beteiligter.objects.create(akte=kanzlei.akten["A"], rolle="gegner", name=NAME)
     mandant = Beteiligter.objects.create(akte=kanzlei.akten["B"], rolle="mandant", name="Müller, Hans",
                                          anschrift="Lindenallee 3\n80331 München", email="hm@example.de")
@@ -314,7 +321,8 @@ def test_only_the_akte_s_own_lawyer_or_the_admin_marks_and_withdraws(kanzlei: Ka
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("antrag", ["", "morgen", "31.02.2026", "2999-01-01"])
+@pytest.mark.parametrize("antrag", ["", "morgen", "31.02.2026", "2999-01-01", "0001-01-01", "24.05.2018",
+                                    "2025-12-31"])
 def test_a_bad_date_is_refused_and_nothing_marked(kanzlei: Kanzlei, person: dict, antrag: str) -> None:
     antwort = _login(kanzlei, "anwalt").post(_url("loeschung", person["mandant"]), {"antrag_am": antrag})
     assert antwort.status_code == 422
@@ -515,6 +523,9 @@ def test_api_vormerken_and_zuruecknehmen(kanzlei: Kanzlei, person: dict) -> None
     zukunft = (timezone.localdate() + timedelta(days=2)).isoformat()
     antwort = client.post(url, {"antrag_am": zukunft}, content_type="application/json")
     assert antwort.status_code == 422 and "Zukunft" in antwort.json()["detail"]
+    for frueh in ("0001-01-01", "2025-12-31"):  # before the DSGVO, before the Mandat
+        antwort = client.post(url, {"antrag_am": frueh}, content_type="application/json")
+        assert antwort.status_code == 422 and "nicht vor dem" in antwort.json()["detail"]
     antwort = client.post(url, {"antrag_am": "2026-11-02", "begruendung": "Brief"},
                           content_type="application/json")
     assert antwort.status_code == 201
