@@ -85,9 +85,15 @@ def loeschung_beantragen(request: HttpRequest, beteiligter_id: int, daten: Loesc
                   "loeschung_ab": frueheste_loeschung(v.beteiligter.akte)} for v in vormerkungen])
 
 
+class AufhebenQuery(Schema):
+    grund: str = Field("", max_length=500, description="warum aufgehoben (im Verlauf; ohne Namen)")
+
+
 @router.delete("/beteiligte/{beteiligter_id}/loeschung", response={204: None, **errors(403, 404)},
                summary="Löschvormerkung aufheben")
-def loeschvormerkung_zuruecknehmen(request: HttpRequest, beteiligter_id: int) -> Status:
+def loeschvormerkung_zuruecknehmen(request: HttpRequest, beteiligter_id: int,
+                                   query: Query[AufhebenQuery]) -> Status:
     akte_id = akte_des_beteiligten(user=request.auth, beteiligter_id=beteiligter_id)
-    loeschvormerkung_aufheben(user=request.auth, akte_id=akte_id, beteiligter_id=beteiligter_id)
+    loeschvormerkung_aufheben(user=request.auth, akte_id=akte_id, beteiligter_id=beteiligter_id,
+                              grund=query.grund)
     return Status(204, None)

@@ -30,7 +30,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from akten.accounts.users import role_of
+from akten.accounts.users import anzeigename, role_of
 from akten.datenschutz.fundstellen import zur_pruefung
 from akten.datenschutz.person import person_von, schreibweisen
 from akten.erfassung.rechte import pruefe
@@ -113,20 +113,61 @@ def loeschung_vormerken(*, user: User, akte_id: int | str, beteiligter_id: int |
     for pk in dict.fromkeys(weitere or []):
         _darf_vormerken(user, zeilen[pk].akte)
     auswahl = [(person.beteiligter, True)] + [(zeilen[pk], False) for pk in dict.fromkeys(weitere or [])]
-    return [Loeschvormerkung.objects.get_or_create(
-        beteiligter=b, defaults={"antrag_am": antrag_am, "begruendung": begruendung.strip()[:5000],
-                                 "vorgemerkt_von": user, "direkt": direkt})[0] for b, direkt in auswahl]
+    vormerkungen = []
+    for b, direkt in auswahl:
+        vormerkung = Loeschvormerkung.objects.filter(beteiligter=b).first()
+        if vormerkung is None:
+            vormerkung = Loeschvormerkung(beteiligter=b, antrag_am=antrag_am, direkt=direkt,
+                                          begruendung=begruendung.strip()[:5000], vorgemerkt_von=user)
+            vormerkung._history_user = user  # type: ignore[attr-defined]
+            vormerkung._change_reason = (  # type: ignore[attr-defined]
+                "Löschung beantragt" if direkt else
+                f"mit dem Antrag zu Eintrag {person.beteiligter.pk} ({akte.aktenzeichen}) angekreuzt")
+            vormerkung.save()
+        vormerkungen.append(vormerkung)
+    return vormerkungen
 
 
 @transaction.atomic
-def loeschvormerkung_aufheben(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> None:
-    """Take the mark back before the deletion (the request was withdrawn, or decided otherwise)."""
+def loeschvormerkung_aufheben(*, user: User, akte_id: int | str, beteiligter_id: int | str,
+                              grund: str = "") -> None:
+    """Take the mark back before the deletion (the request was withdrawn, or decided otherwise); the
+    history keeps when, who and why (`grund`: no names, it outlives the deletion)."""
     akte = get_akte(user=user, akte_id=akte_id)
     _darf_vormerken(user, akte)
-    geloescht, _ = Loeschvormerkung.objects.filter(beteiligter__akte=akte,
-                                                   beteiligter_id=_zahl(beteiligter_id)).delete()
-    if not geloescht:
+    vormerkung = Loeschvormerkung.objects.filter(beteiligter__akte=akte,
+                                                 beteiligter_id=_zahl(beteiligter_id)).first()
+    if vormerkung is None:
         raise NotFound("Für diese/n Beteiligte/n ist keine Löschung vorgemerkt.")
+    vormerkung._history_user = user  # type: ignore[attr-defined]
+    vormerkung._change_reason = ("Vormerkung aufgehoben: " + grund.strip()[:500]  # type: ignore[attr-defined]
+                                 if grund.strip() else "Vormerkung aufgehoben")
+    vormerkung.delete()
+
+
+def darf_vormerken(user: User, akte: Akte) -> bool:
+    """May the user mark and withdraw on this Akte (for the page's buttons)?"""
+    try:
+        _darf_vormerken(user, akte)
+    except Forbidden:
+        return False
+    return True
+
+
+def vormerkungsverlauf(beteiligte: list[Beteiligter]) -> dict[int, list[str]]:
+    """Per Beteiligter of a page, its Löschvormerkung's history as lines, the newest first: „02.11.2026
+    14:05 – Anna Schmidt: Löschung beantragt (Antrag vom 01.11.2026)“."""
+    zeilen: dict[int, list[str]] = {}
+    verlauf = (Loeschvormerkung.history.filter(beteiligter_id__in=[b.pk for b in beteiligte])
+               .select_related("history_user").order_by("-history_date", "-history_id"))
+    for h in verlauf:
+        wer = anzeigename(h.history_user) if h.history_user else "automatisch"
+        was = h.history_change_reason or {"+": "Löschung vorgemerkt", "-": "Vormerkung entfernt"}.get(
+            h.history_type, "geändert")
+        antrag = f" (Antrag vom {h.antrag_am:%d.%m.%Y})" if h.history_type == "+" else ""
+        zeilen.setdefault(h.beteiligter_id, []).append(
+            f"{timezone.localtime(h.history_date):%d.%m.%Y %H:%M} – {wer}: {was}{antrag}")
+    return zeilen
 
 
 def _zahl(wert: Any) -> int:

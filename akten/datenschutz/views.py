@@ -111,6 +111,7 @@ def loeschung(request: HttpRequest, akte_id: int, beteiligter_id: int) -> HttpRe
 def loeschung_aufheben(request: HttpRequest, akte_id: int, beteiligter_id: int) -> HttpResponse:
     """Take the mark back (this Beteiligter only)."""
     akte = get_akte(user=request.user, akte_id=akte_id)
-    loeschvormerkung_aufheben(user=request.user, akte_id=akte.pk, beteiligter_id=beteiligter_id)
+    loeschvormerkung_aufheben(user=request.user, akte_id=akte.pk, beteiligter_id=beteiligter_id,
+                              grund=request.POST.get("grund", "")[:500])
     messages.success(request, "Die Löschvormerkung ist aufgehoben.")
     return redirect(zur_liste(akte, beteiligter_id))

@@ -4,8 +4,9 @@ deletion done.
 
 The Löschprotokoll must prove that and when the firm deleted, without keeping what it deleted: it
 names record types, ids, the Aktenzeichen, the date of the request and who entered it, never a name,
-an address or a text. The Vormerkung has no history of its own (django-simple-history would keep its
-Begründung after the deletion) and goes with its Beteiligter.
+an address or a text. The Vormerkung's history (marked, withdrawn: when, by whom, on this row or ticked
+from another, why withdrawn) leaves its Begründung out — it may say who wrote what — so that it may
+outlive the deletion without personal data; the page of the Beteiligter shows it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django.conf import settings
 from django.db import models
 
 from akten.models.akte import Beteiligter
+from akten.models.verlauf import verlauf
 
 
 class Loeschvormerkung(models.Model):
@@ -31,6 +33,7 @@ class Loeschvormerkung(models.Model):
         "auf diesem Eintrag beantragt", default=True,
         help_text="Nein: mit dem Antrag zu einem anderen Eintrag derselben Person angekreuzt. Dann wird nur "
                   "dieser Eintrag gelöscht, nie die ganze Akte.")
+    history = verlauf("Verlauf der Löschvormerkungen", excluded_fields=["begruendung"])
 
     class Meta:
         verbose_name = "Löschvormerkung"

@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from akten.accounts.users import may_file_dokumente
-from akten.datenschutz.loeschung import frueheste_loeschung
+from akten.datenschutz.loeschung import darf_vormerken, frueheste_loeschung, vormerkungsverlauf
 from akten.erfassung.rechte import rechte_von
 from akten.fristenbuch.akte import fristen_kontext
 from akten.lesezugriffe.selectors import darf_protokoll_sehen, lesezugriffe
@@ -93,8 +93,11 @@ def arbeitsplatz(request: HttpRequest, akte: Akte) -> dict[str, Any]:
     }
     context.update(fristen_kontext(request, akte))
     context["naechste_fristen"] = [f for f in context.get("fristen", []) if not f.erledigt][:5]
+    loeschverlauf = vormerkungsverlauf(beteiligte) if rechte["datenschutz"] else {}
+    context["darf_loeschung"] = rechte["datenschutz"] and darf_vormerken(user, akte)
     for b in beteiligte:  # each party's own Verlauf, from the Akte's (no query per party)
         b.verlauf = [z for z in context["verlauf"] if z.art == "beteiligter" and z.eintrag_id == b.pk]
+        b.loeschverlauf = loeschverlauf.get(b.pk, [])
     context["kopf"] = selectors.kopf(user=user, akte=akte, fristen=context.get("fristen"))
     # „Zugriffe – wer hat gelesen“, the newest few: only where the page shows it (the whole Akte and the
     # tab Aktivität) and for whom (darf_protokoll_sehen); the Akte already read, no second SELECT of it

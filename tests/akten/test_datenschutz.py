@@ -316,8 +316,20 @@ def test_only_the_akte_s_own_lawyer_or_the_admin_marks_and_withdraws(kanzlei: Ka
     assert anwalt.post(_url("loeschung_aufheben", b_mandant)).status_code == 403
     assert kanzlei.client("anwalt").delete(f"/api/v1/beteiligte/{b_mandant.pk}/loeschung").status_code == 403
     assert Loeschvormerkung.objects.filter(beteiligter=b_mandant).exists()
-    assert _login(kanzlei, "admin").post(_url("loeschung_aufheben", b_mandant)).status_code == 302
-    assert not Loeschvormerkung.objects.exists()
+    seite = anwalt.get(reverse("akten:detail", args=[kanzlei.akten["B"].pk]) + "?tab=beteiligte")
+    assert "Löschung vormerken für" not in seite.content.decode()  # no button he may not use
+    assert "Vormerkung aufheben für" not in seite.content.decode()
+    admin = _login(kanzlei, "admin")
+    antwort = admin.post(_url("loeschung_aufheben", b_mandant), {"grund": "Antrag zurückgenommen"})
+    assert antwort.status_code == 302 and not Loeschvormerkung.objects.exists()
+    antwort = admin.post(_url("loeschung", b_mandant), {"antrag_am": timezone.localdate().isoformat(),
+                                                        "begruendung": "Brief von Eva Schulz"})
+    assert antwort.status_code == 302
+    seite = admin.get(reverse("akten:detail", args=[kanzlei.akten["B"].pk]) + "?tab=beteiligte")
+    seite = seite.content.decode()
+    assert "Löschvormerkung – Verlauf" in seite  # the withdrawal leaves a trace, shown on the Beteiligte/r
+    assert "Vormerkung aufgehoben: Antrag zurückgenommen" in seite and "Löschung beantragt" in seite
+    assert "Brief von" not in json.dumps(list(Loeschvormerkung.history.values_list(flat=False)), default=str)
 
 
 @pytest.mark.django_db
