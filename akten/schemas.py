@@ -125,6 +125,8 @@ class AkteOut(Schema):
     status: str
     gegenstandswert: str | None
     auftragsdatum: date | None = None
+    mandat_beendet_am: date | None = Field(None, description="Ende des Mandats; null, solange die Akte "
+                                                             "offen ist")
     bundesland: str
     anwalt: PersonOut | None
     sachbearbeiter: PersonOut | None
@@ -142,7 +144,8 @@ def akte_out(akte: Akte) -> dict[str, Any]:
         "id": str(akte.pk), "aktenzeichen": akte.aktenzeichen, "kurzrubrum": akte.kurzrubrum,
         "wegen": akte.wegen, "rechtsgebiet": akte.rechtsgebiet, "status": akte.status,
         "gegenstandswert": None if akte.gegenstandswert is None else f"{akte.gegenstandswert:.2f}",
-        "auftragsdatum": akte.auftragsdatum, "bundesland": akte.bundesland,
+        "auftragsdatum": akte.auftragsdatum, "mandat_beendet_am": akte.mandat_beendet_am,
+        "bundesland": akte.bundesland,
         "anwalt": person_out(akte.anwalt), "sachbearbeiter": person_out(akte.sachbearbeiter),
         "tags": akte.tags, "angelegt_am": akte.angelegt_am, "aktualisiert_am": akte.aktualisiert_am,
         "extern_id": akte.extern_id, "version": akte.version,

@@ -18,7 +18,7 @@ from akten.selectors import get_akte
 from config.errors import DomainError
 
 STAMMDATEN = ("aktenzeichen", "kurzrubrum", "wegen", "rechtsgebiet", "gegenstandswert", "auftragsdatum",
-              "bundesland", "anwalt", "sachbearbeiter", "tags", "extern_id")
+              "bundesland", "anwalt", "sachbearbeiter", "tags", "extern_id", "mandat_beendet_am")
 # what update_akte_rag (Helena's draft) changes besides: her summary and the status
 STATUS_FELDER = ("status", "summary")
 # the words a Kanzlei uses for the stored values (Akte.Status)
@@ -38,6 +38,27 @@ def naechstes_aktenzeichen(*, anwalt: User | None = None, jahr: int | None = Non
     kuerzel = schema.kuerzel_von(anwalt.get_full_name() or anwalt.username) if anwalt else ""
     return schema.naechstes(muster, jahr=jahr, kuerzel=kuerzel,
                             vorhandene=Akte.objects.values_list("aktenzeichen", flat=True).iterator())
+
+
+def _pruefe_mandatsende(*, user: User, daten: dict[str, Any], akte: Akte | None = None) -> None:
+    """„Mandat beendet am“ (Akte.mandat_beendet_am; § 50 BRAO counts from it): ANWALT/ADMIN only, an
+    Akte closed or filed away, not in the future, not before the Auftragsdatum."""
+    if daten.get("mandat_beendet_am") is None:
+        return
+    pruefe(user, "akte_status")
+    tag = daten["mandat_beendet_am"]
+    status = (status_wert(daten["status"]) if daten.get("status")
+              else akte.status if akte else Akte.Status.OFFEN)
+    auftrag = daten.get("auftragsdatum", akte.auftragsdatum if akte else None)
+    if status not in Akte.MANDAT_BEENDET:
+        raise EingabeFehler("Ein Ende des Mandats hat nur eine abgeschlossene oder abgelegte Akte.",
+                            {"mandat_beendet_am": "Die Akte ist offen."})
+    if tag > timezone.localdate():
+        raise EingabeFehler("Das Mandat kann nicht in der Zukunft beendet sein.",
+                            {"mandat_beendet_am": "Liegt in der Zukunft."})
+    if auftrag and tag < auftrag:
+        raise EingabeFehler(f"Das Mandat kann nicht vor dem Auftrag ({auftrag:%d.%m.%Y}) beendet sein.",
+                            {"mandat_beendet_am": "Liegt vor dem Auftragsdatum."})
 
 
 def _pruefe_personen(daten: dict[str, Any]) -> None:
@@ -90,6 +111,7 @@ def akte_anlegen(*, user: User, daten: dict[str, Any], grund: str = "") -> Akte:
     daten = {k: v for k, v in daten.items() if k in (*STAMMDATEN, "status")}
     if daten.get("status") and status_wert(daten["status"]) != Akte.Status.OFFEN:
         pruefe(user, "akte_status")
+    _pruefe_mandatsende(user=user, daten=daten)
     _pruefe_personen(daten)
     # One number at a time: two people opening Akten at once must not get the same Aktenzeichen.
     with connection.cursor() as cursor:
@@ -151,6 +173,7 @@ def akte_aendern(*, user: User, akte_id: int | str, aenderungen: dict[str, Any],
         return akte
     if any(name in aenderungen for name in STATUS_FELDER):
         pruefe(user, "akte_status")
+    _pruefe_mandatsende(user=user, daten=aenderungen, akte=akte)
     _pruefe_personen(aenderungen)
     _neue_personen(user=user, akte=akte, aenderungen=aenderungen)
     if "aktenzeichen" in aenderungen:

@@ -23,13 +23,16 @@ from typing import Any
 from config.errors import DomainError
 
 SPALTEN = ("aktenzeichen", "kurzrubrum", "rechtsgebiet", "mandant", "gegner", "gegenstandswert", "anwalt",
-           "bundesland", "angelegt")
+           "bundesland", "angelegt", "beendet")
 # Headers of the protocol as they are written (for messages), and what old programs also call them.
 UEBERSCHRIFT = {"aktenzeichen": "Aktenzeichen", "kurzrubrum": "Kurzrubrum", "rechtsgebiet": "Rechtsgebiet",
                 "mandant": "Mandant", "gegner": "Gegner", "gegenstandswert": "Gegenstandswert",
-                "anwalt": "Anwalt", "bundesland": "Bundesland", "angelegt": "Angelegt"}
+                "anwalt": "Anwalt", "bundesland": "Bundesland", "angelegt": "Angelegt",
+                "beendet": "Beendet"}
 AUCH = {"az": "aktenzeichen", "rubrum": "kurzrubrum", "sachgebiet": "rechtsgebiet", "mandanten": "mandant",
-        "angelegt am": "angelegt", "anlagedatum": "angelegt", "streitwert": "gegenstandswert"}
+        "angelegt am": "angelegt", "anlagedatum": "angelegt", "streitwert": "gegenstandswert",
+        "beendet am": "beendet", "mandat beendet am": "beendet", "erledigt am": "beendet",
+        "abgeschlossen am": "beendet", "abgeschlossen": "beendet"}
 # Columns that may come twice: their cells are parties, and both columns' parties count.
 MEHRFACH = frozenset({"mandant", "gegner"})
 KOPF_SUCHEN_IN = 10  # the header is looked for in the first rows

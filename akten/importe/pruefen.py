@@ -228,7 +228,8 @@ def pruefe_zeile(nummer: int, werte: dict[str, Any], *, anwalt_von: Callable[[st
     stammdaten: dict[str, Any] = {"aktenzeichen": aktenzeichen, "kurzrubrum": rubrum, "rechtsgebiet": gebiet,
                                   "tags": [altes_gebiet] if altes_gebiet else []}
     angelegt = None
-    for spalte, lesen in (("gegenstandswert", betrag), ("bundesland", bundesland), ("angelegt", datum)):
+    for spalte, lesen in (("gegenstandswert", betrag), ("bundesland", bundesland), ("angelegt", datum),
+                          ("beendet", datum)):
         try:
             stammdaten[spalte] = lesen(werte.get(spalte))
         except ValueError as exc:
@@ -237,6 +238,7 @@ def pruefe_zeile(nummer: int, werte: dict[str, Any], *, anwalt_von: Callable[[st
     if angelegt and angelegt > timezone.localdate():
         fehler.append(f"Das Anlagedatum {angelegt:%d.%m.%Y} liegt in der Zukunft.")
     stammdaten["auftragsdatum"] = angelegt  # the old programs know no day of the mandate of its own
+    fehler += _beendet(stammdaten, angelegt)
     try:
         stammdaten["anwalt"] = _anwalt(zelltext(werte.get("anwalt")), anwalt_von)
     except ValueError as exc:
@@ -245,6 +247,20 @@ def pruefe_zeile(nummer: int, werte: dict[str, Any], *, anwalt_von: Callable[[st
         raise ZeileFehlerhaft(fehler)
     return Zeile(nummer=nummer, aktenzeichen=aktenzeichen, stammdaten=stammdaten,
                  parteien=[*mandanten, *gegner], angelegt=angelegt, hinweise=hinweise)
+
+
+def _beendet(stammdaten: dict[str, Any], angelegt: date | None) -> list[str]:
+    """The column „Beendet“: an Akte closed in the old program — § 50 BRAO counts from that day, not the
+    import's; so it comes in closed, with that day as „Mandat beendet am“."""
+    beendet = stammdaten.pop("beendet", None)
+    if not beendet:
+        return []
+    stammdaten.update(status=Akte.Status.GESCHLOSSEN, mandat_beendet_am=beendet)
+    if beendet > timezone.localdate():
+        return [f"Das Ende des Mandats {beendet:%d.%m.%Y} liegt in der Zukunft."]
+    if angelegt and beendet < angelegt:
+        return [f"Das Ende des Mandats {beendet:%d.%m.%Y} liegt vor der Anlage der Akte."]
+    return []
 
 
 def _aktenzeichen_fehler(wert: Any) -> list[str]:

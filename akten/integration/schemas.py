@@ -27,6 +27,7 @@ def _plausibel(tag: date | None) -> date | None:
 
 Tag = Annotated[Datum, AfterValidator(_plausibel)]
 OptTag = Annotated[OptDatum, AfterValidator(_plausibel)]
+StrengerTag = Annotated[date, AfterValidator(_plausibel)]  # ISO only: no „“ for „none“ (as the schema says)
 
 
 def ExternId() -> Any:
@@ -52,6 +53,8 @@ class AkteIn(Streng):
     status: Akte.Status | None = None
     gegenstandswert: str | None = Field(None, pattern=BETRAG_PATTERN, description="z. B. „12000.00“")
     auftragsdatum: OptTag = None
+    mandat_beendet_am: StrengerTag | None = Field(None, description="JJJJ-MM-TT; nur bei status "
+                                                                 "geschlossen/archiviert; fehlt: heute")
     bundesland: Bundesland | None = Field(None, description="leer: NW (die Feiertage für Fristen)")
     anwalt: str | None = Person()
     sachbearbeiter: str | None = Person()
@@ -69,6 +72,9 @@ class AkteAenderungIn(Streng):
     status: Akte.Status | None = None
     gegenstandswert: str | None = Field(None, pattern=BETRAG_PATTERN)
     auftragsdatum: OptTag = None
+    mandat_beendet_am: StrengerTag | None = Field(
+        None, description="JJJJ-MM-TT: Ende des Mandats (§ 50 BRAO zählt ab dem Ende dieses Jahres); nur bei "
+                          "geschlossener Akte, nicht in der Zukunft, nicht vor dem Auftragsdatum")
     bundesland: Bundesland | KeinBundesland | None = None
     anwalt: str | None = Person()
     sachbearbeiter: str | None = Person()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -166,6 +166,16 @@ class Akte(models.Model):
         if felder is not None and self.abgeschlossen_am != vorher:
             kwargs["update_fields"] = {*felder, "abgeschlossen_am"}
         super().save(*args, **kwargs)
+
+    @property
+    def mandat_beendet_am(self) -> date | None:
+        """The day the Mandat ended (abgeschlossen_am's day in Köln): what § 50 BRAO's six years count
+        from. Set by hand (akten/erfassung/akten.py) for an Akte that ended before it was closed here."""
+        return timezone.localdate(self.abgeschlossen_am) if self.abgeschlossen_am else None
+
+    @mandat_beendet_am.setter
+    def mandat_beendet_am(self, tag: date | None) -> None:
+        self.abgeschlossen_am = timezone.make_aware(datetime.combine(tag, time(12))) if tag else None
 
     @property
     def version(self) -> str:

@@ -122,6 +122,12 @@ class AkteForm(forms.Form):
     status = forms.ChoiceField(label="Status", choices=Akte.Status.choices, initial=Akte.Status.OFFEN,
                                required=False, help_text="Abschließen und ablegen dürfen Anwältinnen und "
                                                          "Anwälte und die Administration.")
+    mandat_beendet_am = forms.DateField(
+        label="Mandat beendet am", required=False, input_formats=DATUM_FORMATE,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        error_messages={"invalid": "Bitte ein Datum wie 01.02.2026 angeben."},
+        help_text="Nur bei abgeschlossener oder abgelegter Akte; leer: der Tag des Abschlusses. Ab dem Ende "
+                  "dieses Jahres läuft die Aufbewahrung (sechs Jahre, § 50 BRAO).")
     tags = forms.CharField(label="Schlagworte", max_length=500, required=False,
                            help_text="Durch Komma getrennt, z. B. „Eilsache, Rechtsschutz“")
 
@@ -132,6 +138,7 @@ class AkteForm(forms.Form):
         self.fields["sachbearbeiter"].queryset = personen(auch=[akte.sachbearbeiter_id if akte else None])
         if not darf_status:
             del self.fields["status"]
+            del self.fields["mandat_beendet_am"]
 
     def clean_aktenzeichen(self) -> str:
         return " ".join(self.cleaned_data["aktenzeichen"].split())
@@ -154,7 +161,8 @@ class AkteForm(forms.Form):
                 "rechtsgebiet": akte.rechtsgebiet, "auftragsdatum": akte.auftragsdatum,
                 "gegenstandswert": "" if wert is None else betrag_zeigen(wert),
                 "bundesland": akte.bundesland, "anwalt": akte.anwalt_id,
-                "sachbearbeiter": akte.sachbearbeiter_id, "status": akte.status, "tags": ", ".join(akte.tags)}
+                "sachbearbeiter": akte.sachbearbeiter_id, "status": akte.status, "tags": ", ".join(akte.tags),
+                "mandat_beendet_am": akte.mandat_beendet_am}
 
 
 class AkteAendernForm(AkteForm):

@@ -606,3 +606,63 @@ def test_the_verwaltung_s_lists_are_for_the_administration_only(kanzlei: Kanzlei
         assert sachbearbeiter.get(url).status_code == 403, url
         assert admin.get(url).status_code == 200, url
     assert "Löschprotokoll" not in sachbearbeiter.get(reverse("admin:index")).content.decode()
+
+
+# --- „Mandat beendet am“: what § 50 BRAO counts from ------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_end_of_the_mandat_is_set_on_the_page_with_history(kanzlei: Kanzlei) -> None:
+    """An Akte that ended in 2015 but was closed here today: the lawyer enters the day, the deletion date
+    follows it (2022, not 2033), the Verlauf keeps the change; nonsense and other roles are refused."""
+    akte = kanzlei.akten["A"]
+    Akte.objects.filter(pk=akte.pk).update(auftragsdatum=date(2014, 2, 1))
+    url = reverse("akten:bearbeiten", args=[akte.pk])
+    anwalt = _login(kanzlei, "anwalt")
+    felder = {"aktenzeichen": "1/26", "kurzrubrum": akte.kurzrubrum, "wegen": akte.wegen,
+              "rechtsgebiet": akte.rechtsgebiet, "bundesland": akte.bundesland, "anwalt": akte.anwalt_id,
+              "status": "geschlossen", "auftragsdatum": "2014-02-01"}
+    assert anwalt.post(url, felder).status_code == 302
+    assert Akte.objects.get(pk=akte.pk).mandat_beendet_am == timezone.localdate()  # default: closing day
+    for falsch in ("2999-01-01", "2013-12-31"):
+        antwort = anwalt.post(url, {**felder, "mandat_beendet_am": falsch})
+        assert antwort.status_code == 422 and 'class="field-error"' in antwort.content.decode()
+    assert anwalt.post(url, {**felder, "mandat_beendet_am": "15.03.2015"}).status_code == 302
+    akte = Akte.objects.get(pk=akte.pk)
+    assert akte.mandat_beendet_am == date(2015, 3, 15) and frueheste_loeschung(akte) == date(2022, 1, 1)
+    assert akte.history.filter(abgeschlossen_am__date=date(2015, 3, 15)).exists()  # with history
+    assert "Mandat beendet am" not in _login(kanzlei, "sachbearbeiter").get(url).content.decode()
+
+
+@pytest.mark.django_db
+def test_the_end_of_the_mandat_over_the_api(kanzlei: Kanzlei) -> None:
+    from tests.akten.test_api_schreiben import patch
+
+    akte = kanzlei.akten["A"]
+    url = f"/api/v1/akten/{akte.pk}"
+    offen = patch(kanzlei.client("anwalt"), url, {"mandat_beendet_am": "2015-03-15"})
+    assert offen.status_code == 422 and "abgeschlossene" in offen.json()["detail"]
+    antwort = patch(kanzlei.client("anwalt"), url,
+                    {"status": "geschlossen", "mandat_beendet_am": "2015-03-15"})
+    assert antwort.status_code == 200 and antwort.json()["mandat_beendet_am"] == "2015-03-15"
+    zukunft = (timezone.localdate() + timedelta(days=3)).isoformat()
+    assert patch(kanzlei.client("anwalt"), url, {"mandat_beendet_am": zukunft}).status_code == 422
+    refused = patch(kanzlei.client("sachbearbeiter"), url, {"mandat_beendet_am": "2016-01-01"})
+    assert refused.status_code == 403
+    assert Akte.objects.get(pk=akte.pk).mandat_beendet_am == date(2015, 3, 15)
+
+
+@pytest.mark.django_db
+def test_an_imported_akte_keeps_its_old_end(kanzlei: Kanzlei) -> None:
+    from akten.importe import pruefen
+
+    zeile = pruefen.pruefe_zeile(2, {"aktenzeichen": "77/15", "mandant": "Eva Roth", "angelegt": "01.02.2015",
+                                     "beendet": "15.03.2015"}, anwalt_von=lambda _: None)
+    assert zeile.stammdaten["mandat_beendet_am"] == date(2015, 3, 15)
+    from akten.erfassung.akten import akte_anlegen
+
+    akte = akte_anlegen(user=kanzlei.users["admin"], daten=zeile.stammdaten)
+    assert akte.status == "geschlossen" and frueheste_loeschung(akte) == date(2022, 1, 1)
+    with pytest.raises(Exception, match="vor der Anlage"):
+        pruefen.pruefe_zeile(3, {"aktenzeichen": "78/15", "mandant": "Eva Roth", "angelegt": "01.02.2015",
+                                 "beendet": "15.03.2014"}, anwalt_von=lambda _: None)
