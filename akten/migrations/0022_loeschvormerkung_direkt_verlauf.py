@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('akten', '0020_sitzungen_anmeldeschutz'),
+        ('akten', '0021_zweiter_faktor'),
     ]
 
     operations = [
