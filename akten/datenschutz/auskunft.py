@@ -6,8 +6,9 @@ One dict for both forms: the JSON file (stable German keys, dates ISO 8601) and 
 person's Beteiligten-Einträge with contact data, the Akten they are party to, Fristen, Notizen, Zeiten
 and Dokumente whose text names them (a Dokument by passages around the mention), the
 Kollisionsprüfungen that checked or found them. Not in: Helena's conversations (the work of the
-firm's lawyers on the Mandat, no record of the person beyond what the Akte holds; their text is
-searched by nobody here) and the history of changes (old values of the same entries).
+firm's lawyers on the Mandat, no record of the person beyond what the Akte holds; those naming the
+person are counted on the internal Prüfblatt for the firm to read) and the history of changes (old
+values of the same entries; not done yet).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from django.utils import timezone
 
 from akten.datenschutz import person as personen
+from akten.datenschutz.fundstellen import zur_pruefung
 from akten.datenschutz.loeschung import frueheste_loeschung
 from akten.erfassung.rechte import pruefe
 from akten.lesezugriffe.services import Bereich, Lesung, Weg, speichern
@@ -137,6 +139,10 @@ def pruefblatt(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> 
         "nicht_aufgenommen": [{"beteiligter_id": str(b.pk), "aktenzeichen": b.akte.aktenzeichen,
                                "rolle": b.get_rolle_display(), "grund": NAMENSVETTER}
                               for b in person.namensvetter],
+        # Helena's conversations and tool calls naming the person (any Akte or none, anyone's): not in
+        # the Auskunft (see the module), counted here for the firm to read and decide
+        "helena_zur_pruefung": {art: len(ids) for art, ids in
+                                zur_pruefung(schreibweisen=person.schreibweisen).items()},
     }
 
 

@@ -159,14 +159,20 @@ def test_auskunft_pdf_is_a_pdf_naming_the_person(kanzlei: Kanzlei, person: dict)
 def test_the_pruefblatt_holds_the_firm_s_notes_and_says_incomplete(kanzlei: Kanzlei, person: dict) -> None:
     """The lawyer's Auskunft covers only his Akten: the internal sheet says so, what to black out and the
     namesake's Akte; the page is refused to other roles."""
+    from helena.models import Conversation, Message
+
+    gespraech = Conversation.objects.create(user=kanzlei.users["admin"], title="Recherche")
+    Message.objects.create(conversation=gespraech, role="user", text=f"Hat {NAME} schon gezahlt?")
     seite = _login(kanzlei, "anwalt").get(_url("auskunft_pruefblatt", person["mandant"]))
     assert seite.status_code == 200
     text = seite.content.decode()
     assert "Intern – nicht zum Versand" in text and "Unvollständig" in text and "schwärzen" in text
     assert "3/26" in text  # the namesake's Akte, for a check by hand
+    assert "Helena-Unterhaltungen: 1" in text
     blatt = kanzlei.client("anwalt").get(f"/api/v1/beteiligte/{person['mandant'].pk}/auskunft"
                                          "?format=pruefblatt").json()
     assert blatt["nicht_zum_versand"] is True and blatt["vollstaendig"] is False
+    assert blatt["helena_zur_pruefung"] == {"Helena-Unterhaltungen": 1}  # counted, not in the Auskunft
     assert [n["beteiligter_id"] for n in blatt["nicht_aufgenommen"]] == [str(person["namensvetter"].pk)]
     assert _login(kanzlei, "sachbearbeiter").get(_url("auskunft_pruefblatt", person["mandant"])
                                                  ).status_code == 403
