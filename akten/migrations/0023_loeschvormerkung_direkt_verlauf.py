@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('akten', '0021_zweiter_faktor'),
+        ('akten', '0022_lesezugriff_bereiche'),
     ]
 
     operations = [
