@@ -2,7 +2,8 @@
 was deleted, when, on whose request and why, and Helena's records left „zur Prüfung“ with links to
 them) and the Löschvormerkungen still waiting (read only: marked and taken back on the Akte page, where
 the role rule applies). Only the Administration (role ADMIN) sees either, whatever Django permissions
-a staff account has: both name who asked for what."""
+a staff account has: both name who asked for what. The same for what the deletions kept for the
+Kollisionsprüfung (names of persons whose data were otherwise erased: read only, never edited)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from django.utils.safestring import SafeString
 
 from akten.accounts.users import role_of
 from akten.datenschutz.loeschung import frueheste_loeschung
-from akten.models import Loeschprotokoll, Loeschvormerkung
+from akten.models import FruehererBeteiligter, Loeschprotokoll, Loeschvormerkung
 from config.admin_base import ReadOnlyAdminMixin
 
 # kinds of „zur Prüfung“ → the admin's change page of one of them (helena registers these models)
@@ -89,3 +90,16 @@ class LoeschvormerkungAdmin(NurAdministration, ReadOnlyAdminMixin, admin.ModelAd
     def loeschung_ab(self, obj: Loeschvormerkung) -> str:
         tag = frueheste_loeschung(obj.beteiligter.akte)
         return f"{tag:%d.%m.%Y}" if tag else "6 Jahre nach Ende des Mandats (Akte offen)"
+
+
+@admin.register(FruehererBeteiligter)
+class FruehererBeteiligterAdmin(NurAdministration, ReadOnlyAdminMixin, admin.ModelAdmin):
+    """What the deletions kept for the Kollisionsprüfung; read only: a record changed or removed by
+    hand would let a conflict slip through (§ 43a Abs. 4 BRAO)."""
+
+    list_display = ("geloescht_am", "aktenzeichen", "name", "rolle", "mandat_von", "mandat_bis", "umfang")
+    list_filter = ("rolle", "umfang")
+    search_fields = ("aktenzeichen", "name_schluessel")
+    date_hierarchy = "geloescht_am"
+    fields = ("name", "rolle", "aktenzeichen", "mandat_von", "mandat_bis", "umfang", "geloescht_am")
+    readonly_fields = fields

@@ -54,7 +54,9 @@ INFORMATIONEN: list[dict[str, str]] = [
     {"buchstabe": "d", "titel": "Speicherdauer",
      "text": "Bis zum Ende des Mandats und danach sechs Jahre ab Ablauf des Kalenderjahres, in dem der "
              "Auftrag beendet wurde (§ 50 Abs. 1 Satz 2 und 3 BRAO); längere gesetzliche Fristen "
-             "bleiben unberührt (§ 50 Abs. 5 BRAO)."},
+             "bleiben unberührt (§ 50 Abs. 5 BRAO). Danach bleiben für die Kollisionsprüfung "
+             "(§ 43a Abs. 4 BRAO, § 3 BORA: ohne zeitliche Grenze) nur Name, Rolle, Aktenzeichen und die "
+             "Jahre des Mandats gespeichert (Art. 17 Abs. 3 lit. b und e DSGVO)."},
     {"buchstabe": "e", "titel": "Rechte der betroffenen Person",
      "text": "Berichtigung (Art. 16), Löschung (Art. 17; eingeschränkt, solange die Aufbewahrungspflicht "
              "besteht, Art. 17 Abs. 3 lit. b und e), Einschränkung der Verarbeitung (Art. 18) und "

@@ -16,7 +16,9 @@ its history; the read log keeps its rows for its own period, the Dokumente's tit
 other Beteiligte/r alone: the row and its history. Hits of other Kollisionsprüfungen that name what
 was deleted are blacked out. Records of Helena outside the deleted Akte that name the person (its
 conversations, tool calls) are listed „zur Prüfung“ (akten/datenschutz/fundstellen.py). The
-Löschprotokoll keeps types, ids and dates, no contents.
+Löschprotokoll keeps types, ids and dates, no contents. What stays of each deleted party that the
+Kollisionsprüfung compares (name, role, Aktenzeichen, years of the Mandat: § 43a Abs. 4 BRAO has no
+time limit) is akten/kollision/frueher.py's; the Löschprotokoll counts it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from akten.datenschutz.fundstellen import zur_pruefung
 from akten.datenschutz.person import person_von, schreibweisen
 from akten.erfassung.rechte import pruefe
 from akten.erfassung.speichern import EingabeFehler
+from akten.kollision.frueher import RECHTSGRUNDLAGE as KOLLISION_GRUNDLAGE
+from akten.kollision.frueher import vermerken
 from akten.models import (
     Akte,
     AktenZugriff,
@@ -61,7 +65,8 @@ GESCHWAERZT = "[gelöscht]"
 RECHTSGRUNDLAGE = (
     "Löschung auf Antrag nach Art. 17 Abs. 1 DSGVO. Bis zum Ablauf der Aufbewahrungsfrist für Handakten "
     f"({BRAO}: sechs Jahre ab Ablauf des Kalenderjahres, in dem der Auftrag beendet wurde) aufbewahrt "
-    "nach Art. 17 Abs. 3 lit. b und e DSGVO.")
+    "nach Art. 17 Abs. 3 lit. b und e DSGVO. " + KOLLISION_GRUNDLAGE)
+BEHALTEN = "für die Kollisionsprüfung behalten"
 log = logging.getLogger(__name__)
 
 
@@ -220,11 +225,11 @@ def _loeschen(*, vormerkung_id: int, heute: date) -> int:
     # the whole Akte only on the Mandant/innen's own requests, never by a row ticked from another Akte
     if (beteiligter.rolle == Beteiligter.Rolle.MANDANT and vormerkung.direkt
             and not mandanten.exclude(loeschvormerkung__direkt=True).exists()):
-        Loeschprotokoll.objects.create(art=Loeschprotokoll.Art.AKTE, geloescht=_akte_loeschen(akte),
-                                       **protokoll)
+        Loeschprotokoll.objects.create(art=Loeschprotokoll.Art.AKTE,
+                                       geloescht=_akte_loeschen(akte, heute=heute), **protokoll)
     else:
         Loeschprotokoll.objects.create(art=Loeschprotokoll.Art.BETEILIGTER,
-                                       geloescht=_beteiligter_loeschen(beteiligter), **protokoll)
+                                       geloescht=_beteiligter_loeschen(beteiligter, heute=heute), **protokoll)
     return 1
 
 
@@ -232,8 +237,9 @@ def _ids(qs: Any) -> list[int]:
     return sorted(qs.values_list("pk", flat=True))
 
 
-def _akte_loeschen(akte: Akte) -> dict[str, Any]:
-    """The Akte and everything of it; the files once the deletion is committed."""
+def _akte_loeschen(akte: Akte, *, heute: date) -> dict[str, Any]:
+    """The Akte and everything of it but its parties' conflict records (akten/kollision/frueher.py);
+    the files once the deletion is committed."""
     geloescht: dict[str, Any] = {
         "Akte": [akte.pk],
         "Beteiligte": _ids(Beteiligter.objects.filter(akte=akte)),
@@ -255,6 +261,8 @@ def _akte_loeschen(akte: Akte) -> dict[str, Any]:
     geloescht["geschwärzte Lesezugriffe"] = (Lesezugriff.objects.filter(akte=akte).exclude(dokument_titel="")
                                              .update(dokument_titel=GESCHWAERZT))
     akte_id = akte.pk
+    geloescht[BEHALTEN] = vermerken(akte=akte, beteiligte=Beteiligter.objects.filter(akte=akte),
+                                    umfang="akte", heute=heute)
     namen = list(Beteiligter.objects.filter(akte=akte, rolle=Beteiligter.Rolle.MANDANT)
                  .values_list("name", flat=True))
     akte.delete()  # CASCADE: the records, Helena's conversations, drafts and memory of it, its vectors
@@ -265,8 +273,9 @@ def _akte_loeschen(akte: Akte) -> dict[str, Any]:
     return geloescht
 
 
-def _beteiligter_loeschen(beteiligter: Beteiligter) -> dict[str, Any]:
-    """One party of someone else's Mandat: the row, its history, its name in the Kollisionsprüfungen.
+def _beteiligter_loeschen(beteiligter: Beteiligter, *, heute: date) -> dict[str, Any]:
+    """One party of someone else's Mandat: the row, its history, its name in the Kollisionsprüfungen —
+    but its conflict record kept (akten/kollision/frueher.py).
     Its vectors: the Akte's passage is embedded again without it (the delete signal of the Akten
     index, helena/knowledge/aktensuche/indexing.py)."""
     schluessel, akte_id, pk = beteiligter.name_schluessel, beteiligter.akte_id, beteiligter.pk
@@ -276,6 +285,8 @@ def _beteiligter_loeschen(beteiligter: Beteiligter) -> dict[str, Any]:
         lambda t: (t.get("akte_id") == akte_id
                    and name_schluessel(str(t.get("gefunden_als", ""))) == schluessel),
         namen_von_akte=akte_id, schluessel=schluessel)
+    geloescht[BEHALTEN] = vermerken(akte=beteiligter.akte, beteiligte=[beteiligter], umfang="beteiligter",
+                                    heute=heute)
     beteiligter.delete()
     geloescht["Verlaufseinträge"] = Beteiligter.history.model.objects.filter(id=pk).delete()[0]
     geloescht["zur Prüfung"] = zur_pruefung(schreibweisen=schreibweisen([beteiligter.name]),

@@ -51,6 +51,9 @@ class KollisionTrefferOut(Schema):
     hinweis: str = Field(..., description="was der Treffer bedeutet; bei einer Akte, die du nicht sehen "
                                           "darfst, wen du fragen kannst")
     konflikt: bool = Field(..., description="mögliche Interessenkollision mit der angegebenen `rolle`")
+    geloescht: bool | None = Field(None, description="true: eine Partei einer nach § 50 BRAO gelöschten Akte "
+                                                     "(nur Name, Rolle, Aktenzeichen und Jahre des Mandats "
+                                                     "sind noch da; kein `akte_id`); sonst fehlt das Feld")
 
 
 class KollisionspruefungOut(Schema):

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from django.db.models import F, IntegerField, QuerySet, Value
 from django.db.models.functions import Length, Replace
 
-from akten.models import Akte, Beteiligter, User
+from akten.models import Akte, Beteiligter, FruehererBeteiligter, User
 from akten.namen import gleicher_name, name_schluessel, wortzahl_bereich
 from akten.selectors import akten_for
 
@@ -53,23 +53,26 @@ class Treffer:
     name: str             # the name as checked
     gefunden_als: str     # the party's name in the firm's records
     rolle: str            # its role there (Beteiligter.Rolle)
-    akte_id: int          # for the record; shown only if `sichtbar`
+    akte_id: int | None   # for the record; shown only if `sichtbar`; None: deleted (`geloescht`)
     aktenzeichen: str
     sichtbar: bool        # may the checking user see that Akte?
     ansprechpartner: str  # whom to ask about it
     aehnlichkeit: float
     konflikt: bool        # a conflict of interest for the new role (Gegner was Mandant …)
     hinweis: str          # German, for the user
+    geloescht: bool = False  # a party deleted after § 50 BRAO, kept for this check (frueher.py)
 
     def fuer(self) -> dict[str, Any]:
         """What the checking user may be told (POST /kollisionspruefung's row; ids as strings). Of an
         Akte they may not see only that a possible conflict exists: not even how the name is
         written there (`gefunden_als` is then the name as checked)."""
-        gefunden_als = self.gefunden_als if self.sichtbar else self.name
+        gefunden_als = self.gefunden_als if self.sichtbar or self.geloescht else self.name
         row: dict[str, Any] = {"name": self.name, "gefunden_als": gefunden_als, "rolle": self.rolle,
                                "hinweis": self.hinweis, "konflikt": self.konflikt}
         if self.sichtbar:
             row.update(akte_id=str(self.akte_id), aktenzeichen=self.aktenzeichen)
+        elif self.geloescht:  # the Akte is gone: nobody's secret to keep, everybody's conflict to know
+            row.update(aktenzeichen=self.aktenzeichen, geloescht=True)
         return row
 
     def als_dict(self) -> dict[str, Any]:
@@ -150,21 +153,40 @@ def trigramm_schwelle() -> Iterator[Callable[[float], None]]:
         setzen(float(vorher))  # an error rolls the savepoint back, and the setting with it
 
 
+def _aehnliche(qs: QuerySet[Any], schluessel: str) -> QuerySet[Any]:
+    """The rows of `qs` (parties, or those kept of deleted ones) whose key the trigram index offers for
+    `schluessel`, with a fitting number of words, most similar first."""
+    wenigstens, hoechstens = wortzahl_bereich(schluessel)
+    worte = (Length("name_schluessel") - Length(Replace("name_schluessel", Value(" "), Value("")))
+             + Value(1, output_field=IntegerField()))
+    return (qs.filter(rolle__in=GEPRUEFTE_ROLLEN, name_schluessel__trigram_similar=schluessel)
+            .annotate(worte=worte, aehnlichkeit=TrigramSimilarity("name_schluessel", schluessel))
+            .filter(worte__gte=wenigstens, worte__lte=hoechstens).order_by(F("aehnlichkeit").desc(), "-pk"))
+
+
 def kandidaten(schluessel: str, *, ausser_akte: int | None = None,
                ausser_beteiligter: int | None = None) -> QuerySet[Beteiligter]:
     """The parties whose key the index offers for `schluessel`, most similar first (call inside
     `trigramm_schwelle`; bench/kollision.py shows its plan)."""
-    wenigstens, hoechstens = wortzahl_bereich(schluessel)
-    worte = (Length("name_schluessel") - Length(Replace("name_schluessel", Value(" "), Value("")))
-             + Value(1, output_field=IntegerField()))
-    qs = (Beteiligter.objects.filter(rolle__in=GEPRUEFTE_ROLLEN, name_schluessel__trigram_similar=schluessel)
-          .annotate(worte=worte, aehnlichkeit=TrigramSimilarity("name_schluessel", schluessel))
-          .filter(worte__gte=wenigstens, worte__lte=hoechstens))
+    qs = Beteiligter.objects.all()
     if ausser_akte is not None:
         qs = qs.exclude(akte_id=ausser_akte)
     if ausser_beteiligter is not None:
         qs = qs.exclude(pk=ausser_beteiligter)
-    return qs.order_by(F("aehnlichkeit").desc(), "-pk")
+    return _aehnliche(qs, schluessel)
+
+
+def _passend(zeilen: QuerySet[Any], schluessel: str, neue_rolle: str | None,
+             hoechstens: int) -> tuple[list[tuple[int, float]], int]:
+    """(id, similarity) of the candidates `gleicher_name` accepts, conflicts and the most similar first,
+    at most `hoechstens`; and how many more there are."""
+    passend = [(pk, rolle, 1.0 if key == schluessel else float(aehnlichkeit))
+               for pk, rolle, key, aehnlichkeit in
+               zeilen.values_list("pk", "rolle", "name_schluessel", "aehnlichkeit")[:KANDIDATEN]
+               if gleicher_name(schluessel, key)]
+    passend.sort(key=lambda z: (not ist_konflikt(z[1], neue_rolle), -z[2], -z[0]))
+    gezeigt = [(pk, aehnlichkeit) for pk, _, aehnlichkeit in passend[:hoechstens]]
+    return gezeigt, max(0, len(passend) - hoechstens)
 
 
 def _treffer_fuer(name: str, *, neue_rolle: str | None, ausser_akte: int | None,
@@ -175,13 +197,41 @@ def _treffer_fuer(name: str, *, neue_rolle: str | None, ausser_akte: int | None,
     if not schluessel:
         return [], 0
     zeilen = kandidaten(schluessel, ausser_akte=ausser_akte, ausser_beteiligter=ausser_beteiligter)
-    passend = [(pk, rolle, 1.0 if key == schluessel else float(aehnlichkeit))
-               for pk, rolle, key, aehnlichkeit in
-               zeilen.values_list("pk", "rolle", "name_schluessel", "aehnlichkeit")[:KANDIDATEN]
-               if gleicher_name(schluessel, key)]
-    passend.sort(key=lambda z: (not ist_konflikt(z[1], neue_rolle), -z[2], -z[0]))
-    gezeigt = [(pk, aehnlichkeit) for pk, _, aehnlichkeit in passend[:hoechstens]]
-    return gezeigt, max(0, len(passend) - hoechstens)
+    return _passend(zeilen, schluessel, neue_rolle, hoechstens)
+
+
+def _fruehere(namen: list[str], neue_rolle: str | None, hoechstens: int) -> tuple[list[Treffer], int]:
+    """The parties of deleted Akten (frueher.py) the names may be: shown to everybody — the Akte is gone,
+    no one may open it and no one's secret is told that the firm's duty does not need (§ 43a Abs. 4 BRAO)."""
+    gefunden: list[tuple[str, int, float]] = []
+    weitere = 0
+    for name in namen:
+        schluessel = name_schluessel(name)
+        zeilen, mehr = _passend(_aehnliche(FruehererBeteiligter.objects.all(), schluessel), schluessel,
+                                neue_rolle, hoechstens)
+        gefunden += [(name, pk, aehnlichkeit) for pk, aehnlichkeit in zeilen]
+        weitere += mehr
+    vermerke = FruehererBeteiligter.objects.in_bulk([pk for _, pk, _ in gefunden])
+    treffer = []
+    for name, pk, aehnlichkeit in gefunden:
+        v = vermerke[pk]
+        konflikt = ist_konflikt(v.rolle, neue_rolle)
+        was = "gelöscht" if v.umfang == FruehererBeteiligter.Umfang.AKTE else "Eintrag gelöscht"
+        wo = (f"in der früheren Akte {v.aktenzeichen} ({was} nach § 50 BRAO, "
+              f"Mandat {v.mandat_von}–{v.mandat_bis})")
+        rolle_text = v.get_rolle_display()
+        if konflikt:
+            hinweis = (f"Mögliche Interessenkollision: „{v.name}“ war {rolle_text} {wo}, soll hier aber "
+                       f"{Beteiligter.Rolle(neue_rolle).label} sein. Die Akte gibt es nicht mehr; "
+                       "bitte kläre es mit der Administration der Kanzlei.")
+        else:
+            hinweis = f"„{v.name}“ war {rolle_text} {wo}."
+        treffer.append(Treffer(name=name, gefunden_als=v.name, rolle=v.rolle, akte_id=None,
+                               aktenzeichen=v.aktenzeichen, sichtbar=False,
+                               ansprechpartner="die Administration der Kanzlei",
+                               aehnlichkeit=round(aehnlichkeit, 3), konflikt=konflikt, hinweis=hinweis,
+                               geloescht=True))
+    return treffer, weitere
 
 
 def _je_schluessel_einmal(namen: Iterable[str]) -> list[str]:
@@ -201,21 +251,24 @@ def pruefung(*, namen: Iterable[str], user: User | None, neue_rolle: str | None 
     count of those left out. See `pruefe`."""
     gefunden: list[tuple[str, int, float]] = []
     weitere = 0
+    treffer: list[Treffer] = []
     with trigramm_schwelle() as schwelle:
         for name in _je_schluessel_einmal(namen):
             schwelle(schwelle_fuer(name_schluessel(name)))
             zeilen, mehr = _treffer_fuer(name, neue_rolle=neue_rolle, ausser_akte=ausser_akte,
                                          ausser_beteiligter=ausser_beteiligter, hoechstens=hoechstens)
             gefunden += [(name, pk, aehnlichkeit) for pk, aehnlichkeit in zeilen]
-            weitere += mehr
+            frueher, mehr_frueher = _fruehere([name], neue_rolle, hoechstens)
+            treffer += frueher
+            weitere += mehr + mehr_frueher
     if not gefunden:
-        return Ergebnis(treffer=[], weitere=weitere)
+        treffer.sort(key=lambda t: (not t.konflikt, -t.aehnlichkeit))
+        return Ergebnis(treffer=treffer, weitere=weitere)
     parteien = Beteiligter.objects.select_related("akte__anwalt", "akte__sachbearbeiter").in_bulk(
         [pk for _, pk, _ in gefunden])
     akten_ids = {b.akte_id for b in parteien.values()}
     sichtbar = (set(akten_for(user=user).filter(pk__in=akten_ids).values_list("pk", flat=True))
                 if user is not None else set())
-    treffer: list[Treffer] = []
     for name, pk, aehnlichkeit in gefunden:
         b = parteien[pk]
         darf_sehen = b.akte_id in sichtbar

@@ -37,6 +37,7 @@ from akten.models import (
     Beteiligter,
     Briefkopf,
     Dokument,
+    FruehererBeteiligter,
     HinweisEinstellung,
     HinweisMail,
     ImportLauf,
@@ -300,6 +301,9 @@ def records(kanzlei: Kanzlei) -> dict[type[models.Model], models.Model]:
             geloescht={"Akte": [99], "Dokumente": [5, 6], "Dateien": 2}, antrag_am=date(2025, 3, 1),
             vorgemerkt_von=anwalt, vorgemerkt_am=timezone.now(), mandat_beendet_am=date(2019, 5, 2),
             aufbewahrung_bis=date(2025, 12, 31), rechtsgrundlage="Art. 17 Abs. 1 DSGVO; § 50 Abs. 1 BRAO"),
+        FruehererBeteiligter: FruehererBeteiligter.objects.create(
+            name="Stahlbau GmbH", name_schluessel="stahlbau", rolle="gegner", aktenzeichen="9/19",
+            mandat_von=2017, mandat_bis=2019, umfang="akte", geloescht_am=date(2026, 1, 2)),
         Draft: draft,
         DraftEvent: DraftEvent.objects.create(draft=draft, action="created", user=anwalt),
         ToolCallLog: tool_call,
