@@ -14,10 +14,12 @@ class HelenaConfig(AppConfig):
         panels.register(auftrag_form)
         panels.register(muster_form)
         panels.register(activity)
-        from akten.datenschutz import fundstellen  # noqa: PLC0415
+        from akten.datenschutz import angaben, fundstellen  # noqa: PLC0415
+        from helena.conversations.datenschutz import drittland  # noqa: PLC0415
         from helena.conversations.datenschutz import fundstellen as helena_fundstellen  # noqa: PLC0415
 
         fundstellen.register(helena_fundstellen)  # what a deletion lists „zur Prüfung“
+        angaben.register(drittland)  # the Auskunft's Art. 15 Abs. 2 note
         from helena import signals  # noqa: PLC0415
         from helena.proactive.auftraege import auftraege_abschliessen  # noqa: PLC0415
         from helena.runs.ending import on_run_end  # noqa: PLC0415

@@ -7,8 +7,10 @@ person's Beteiligten-Einträge with contact data, the Akten they are party to, F
 and Dokumente whose text names them (a Dokument by passages around the mention), the
 Kollisionsprüfungen that checked or found them. Not in: Helena's conversations (the work of the
 firm's lawyers on the Mandat, no record of the person beyond what the Akte holds; those naming the
-person are counted on the internal Prüfblatt for the firm to read) and the history of changes (old
-values of the same entries; not done yet).
+person are counted on the internal Prüfblatt for the firm to read). Also in: the earlier values of the
+person's entries and the read log on their Akten (akten/datenschutz/verlauf.py: persons of the firm by
+role, EuGH C-579/21), and the Art. 15 Abs. 2 note when an app above akten transfers data to a third
+country (akten/datenschutz/angaben.py).
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from typing import Any
 
 from django.utils import timezone
 
+from akten.datenschutz import angaben
 from akten.datenschutz import person as personen
 from akten.datenschutz.fundstellen import zur_pruefung
 from akten.datenschutz.loeschung import frueheste_loeschung
+from akten.datenschutz.verlauf import fruehere_werte, lesezugriffe
 from akten.erfassung.rechte import pruefe
 from akten.lesezugriffe.services import Bereich, Lesung, Weg, speichern
 from akten.models import (
@@ -160,6 +164,7 @@ def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> di
     notizen = list(personen.notizen_mit(user=user, person=person))
     zeiten = list(personen.zeiten_mit(user=user, person=person))
     dokumente = list(personen.dokumente_mit(user=user, person=person))
+    gelesen = lesezugriffe(person.akten)  # before this Auskunft's own entries
     _gelesen(user=user, akten=person.akten, fristen=fristen, notizen=notizen, zeiten=zeiten,
              dokumente=dokumente)
     return {
@@ -194,5 +199,8 @@ def auskunft(*, user: User, akte_id: int | str, beteiligter_id: int | str) -> di
              # only the person's own name: others checked in the same go are no data of theirs
              "gepruefte_namen": [n for n in k.namen or [] if name_schluessel(str(n)) in schluessel]}
             for k in personen.kollisionspruefungen_mit(user=user, person=person)],
+        "fruehere_werte": fruehere_werte(person.zeilen),
+        "lesezugriffe": gelesen,
         "informationen": INFORMATIONEN,
+        "drittland": angaben.drittland(),
     }
