@@ -99,7 +99,7 @@ class FruehererBeteiligterAdmin(NurAdministration, ReadOnlyAdminMixin, admin.Mod
 
     list_display = ("geloescht_am", "aktenzeichen", "name", "rolle", "mandat_von", "mandat_bis", "umfang")
     list_filter = ("rolle", "umfang")
-    search_fields = ("aktenzeichen", "name_schluessel")
+    search_fields = ("aktenzeichen", "name", "name_schluessel")
     date_hierarchy = "geloescht_am"
     fields = ("name", "rolle", "aktenzeichen", "mandat_von", "mandat_bis", "umfang", "geloescht_am")
     readonly_fields = fields
