@@ -35,6 +35,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from akten.models import ApiToken, Kanzleieinstellung, User
+from config.redis_client import sync_redis
 
 log = logging.getLogger(__name__)
 
@@ -170,22 +171,16 @@ def gruppe_sitzung(session_key: str) -> str:
     return "helena.sitzung." + hashlib.sha256(session_key.encode()).hexdigest()[:40]
 
 
-_redis: redis.Redis | None = None
-
-
 def sockets_schliessen(gruppe: str) -> None:
     """Tell every socket in the group to close: one PUBLISH on the channel the pub/sub layer
     subscribed the group to. A Redis failure is logged: a logout never fails for it (the sockets'
     own session check closes them within a minute)."""
-    global _redis
     layer = get_channel_layer()
     if layer is None:
         return
     prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
     try:
-        if _redis is None:
-            _redis = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-        _redis.publish(f"{prefix}__group__{gruppe}", layer.serialize({"type": SOCKET_MESSAGE}))
+        sync_redis(timeout=2).publish(f"{prefix}__group__{gruppe}", layer.serialize({"type": SOCKET_MESSAGE}))
     except redis.RedisError:
         log.warning("Websockets der Gruppe %s konnten nicht geschlossen werden", gruppe, exc_info=True)
 

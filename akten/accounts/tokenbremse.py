@@ -19,6 +19,7 @@ import redis
 from django.conf import settings
 
 from config.errors import ZuVieleVersuche
+from config.redis_client import sync_redis
 
 log = logging.getLogger(__name__)
 
@@ -26,14 +27,10 @@ KEY = "helena:token-fehler:{adresse}"
 PASSWORT_KEY = "helena:passwort-fehler:{user_id}"
 PASSWORT_LIMIT = 5  # wrong old passwords …
 PASSWORT_FENSTER = 15 * 60  # … within these seconds, then the change is refused for the rest of them
-_client: redis.Redis | None = None
 
 
 def _redis() -> redis.Redis:
-    global _client
-    if _client is None:
-        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
-    return _client
+    return sync_redis(timeout=1)
 
 
 def _zaehlen(key: str, fenster: int) -> tuple[int, int] | None:

@@ -18,8 +18,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import redis
-from django.conf import settings
 from django.db import transaction
+
+from config.redis_client import sync_redis
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -33,14 +34,10 @@ _values: dict[str, Any] = {}
 _version: bytes | None = None
 _checked_at = -1.0
 _uncommitted = False  # a change of this process waits for its commit
-_client: redis.Redis | None = None
 
 
 def _redis() -> redis.Redis:
-    global _client
-    if _client is None:
-        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
-    return _client
+    return sync_redis(timeout=1)
 
 
 def _current_version() -> bytes | None:

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import redis
-from django.conf import settings
 
+from config.redis_client import sync_redis
 from helena.llm.dialects import profiles
 
 log = logging.getLogger(__name__)
@@ -74,14 +74,10 @@ class Fact:
 _lock = threading.Lock()
 _facts: dict[tuple[Key, str], Fact] = {}  # this process's copy, with the details
 _synced_at = -1.0
-_client: redis.Redis | None = None
 
 
 def _redis() -> redis.Redis:
-    global _client
-    if _client is None:
-        _client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
-    return _client
+    return sync_redis(timeout=0.5)
 
 
 def _field(key: Key, fact: str) -> str:

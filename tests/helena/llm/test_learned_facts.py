@@ -170,7 +170,8 @@ def test_facts_are_seen_and_forgotten_across_processes(monkeypatch: pytest.Monke
 
 def test_without_redis_a_process_keeps_its_own_facts(monkeypatch: pytest.MonkeyPatch) -> None:
     learned.forget_all()
-    monkeypatch.setattr(learned, "_client", redis.Redis(port=unused_port(), socket_connect_timeout=0.2))
+    unreachable = redis.Redis(port=unused_port(), socket_connect_timeout=0.2)
+    monkeypatch.setattr(learned, "_redis", lambda: unreachable)
     key = ("openai", "http://vllm.kanzlei/v1", "local-llm")
     learned.learn(key, profiles.NO_TOOLS, "HTTP 400")
     assert profiles.learned(key) == {profiles.NO_TOOLS}
