@@ -16,15 +16,8 @@ from akten.accounts.anmeldeschutz import sperre_bis
 from akten.models import Anmeldung, Zugriffsversuch
 
 
-@admin.register(Zugriffsversuch)
-class ZugriffsversuchAdmin(admin.ModelAdmin):
-    list_display = ("benutzername", "adresse", "fehlversuche", "letzter_versuch", "gesperrt_bis", "pfad")
-    search_fields = ("username", "ip_address")
-    ordering = ("-attempt_time",)
-    fields = ("benutzername", "adresse", "fehlversuche", "letzter_versuch", "gesperrt_bis", "pfad",
-              "browser", "formular")
-    readonly_fields = fields
-    actions = ("sperre_aufheben",)
+class _AxesZeile:
+    """What both lists of axes' rows share: written by axes alone, the name and the address shown."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -33,12 +26,23 @@ class ZugriffsversuchAdmin(admin.ModelAdmin):
         return False
 
     @admin.display(description="Benutzername", ordering="username")
-    def benutzername(self, obj: Zugriffsversuch) -> str:
+    def benutzername(self, obj: Zugriffsversuch | Anmeldung) -> str:
         return obj.username or "—"
 
     @admin.display(description="Adresse (IP)", ordering="ip_address")
-    def adresse(self, obj: Zugriffsversuch) -> str:
+    def adresse(self, obj: Zugriffsversuch | Anmeldung) -> str:
         return obj.ip_address or "—"
+
+
+@admin.register(Zugriffsversuch)
+class ZugriffsversuchAdmin(_AxesZeile, admin.ModelAdmin):
+    list_display = ("benutzername", "adresse", "fehlversuche", "letzter_versuch", "gesperrt_bis", "pfad")
+    search_fields = ("username", "ip_address")
+    ordering = ("-attempt_time",)
+    fields = ("benutzername", "adresse", "fehlversuche", "letzter_versuch", "gesperrt_bis", "pfad",
+              "browser", "formular")
+    readonly_fields = fields
+    actions = ("sperre_aufheben",)
 
     @admin.display(description="Fehlversuche", ordering="failures_since_start")
     def fehlversuche(self, obj: Zugriffsversuch) -> int:
@@ -76,26 +80,12 @@ class ZugriffsversuchAdmin(admin.ModelAdmin):
 
 
 @admin.register(Anmeldung)
-class AnmeldungAdmin(admin.ModelAdmin):
+class AnmeldungAdmin(_AxesZeile, admin.ModelAdmin):
     list_display = ("benutzername", "adresse", "angemeldet", "abgemeldet")
     search_fields = ("username", "ip_address")
     ordering = ("-attempt_time",)
     fields = ("benutzername", "adresse", "angemeldet", "abgemeldet", "browser")
     readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    @admin.display(description="Benutzername", ordering="username")
-    def benutzername(self, obj: Anmeldung) -> str:
-        return obj.username or "—"
-
-    @admin.display(description="Adresse (IP)", ordering="ip_address")
-    def adresse(self, obj: Anmeldung) -> str:
-        return obj.ip_address or "—"
 
     @admin.display(description="angemeldet", ordering="attempt_time")
     def angemeldet(self, obj: Anmeldung) -> str:
