@@ -24,6 +24,14 @@ application = ProtocolTypeRouter({
     "websocket": AuthMiddlewareStack(WebsocketTokenOrSessionAuth(URLRouter(websocket_urlpatterns))),
 })
 
+# Durable runs: this process beats for its runs, takes over inline runs of a daphne that is gone, and
+# hands its own over when told to stop (helena/runs/durable/).
+from helena.runs.durable.shutdown import hand_over_before_twisted_stops  # noqa: E402
+from helena.runs.durable.watch import watch  # noqa: E402
+
+watch.start(role="web")
+hand_over_before_twisted_stops()
+
 # Everything runs need is loaded now: freeze it and collect garbage less often (config/gc_tuning.py).
 from config.gc_tuning import tune as tune_gc  # noqa: E402
 

@@ -33,3 +33,4 @@ def _prepare_worker(**_kwargs: Any) -> None:
         if connection.vendor == "postgresql":
             connection.close_pool()
     tune()
+

@@ -289,6 +289,13 @@ HELENA_WS_RESYNC_SECONDS: float = env.float("HELENA_WS_RESYNC_SECONDS", default=
 # Text deltas of a run that follow each other within this many ms travel as one event (one row,
 # one publish, one frame); the first after a pause goes out at once. 0: every delta on its own.
 HELENA_STREAM_WINDOW_MS: float = env.float("HELENA_STREAM_WINDOW_MS", default=25.0)
+# Durable runs (helena/runs/durable/): a process takes over the runs of processes that are gone
+# (heartbeat lapsed) or that handed them over when told to stop. Off only for tests that start
+# runs by hand; every process still beats for its own runs.
+HELENA_RUN_TAKEOVER: bool = env.bool("HELENA_RUN_TAKEOVER", default=True)
+# Seconds a process told to stop (SIGTERM) waits for its runs to reach a step boundary before it
+# cuts them short; either way they go on from their checkpoint in another process.
+HELENA_HANDOVER_SECONDS: float = env.float("HELENA_HANDOVER_SECONDS", default=5.0)
 # Open chat sockets per user, across all processes (helena/realtime/socket_limits.py); more are
 # closed with 4429.
 HELENA_WS_MAX_PER_USER: int = env.int("HELENA_WS_MAX_PER_USER", default=20)

@@ -52,6 +52,9 @@ class Draft(models.Model):
         related_name="drafts",
     )
     tool = models.CharField("Werkzeug", max_length=60, blank=True)
+    # The tool call that proposed it: a run resumed after its process died makes the same call again
+    # and finds this draft instead of proposing a second one.
+    call_id = models.CharField("Werkzeugaufruf (ID)", max_length=100, blank=True)
     created_at = models.DateTimeField("vorgeschlagen am", auto_now_add=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name="entschieden von", on_delete=models.SET_NULL,
@@ -78,6 +81,9 @@ class Draft(models.Model):
                 | (~models.Q(status="pending") & models.Q(decided_at__isnull=False)),
                 name="draft_decided_iff_not_pending",
             ),
+            # one draft per tool call of a run: the call made again after a takeover finds it
+            models.UniqueConstraint(fields=["run", "call_id"], condition=~models.Q(call_id=""),
+                                    name="draft_one_per_run_call"),
         ]
 
     def __str__(self) -> str:

@@ -76,12 +76,19 @@ def create_draft(
     conversation_id: int | str | None = None,
     tool: str = "",
     context: dict[str, Any] | None = None,
+    call_id: str = "",
 ) -> Draft:
     """A pending draft proposed for `user`; nothing else is written.
 
     NotFound if the Akte is not visible to the user, PermissionDenied if their role may not use
-    the tool that makes this kind, FieldsInvalid for fields the record would refuse.
+    the tool that makes this kind, FieldsInvalid for fields the record would refuse. A run's tool
+    call (`call_id`) proposes one draft: the same call made again — by a run resumed after its
+    process died — gets the draft it proposed before (helena/runs/durable).
     """
+    if run_id and call_id:
+        earlier = Draft.objects.filter(run_id=run_id, call_id=call_id[:100]).first()
+        if earlier is not None:
+            return earlier
     if kind not in TOOL_FOR_KIND:
         raise FieldsInvalid(f"Unbekannte Entwurfsart „{kind}“.")
     if not may_make(user, kind):
@@ -96,6 +103,7 @@ def create_draft(
     draft = Draft(
         kind=kind, fields=clean, context=context, akte=akte, requested_by=user, run_id=run_id,
         conversation_id=conversation_id, tool=tool or TOOL_FOR_KIND[kind],
+        call_id=call_id[:100] if run_id else "",
         warnings=warnungen_fuer(kind=kind, fields=clean, akte=akte, context=context),
     )
     with transaction.atomic():

@@ -6,8 +6,10 @@ Auftrag an Helena (helena/proactive/auftraege.py)."""
 from __future__ import annotations
 
 import socket
+from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_ready, worker_shutting_down
 from django.db import close_old_connections, connection
 
 from helena.conversations.questions import expire_stale_questions
@@ -18,6 +20,8 @@ from helena.model_check.services import run_stored_check
 from helena.proactive.auftraege import auftraege_abschliessen
 from helena.proactive.memory import refresh_due
 from helena.runs.dispatch import BACKGROUND_TASK, inline_runner
+from helena.runs.durable.shutdown import hand_over
+from helena.runs.durable.watch import watch
 from helena.runs.execute import execute_run
 from helena.runs.sweep import sweep_stale_runs as sweep
 
@@ -31,9 +35,11 @@ def healthcheck() -> dict[str, str]:
     return {"worker": socket.gethostname(), "database": database}
 
 
-@shared_task(name=BACKGROUND_TASK, acks_late=False, ignore_result=True)
+@shared_task(name=BACKGROUND_TASK, acks_late=True, ignore_result=True)
 def run_in_background(run_id: str) -> None:
-    """A background AgentRun; acks early, because a re-delivered half-run would run twice.
+    """A background AgentRun. Acknowledged when done: a message delivered again finds its run no
+    longer queued and changes nothing (a run whose worker died goes on elsewhere from its
+    checkpoint, taken over by the watch: helena/runs/durable/).
 
     No result: the run's outcome is in the database. Storing one made each of the worker's task
     threads build its own result backend client on first use (~5 ms of CPU each, in the middle of
@@ -47,6 +53,20 @@ def run_in_background(run_id: str) -> None:
         inline_runner.submit(execute_run(run_id)).result()
     finally:
         close_old_connections()
+
+
+@worker_ready.connect
+def _watch_runs(**_kwargs: Any) -> None:
+    """The worker beats for its runs and takes over background runs whose process is gone
+    (helena/runs/durable/watch.py); the pool is threads, so the runs live in this process."""
+    watch.start(role="worker")
+
+
+@worker_shutting_down.connect
+def _hand_runs_over(**_kwargs: Any) -> None:
+    """Told to stop (SIGTERM, Ctrl-C): the running runs are handed over at their next step
+    boundary before Celery waits for its tasks (helena/runs/durable/shutdown.py)."""
+    hand_over()
 
 
 @shared_task(name="helena.sweep_stale_runs")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -42,6 +43,9 @@ os.environ["MEDIA_ROOT"] = str(MEDIA_ROOT)
 os.environ.setdefault("HELENA_DOKUMENT_EXTRAKTION", "inline")
 # A change of the admin's settings is seen by every process (daphne, Celery) as soon as it is committed.
 os.environ.setdefault("HELENA_ADMIN_CACHE_RECHECK", "0")
+# No process of a test takes over runs it did not start (a test's half-made run rows would be taken);
+# the tests of durable runs switch it on for the processes they start.
+os.environ.setdefault("HELENA_RUN_TAKEOVER", "false")
 
 
 def database_url(name: str | None = None) -> str:
@@ -288,13 +292,15 @@ def asgi_server(django_db_setup) -> Iterator[str]:
         yield address
 
 
-def start_celery_worker() -> subprocess.Popen:
-    """A real Celery worker (solo pool) on the test database, in its own process group."""
-    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL}
+def start_celery_worker(env_extra: dict[str, str] | None = None, *, pool: str = "solo",
+                        log: Any = subprocess.DEVNULL) -> subprocess.Popen:
+    """A real Celery worker (solo pool unless told) on the test database, in its own process group."""
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL, **(env_extra or {})}
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--loglevel", "WARNING",
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", pool, "--loglevel", "WARNING",
          "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=BASE_DIR, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=BASE_DIR, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT if log is not
+        subprocess.DEVNULL else subprocess.DEVNULL,
     )
 
 

@@ -19,7 +19,7 @@ from helena.infra.timestamps import event_ts
 EVENT_TYPES = frozenset({
     "run_started", "agent_state", "text", "reasoning", "tool_call", "tool_result", "step", "draft_created",
     "plan_created", "plan_ready_for_review", "plan_review", "plan_step", "ask_user", "warning",
-    "done", "error",
+    "done", "error", "resumed",
 })
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 import time
 from collections.abc import Collection
@@ -16,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from helena.agent import budget
-from helena.agent.events import Emitter, done_fields, run_started_fields, tool_call_fields, tool_result_fields
+from helena.agent.acting import act, step_summary
+from helena.agent.checkpoint import Checkpoint, Save, Suspended, restore, snapshot
+from helena.agent.events import Emitter, done_fields, run_started_fields
 from helena.agent.language import AnswerLanguage, Gate
 from helena.agent.nudges import (
     ANSWER_PROMPT,
@@ -27,14 +28,13 @@ from helena.agent.nudges import (
     GUARD_FAILED_WARNING,
     NUDGE_PROMPT,
     PARSE_ERROR_HINT,
-    TOOL_CAP_PROMPT,
     TRUNCATED_PROMPT,
     TRUNCATED_WARNING,
     announces_lookup,
 )
-from helena.agent.stall import STALL_MESSAGE, StallDetector, canonical
+from helena.agent.stall import STALL_MESSAGE, StallDetector
 from helena.agent.tooling import Execute, Tool, ToolContext, ToolResult
-from helena.llm.base import ChatModel, LLMError, ToolCall, ToolCallFormatError, Turn, Usage
+from helena.llm.base import ChatModel, LLMError, ToolCallFormatError, Turn, Usage
 from helena.llm.dialects import normalize_call
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,15 @@ class _Run:
     reasked: bool = False  # asked again for German (once a run): English now shows, after a note
     answer_asked: bool = False  # asked for an answer after a turn that only thought (once a run)
     nudged: bool = False  # an announced lookup without a call got its nudge (once a run)
+    # Durable runs (helena/agent/checkpoint.py): the port keeping checkpoints, how many messages the
+    # run started with, the time budget used before this process took over, and the calls whose
+    # events the client has already seen (a resumed run repeats the calls, not their events).
+    save: Save | None = None
+    base: int = 0
+    elapsed_before: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+    announced: set[str] = field(default_factory=set)
+    reported: set[str] = field(default_factory=set)
     # The offered tools' schemas, built once per set of tools: the same list objects every turn let
     # the model clients reuse what they derived from them (ollama_tools).
     _schemas: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None
@@ -117,6 +126,11 @@ class _Run:
     def check_cancel(self) -> None:
         if self.cancel.is_set():
             raise _Stop("cancelled")
+
+    async def checkpoint(self, *, pending: bool) -> None:
+        if self.save is not None:
+            elapsed = self.elapsed_before + time.monotonic() - self.started
+            await self.save(snapshot(self, base=self.base, elapsed=elapsed, pending=pending))
 
     async def model_turn(self, *, with_tools: bool, extra: str | None = None) -> Turn:
         """One streamed model call: text goes out live, reasoning as a collapsed step, calls whole.
@@ -182,58 +196,6 @@ class _Run:
             turn.text = rest
         return turn
 
-    async def run_tools(self, calls: list[ToolCall]) -> None:
-        """Execute one turn's calls concurrently (cached per run), report each, feed results back."""
-        for call in calls:
-            await self.emitter.emit("tool_call", **tool_call_fields(
-                call_id=call.id, tool=call.name, arguments=call.arguments, step=self.steps))
-            self.stall.record_call(call.name, call.arguments)
-
-        async def execute(call: ToolCall) -> ToolResult:
-            try:
-                return await self.execute(name=call.name, arguments=call.arguments,
-                                          ctx=dataclasses.replace(self.ctx, call_id=call.id),
-                                          offered=self.offered)
-            except Exception as exc:  # the executor reports failures itself; this is the last net
-                log.exception("tool %s crashed", call.name)
-                return ToolResult(ok=False, error=f"Werkzeugfehler: {type(exc).__name__}",
-                                  error_code="tool_failed")
-
-        # Identical calls (in this turn or earlier in the run) execute once: a repeated
-        # create_draft_* must not propose the same record twice.
-        tasks: dict[tuple[str, str], asyncio.Task[ToolResult]] = {}
-        fresh: set[tuple[str, str]] = set()
-        for call in calls:
-            key = (call.name, canonical(call.arguments))
-            if key not in tasks and key not in self.cache:
-                tasks[key] = asyncio.ensure_future(execute(call))
-                fresh.add(key)
-        if tasks:
-            await asyncio.gather(*tasks.values())
-        if self.ctx.record_reads is not None and self.ctx.reads:
-            await self.ctx.record_reads()  # the step's reads for the read log: one INSERT
-        for key, task in tasks.items():
-            if task.result().ok:
-                self.cache[key] = task.result()
-
-        for call in calls:
-            key = (call.name, canonical(call.arguments))
-            result = tasks[key].result() if key in tasks else self.cache[key]
-            observation = result.observation()
-            await self.emitter.emit("tool_result", **tool_result_fields(call_id=call.id, tool=call.name,
-                                                                        result=result))
-            if key in fresh:  # extra events (a draft's card) once, not for the repeats
-                fresh.discard(key)
-                for event_type, data in result.events:
-                    await self.emitter.emit(event_type, **data)
-            if result.pause:
-                self.paused = True
-            content = budget.clip_tool_result(json.dumps(observation, ensure_ascii=False, default=str),
-                                              context_window=self.context_window)
-            self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
-                                  "content": content})
-            self.stall.record_result(call.name, result.ok, observation)
-
     async def final_answer(self, prompt: str) -> None:
         """One last call without tools, so a run never ends with an empty answer."""
         await self.emitter.emit("agent_state", state="thinking", details="Formuliert die Antwort")
@@ -241,16 +203,6 @@ class _Run:
         turn = await self.model_turn(with_tools=False, extra=prompt)
         self.text = turn.text.strip() or self.text
         self.messages.append({"role": "assistant", "content": turn.text})
-
-
-def _step_summary(run: _Run, calls: list[ToolCall]) -> str:
-    labels = []
-    for call in calls:
-        tool = run.offered.get(call.name)
-        label = (tool.label if tool and tool.label else call.name)
-        query = call.arguments.get("query") if isinstance(call.arguments, dict) else None
-        labels.append(f"{label}: {query}" if isinstance(query, str) and query else label)
-    return f"Schritt {run.steps}/{run.limits.max_steps}: " + ", ".join(dict.fromkeys(labels)) + " …"
 
 
 async def run_agent(
@@ -268,6 +220,8 @@ async def run_agent(
     cancel: asyncio.Event | None = None,
     question: str = "",
     answer_language: AnswerLanguage = "de",
+    save: Save | None = None,
+    resume: Checkpoint | None = None,
 ) -> AgentResult:
     """Run the loop over `messages` (system prompt first, the user's message last).
 
@@ -277,6 +231,10 @@ async def run_agent(
     `question` is the user's message this run answers; `run_started` carries it so that a second
     tab on the conversation shows it without a reload. `answer_language` (helena/runs/setup.py decides):
     "de" always German, an English answer held and asked again; "en" English answers go out.
+
+    `save` keeps a checkpoint after every model turn and its calls; `resume` goes on from one (no
+    second `run_started`; the caller has told the client). Suspended from a port ends the call
+    without a `done`: the run goes on elsewhere (helena/agent/checkpoint.py).
     """
     limits = limits or LIMITS[mode]
     cancel = cancel or asyncio.Event()
@@ -287,18 +245,26 @@ async def run_agent(
                               execute=execute)
     run = _Run(model=model, tools=tools, ctx=ctx, mode=mode, limits=limits, emitter=emitter,
                cancel=cancel, execute=execute, messages=list(messages),
-               german_only=answer_language == "de", known_names=set(known_names))
-    await emitter.emit("run_started", **run_started_fields(
-        mode=mode, tier=tier, model=model.name, provider=model.provider, max_steps=limits.max_steps,
-        message=question or None))
+               german_only=answer_language == "de", known_names=set(known_names), save=save,
+               base=len(messages))
+    if resume is None:
+        await emitter.emit("run_started", **run_started_fields(
+            mode=mode, tier=tier, model=model.name, provider=model.provider, max_steps=limits.max_steps,
+            message=question or None))
+    else:
+        restore(run, resume)
+        run.elapsed_before = resume.elapsed
+    pending = resume.pending_calls() if resume is not None else []
     reason: FinishReason = "stop"
     error: LLMError | None = None
     cap_reached = continue_offered = False
     started = time.monotonic()
     try:
-        async with asyncio.timeout(limits.timeout):
+        async with asyncio.timeout(max(limits.timeout - run.elapsed_before, 1.0)):
             run.context_window = await model.context_window()
-            reason = await _loop(run)
+            reason = (await act(run, pending, over_cap=False) if pending else None) or await _loop(run)
+    except Suspended:
+        raise  # no end here: the run goes on from its checkpoint
     except _Stop as stop:
         reason, error = stop.reason, stop.error
     except TimeoutError:
@@ -378,19 +344,8 @@ async def _loop(run: _Run) -> FinishReason:
         run.messages.append({"role": "assistant", "content": turn.text or "",
                              "tool_calls": [c.as_message() for c in calls]})
         await run.emitter.emit("step", step=run.steps, max_steps=run.limits.max_steps,
-                               tool=calls[0].name, summary=_step_summary(run, calls))
-        await run.emitter.emit("agent_state", state="executing_tool",
-                               details=", ".join(dict.fromkeys(c.name for c in calls)))
-        await run.run_tools(calls)
-        run.check_cancel()
-        if run.paused:  # ask_user: the question is out, the answer starts the next run
-            await run.emitter.emit("agent_state", state="waiting_on_user")
-            run.text = turn.text.strip()
-            return "waiting_on_user"
-        if over_cap:
-            await run.final_answer(TOOL_CAP_PROMPT)
-            return "tool_cap"
-        if run.stall.stalled:
-            await run.emitter.emit("warning", code="stall", message=f"Schleife erkannt: {run.stall.reason}.")
-            await run.final_answer(STALL_MESSAGE)
-            return "stall"
+                               tool=calls[0].name, summary=step_summary(run, calls))
+        await run.checkpoint(pending=True)  # the calls are decided: a resumed run makes these
+        reason = await act(run, calls, over_cap=over_cap)
+        if reason is not None:
+            return reason

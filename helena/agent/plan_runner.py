@@ -14,6 +14,7 @@ The plan is kept through the run's `PlanStore` port (ctx.plans), a question goes
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from typing import Any
@@ -219,7 +220,8 @@ async def _execute(ctx: ToolContext, plan: PlanRecord) -> ToolResult:
             await _emit(ctx, "tool_call", **tool_call_fields(call_id=call_id, tool=action["tool"],
                                                              arguments=arguments, step=item.position))
             offered = {n: t for n, t in (ctx.offered or {}).items() if t.kind != "meta"}
-            result = await ctx.execute(name=action["tool"], arguments=arguments, ctx=ctx, offered=offered)
+            result = await ctx.execute(name=action["tool"], arguments=arguments, offered=offered,
+                                       ctx=dataclasses.replace(ctx, call_id=call_id))  # a draft per call
             await _emit(ctx, "tool_result", **tool_result_fields(call_id=call_id, tool=action["tool"],
                                                                  result=result))
             for event_type, data in result.events:

@@ -46,7 +46,7 @@ def draft_from_muster(*, user: User, akte_id: int | str, muster_id: int | str, t
                       werte: dict[str, Any] | None = None, empfaenger: str | None = None,
                       run_id: str | None = None,
                       conversation_id: int | str | None = None, tool: str = "create_draft_dokument",
-                      ) -> MusterEntwurf:
+                      call_id: str = "") -> MusterEntwurf:
     """A pending Dokument draft from the Muster (NotFound, PermissionDenied as create_draft), addressed
     as the Muster says unless `empfaenger` names another role."""
     akte = get_akte(user=user, akte_id=akte_id)
@@ -55,7 +55,7 @@ def draft_from_muster(*, user: User, akte_id: int | str, muster_id: int | str, t
     context = {"muster": {"id": str(muster.pk), "titel": muster.titel},
                "gefuellt": filled.gefuellt, "offene_platzhalter": filled.offen}
     draft = create_draft(user=user, kind=Draft.Kind.DOKUMENT, akte_id=akte.pk, run_id=run_id,
-                         conversation_id=conversation_id, tool=tool, context=context,
+                         conversation_id=conversation_id, tool=tool, context=context, call_id=call_id,
                          fields={"titel": (titel.strip() or muster.titel)[:300], "inhalt": filled.text,
                                  "empfaenger": muster.empfaenger if empfaenger is None else empfaenger})
     return MusterEntwurf(draft=draft, gefuellt=filled.gefuellt, offen=filled.offen)

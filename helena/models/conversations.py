@@ -135,12 +135,24 @@ class AgentRun(models.Model):
     created_at = models.DateTimeField("angelegt am", auto_now_add=True)
     started_at = models.DateTimeField("gestartet am", null=True, blank=True)
     ended_at = models.DateTimeField("beendet am", null=True, blank=True)
+    # Durable runs (helena/runs/durable/): the process running it, its last sign of life, how often
+    # another process took it over (its events are stored only in the current attempt), and its
+    # state after the last completed step, from which it goes on when its process is gone.
+    owner = models.CharField("Prozess", max_length=120, blank=True)
+    heartbeat_at = models.DateTimeField("letztes Lebenszeichen", null=True, blank=True)
+    attempt = models.PositiveSmallIntegerField("Übernahmen", default=0)
+    checkpoint = models.JSONField("Zwischenstand", default=dict, blank=True, encoder=DjangoJSONEncoder)
 
     class Meta:
         verbose_name = "Agenten-Lauf"
         verbose_name_plural = "Agenten-Läufe"
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["user", "status"], name="run_user_status")]
+        indexes = [
+            models.Index(fields=["user", "status"], name="run_user_status"),
+            # the watch's question every few seconds: running runs whose heartbeat lapsed
+            models.Index(fields=["heartbeat_at"], name="run_running_heartbeat",
+                         condition=models.Q(status="running")),
+        ]
 
     def __str__(self) -> str:
         return f"{self.id} {self.get_mode_display()} {self.get_status_display()}"

@@ -16,7 +16,8 @@ from django.db import close_old_connections
 from config.celery import app as celery_app
 from helena.infra.loops import make_resident
 from helena.models import AgentRun
-from helena.runs.execute import execute_run
+from helena.runs.durable.watch import watch
+from helena.runs.execute import execute_run, resume_run
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ class InlineRunner:
                 threading.Thread(target=serve, name="helena-inline-runs", daemon=True).start()
                 ready.wait()
                 self._loop = loop
+                watch.start()  # the heartbeat of the runs on this loop (helena/runs/durable/watch.py)
             return self._loop
 
     def submit(self, coro: Coroutine[Any, Any, Any]) -> Any:
@@ -58,6 +60,8 @@ class InlineRunner:
 
 
 inline_runner = InlineRunner()
+# A run the watch took over goes on on this process's runner, as its own runs do.
+watch.resume = lambda run_pk, attempt: inline_runner.submit(resume_run(run_pk, attempt))
 
 
 async def _inline(run_id: Any) -> None:

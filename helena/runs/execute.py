@@ -2,13 +2,13 @@
 its end. It claims the run, reads what it needs (limits, tiers, history, the run's Privacy),
 resolves the model, runs the loop with a PersistentEmitter, escalates a stalled run to the next
 tier, and records the outcome. A run survives the client going away: nothing here depends on a
-request.
+request. It survives its process, too: the loop keeps a checkpoint after every step, and a run
+suspended (handed over, taken over, its database gone) goes on from it (helena/runs/resume.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from decimal import Decimal
 from typing import Any
@@ -17,91 +17,32 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from helena.agent.checkpoint import Checkpoint, Suspended
 from helena.agent.events import done_fields, run_started_fields
-from helena.agent.loop import AgentResult, Limits, run_agent
-from helena.infra.db import db, run_context
+from helena.agent.loop import AgentResult, run_agent
+from helena.infra.db import db, is_connection_error, run_context
 from helena.infra.errorlog import arecord_error
 from helena.infra.loops import PerLoop
 from helena.llm import router  # imported late: router reads admin settings per run
 from helena.llm.base import LLMError, Usage
 from helena.llm.escalation import EscalatingModel
-from helena.llm.pii.touched import privacy_for
 from helena.llm.wrappers.accounting import RecordingModel
-from helena.models import AgentRun, HelenaSettings, LLMCall, Message
+from helena.models import AgentRun, LLMCall, Message
 from helena.runs.cancel import cancel_watch
+from helena.runs.claim import Claimed, claim, retaken
+from helena.runs.durable import checkpoints, local
 from helena.runs.ending import run_ended
 from helena.runs.events.emitter import PersistentEmitter, finish_without_loop
-from helena.runs.events.writer import next_seq
-from helena.runs.history import history_for
-from helena.runs.setup import RunSetup, prepare_run
-from helena.runs.step_limits import deadline_for, limits_for
+from helena.runs.resume import record_from_done, suspended_here
 from helena.tools.executor import settle_audits
 
 log = logging.getLogger(__name__)
 
 CONTINUE_PROMPT = "Mach bitte im Hintergrund weiter, bis die Aufgabe erledigt ist."
 
-
-def _history(run: AgentRun, privacy: Any) -> tuple[list[dict[str, Any]], str]:
-    """Earlier messages of the conversation as chat turns (long ones summarised), and the question."""
-    return history_for(conversation=run.conversation, run_id=run.pk, privacy=privacy)
-
-
-def _first_contact(run: AgentRun) -> bool:
-    return not AgentRun.objects.filter(user=run.user_id, created_at__lt=run.created_at).exists()
-
-
-@dataclasses.dataclass
-class _Claimed:
-    """A run taken from the queue, with everything its start needs (read in one database trip)."""
-
-    run: AgentRun
-    limits: Limits
-    configs: dict[int, Any]  # router.TierConfig per tier
-    cloud_allowed: bool  # tier 3 may serve (configured, and internal or opted in)
-    opt_in: bool  # the firm's cloud opt-in: without it no call reaches a cloud endpoint on any tier
-    privacy: Any  # helena.llm.pii.privacy.Privacy: the run's redaction for every cloud call it makes
-    setup: RunSetup | None  # None when the run is to be cancelled before it starts
-    next_seq: int = 1  # of the run's next event
-
-
-def _claim(run_id: Any) -> _Claimed | None:
-    """Set a queued run to running and read what it needs; None if it is gone or not queued."""
-    mode = AgentRun.objects.filter(pk=run_id).values_list("mode", flat=True).first()
-    if mode is None:
-        return None
-    helena = HelenaSettings.cached()
-    limits = limits_for(mode, helena)
-    claimed = AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED).update(
-        status=AgentRun.Status.RUNNING, started_at=timezone.now(), deadline=deadline_for(mode, helena)
-    )
-    if not claimed:
-        return None
-    run = AgentRun.objects.select_related("conversation", "user").get(pk=run_id)
-    configs = router.tier_configs()
-    setup = None
-    sources: list[Any] = []  # what the run's tools read, learned before each model call
-    privacy = privacy_for(user=run.user, conversation_id=run.conversation_id,
-                          akte_id=run.conversation.akte_id, sources=sources)
-    if not run.cancel_requested:
-        history, question = _history(run, privacy)
-        setup = prepare_run(
-            user=run.user,
-            question=question,
-            history=history,
-            akte_id=run.conversation.akte_id,
-            first_contact=_first_contact(run),
-            run_id=str(run.pk),
-            context_type=run.conversation.context_type,
-            conversation_id=run.conversation_id,
-            answer_in_question_language=helena.antwort_in_sprache_der_frage,
-        )
-        setup.ctx.sources = sources
-        setup.ctx.privacy = privacy
-    return _Claimed(run=run, limits=limits, configs=configs,
-                    cloud_allowed=router.is_cloud_allowed(helena=helena, configs=configs),
-                    opt_in=bool(helena.cloud_allowed), privacy=privacy, setup=setup,
-                    next_seq=next_seq(run.pk))
+# Read by tests and benches that claim a run by hand.
+_claim = claim
+_Claimed = Claimed
 
 
 CONCURRENT_CLAIMS = 2
@@ -121,9 +62,41 @@ async def execute_run(run_id: Any) -> None:
 
 async def _execute(run_id: Any) -> None:
     async with _claim_gates.get():
-        claimed = await db(_claim, run_id)
+        claimed = await db(claim, run_id)
     if claimed is None:
         return
+    await start(claimed)
+
+
+async def resume_run(run_id: Any, attempt: int) -> None:
+    """Go on with a run this process has taken over (the watch gave it `attempt`)."""
+    async with run_context():
+        try:
+            claimed = await db(retaken, run_id, attempt)
+        except Exception:
+            log.exception("run %s could not be taken over", run_id)
+            return
+        if claimed is not None:
+            await go_on(claimed)
+
+
+async def go_on(claimed: Claimed) -> None:
+    """A run taken over: its outcome recorded if its `done` was stored, ended if it cannot go on
+    (too little time left, taken over too often), else on from its checkpoint."""
+    run, resumption = claimed.run, claimed.resumption
+    assert resumption is not None
+    if resumption.done is not None:
+        await db(record_from_done, run=run, done=resumption.done)
+    elif claimed.ended:
+        await finish_without_loop(run=run, reason="error", code="run_lost", message=claimed.ended)
+    else:
+        log.warning("run %s goes on from step %d (attempt %d)", run.pk, resumption.checkpoint.steps,
+                    run.attempt)
+        await start(claimed)
+
+
+async def start(claimed: Claimed) -> None:
+    """Run a claimed run (new or taken over) from its start or its checkpoint to its end."""
     run = claimed.run
     if claimed.setup is None:
         await finish_without_loop(run=run, reason="cancelled", code="cancelled", message="Abgebrochen.")
@@ -131,8 +104,10 @@ async def _execute(run_id: Any) -> None:
     if run.task_type == AgentRun.BLANK_TASK:
         await _clarify(run=run, claimed=claimed)
         return
+    resumption = claimed.resumption
+    tier = resumption.tier if resumption is not None and resumption.tier else run.tier
     try:
-        resolved = await router.resolve(tier=run.tier, cloud_allowed=claimed.opt_in,
+        resolved = await router.resolve(tier=tier, cloud_allowed=claimed.opt_in,
                                         configs=claimed.configs, privacy=claimed.privacy)
     except LLMError as exc:  # the lawyer reads the message; the admin the addresses (Fehlerprotokoll)
         await arecord_error(kind="model", code=exc.code,
@@ -147,7 +122,7 @@ CLARIFYING_QUESTION = ("Deine Nachricht war leer. Wobei kann ich dir helfen? Du 
                        "nach einer Frist, einer Akte, einer Vorschrift oder den Gebühren fragen.")
 
 
-async def _clarify(*, run: AgentRun, claimed: _Claimed) -> None:
+async def _clarify(*, run: AgentRun, claimed: Claimed) -> None:
     """The answer to a blank message: a short clarifying question, streamed and stored like any
     answer, without asking a model (there is nothing to ask it)."""
     emitter = PersistentEmitter(run=run, next_seq=claimed.next_seq)
@@ -158,26 +133,38 @@ async def _clarify(*, run: AgentRun, claimed: _Claimed) -> None:
     await emitter.flush()
     result = AgentResult(finish_reason="stop", text=CLARIFYING_QUESTION, usage=Usage(), steps=0,
                          messages=[{"role": "assistant", "content": CLARIFYING_QUESTION}])
-    await db(_record_outcome, run_pk=run.pk, result=result)
+    await db(_record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
 
 
 def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
     AgentRun.objects.filter(pk=run_pk).update(model=resolved.name, provider=resolved.provider, tier=tier)
 
 
-async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
+RESUMED = "Helena macht weiter – der Prozess, der deine Anfrage bearbeitet hat, ist ausgefallen."
+
+
+def _prompt(run: AgentRun, claimed: Claimed) -> tuple[list[dict[str, Any]], str]:
+    """The messages the loop starts from, and the question run_started shows."""
+    assert claimed.setup is not None
+    if run.answers_question_id and run.transcript:  # resumes after ask_user: ends with the answer
+        return list(run.transcript), claimed.setup.question
+    if run.transcript:  # a continuation: carry on from where the inline run stopped
+        return [*run.transcript, {"role": "user", "content": CONTINUE_PROMPT}], ""
+    return claimed.setup.messages, claimed.setup.question
+
+
+async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
     limits, cloud_allowed, tools_setup = claimed.limits, claimed.cloud_allowed, claimed.setup
     assert tools_setup is not None
-    messages = tools_setup.messages
-    question = tools_setup.question  # shown with run_started; a continuation answers no new message
-    if run.answers_question_id and run.transcript:  # resumes after ask_user: ends with the answer
-        messages = list(run.transcript)
-    elif run.transcript:  # a continuation: carry on from where the inline run stopped
-        messages = [*run.transcript, {"role": "user", "content": CONTINUE_PROMPT}]
-        question = ""
+    messages, question = _prompt(run, claimed)
     emitter = PersistentEmitter(run=run, next_seq=claimed.next_seq)
+    resume: Checkpoint | None = None
+    if claimed.resumption is not None:  # the client's answer shows what it had at the checkpoint
+        resume = claimed.resumption.checkpoint
+        await emitter.emit("resumed", message=RESUMED, text=claimed.resumption.shown, attempt=run.attempt)
     cancel = asyncio.Event()
     cancel_watch.watch(run.pk, cancel)
+    mine = local.register(run.pk, run.attempt)
 
     def book(resolved: Any) -> RecordingModel:
         return RecordingModel(resolved.model, run_id=run.pk, user_id=run.user_id, tier=resolved.tier,
@@ -187,7 +174,9 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
 
     model = EscalatingModel(resolved, book=book, opt_in=claimed.opt_in, cloud_allowed=cloud_allowed,
                             configs=claimed.configs, privacy=claimed.privacy)
+
     tools_setup.ctx.audits = []  # the tool audit rows are awaited before the outcome, too
+    suspended: Suspended | None = None
     try:
         while True:
             if model.resolved.fallback_note:
@@ -209,7 +198,10 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
                 cancel=cancel,
                 question=question,
                 answer_language=tools_setup.answer_language,
+                save=_save_port(run=run, emitter=emitter, model=model),
+                resume=resume,
             )
+            resume = None  # an escalated try starts from the prompt
             if result.finish_reason == "stall" and may_escalate:
                 await emitter.emit("warning", code="escalation", message=(
                     f"Helena kam nicht weiter; neuer Versuch mit Modellstufe {model.next_tier()}."))
@@ -224,27 +216,76 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: _Claimed) -> None:
                     cap_reached=result.cap_reached, continue_offered=result.continue_offered))
             break
         await emitter.flush()  # every event stored before the run counts as ended
+    except (Exception, asyncio.CancelledError) as exc:
+        suspended = _suspension(exc, mine)
+        if suspended is None:
+            local.forget(run.pk, mine)
+            raise
     finally:
         cancel_watch.forget(run.pk)
-        await model.settle()  # _record_outcome sums the ledger rows
-        await settle_audits(tools_setup.ctx)
-        await _record_last_reads(tools_setup.ctx)
-        await model.aclose()
-    await db(_record_outcome, run_pk=run.pk, result=result)
+        mine.settled = True  # what follows is its end or its handover: not to be cut short
+        await _settle(model=model, ctx=tools_setup.ctx)
+    try:
+        if suspended is not None:
+            again = await suspended_here(run=run, emitter=emitter, reason=suspended.reason)
+            if again is not None:  # the database is back: on from the checkpoint, here
+                local.forget(run.pk, mine)
+                await go_on(again)
+        else:
+            await db(_record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
+    finally:
+        local.forget(run.pk, mine)
+
+
+def _save_port(*, run: AgentRun, emitter: PersistentEmitter, model: Any) -> Any:
+    async def save(checkpoint: Checkpoint) -> None:
+        """Keep the checkpoint once the events before it are stored (its seq says what the client
+        has seen); stop here when the process is handing its runs over."""
+        await emitter.flush()
+        data = {**checkpoint.as_dict(), "seq": emitter.last_seq, "tier": model.tier}
+        try:
+            kept = await db(checkpoints.save, run_pk=run.pk, attempt=run.attempt, data=data)
+        except Exception as exc:
+            if is_connection_error(exc):
+                raise Suspended("database") from exc
+            raise
+        if not kept:
+            raise Suspended("taken_over")
+        if local.draining.is_set():
+            raise Suspended("handover")
+
+    return save
+
+
+def _suspension(exc: BaseException, mine: local.LocalRun) -> Suspended | None:
+    """Why the run stops here without an end, or None when `exc` is a real failure (raised on)."""
+    if isinstance(exc, Suspended):
+        return exc
+    if isinstance(exc, asyncio.CancelledError):  # cut short mid-step: taken over, or told to stop
+        return Suspended("taken_over" if mine.lost else "handover") if mine.lost or local.draining.is_set() \
+            else None
+    return Suspended("database") if is_connection_error(exc) else None
+
+
+async def _settle(*, model: Any, ctx: Any) -> None:
+    """What the run left behind the loop: ledger rows, audit rows, the last reads. A failure is
+    logged, not raised: it must not hide why the run ended (or that it is going on elsewhere)."""
+    for step in (model.settle, lambda: settle_audits(ctx), lambda: _record_last_reads(ctx), model.aclose):
+        try:
+            await step()
+        except Exception:
+            log.exception("Nacharbeit des Laufs fehlgeschlagen")
 
 
 async def _record_last_reads(ctx: Any) -> None:
-    """A step cut short (cancel, timeout) read too; its rows are stored here, and a failure is logged
-    rather than hiding why the run ended."""
-    if ctx.record_reads is None:
-        return
-    try:
+    """A step cut short (cancel, timeout) read too; its rows are stored here."""
+    if ctx.record_reads is not None:
         await ctx.record_reads()
-    except Exception:
-        log.exception("Lesezugriffe des Laufs nicht gespeichert")
 
 
-def _record_outcome(*, run_pk: Any, result: Any) -> None:
+def _record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> None:
+    """The run's end: status, answer, totals and the answer as a message — once, and only by the
+    attempt that owns the run (a process that lost it records nothing)."""
     status = {"cancelled": AgentRun.Status.CANCELLED, "error": AgentRun.Status.FAILED}.get(
         result.finish_reason, AgentRun.Status.FINISHED
     )
@@ -253,6 +294,9 @@ def _record_outcome(*, run_pk: Any, result: Any) -> None:
     )
     with transaction.atomic():
         run = AgentRun.objects.select_for_update().get(pk=run_pk)
+        if attempt is not None and (run.attempt != attempt or not run.active):
+            log.warning("run %s: attempt %s is over, its outcome is not recorded", run_pk, attempt)
+            return
         run.status = status
         run.finish_reason = result.finish_reason
         run.text = result.text
@@ -261,6 +305,7 @@ def _record_outcome(*, run_pk: Any, result: Any) -> None:
         run.cost = totals["cost"] or Decimal("0")
         run.transcript = result.messages
         run.ended_at = timezone.now()
+        run.owner, run.heartbeat_at = "", None
         run.save()
         if result.text:
             Message.objects.create(

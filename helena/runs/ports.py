@@ -26,7 +26,12 @@ from helena.models import AgentRun, Conversation, PendingQuestion, Plan
 
 def ask_question(*, run_id: Any, call_id: str, question: str, answer_key: str | None,
                  plan_id: Any = None) -> PendingQuestion:
-    """Persist the run's question; the conversation's next message will answer it."""
+    """Persist the run's question; the conversation's next message will answer it. The same call
+    asked again (a run resumed after its process died) gets the question it asked before."""
+    if call_id:
+        earlier = PendingQuestion.objects.filter(run_id=run_id, call_id=call_id).first()
+        if earlier is not None:
+            return earlier
     run = AgentRun.objects.select_related("conversation").get(pk=run_id)
     asked_before = PendingQuestion.objects.filter(conversation=run.conversation).count()
     key = (answer_key or "").strip() or f"antwort_{asked_before + 1}"

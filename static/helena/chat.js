@@ -341,6 +341,15 @@ function appendText(bubble, delta) {
   text.hidden = false;
 }
 
+function resumeText(bubble, event) {
+  // Another process took the run over from its last checkpoint: the answer shows what it had there
+  // (what streamed after it is written again), and a short notice says why it paused.
+  const text = part(bubble, ".chat-text");
+  text.textContent = String(event.text || "");
+  text.hidden = !text.textContent;
+  addNotice(bubble, "info", event.message || "Helena macht weiter.");
+}
+
 function addDraft(bubble, event) {
   if (event.draft_id && document.getElementById(`draft-${event.draft_id}`)) return;
   const template = document.createElement("template");
@@ -731,6 +740,9 @@ function handle(event) {
       break;
     case "warning":
       addNotice(bubble, "warning", event.message || "");
+      break;
+    case "resumed":
+      resumeText(bubble, event);
       break;
     case "error":
       addNotice(bubble, "error", event.message || "Es ist ein Fehler aufgetreten.");

@@ -14,8 +14,9 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from helena.agent.checkpoint import Suspended
 from helena.agent.events import EVENT_TYPES, Emitter, Event, done_fields
-from helena.infra.db import db
+from helena.infra.db import db, is_connection_error
 from helena.infra.errorlog import arecord_error
 from helena.infra.timestamps import event_ts
 from helena.models import AgentRun
@@ -47,6 +48,7 @@ class PersistentEmitter(Emitter):
     def __init__(self, *, run: AgentRun, next_seq: int | None = None) -> None:
         super().__init__(run_id=str(run.pk))
         self.run_pk = run.pk
+        self.attempt = run.attempt  # its events are stored only while the run is in this attempt
         self.user_id = run.user_id
         self.conversation_id = run.conversation_id
         self.suppress: set[str] = set()
@@ -134,6 +136,11 @@ class PersistentEmitter(Emitter):
         writer.writers.get().wake(self)
         return event
 
+    @property
+    def last_seq(self) -> int:
+        """The seq of the last event emitted (after flush(): stored)."""
+        return self._seq or 0
+
     async def flush(self) -> None:
         """Wait until every event emitted so far is stored and broadcast."""
         self._release_held()
@@ -147,9 +154,16 @@ class PersistentEmitter(Emitter):
         self._raise_failure()
 
     def _raise_failure(self) -> None:
-        if self._failed is not None:
-            raise RuntimeError(f"Ereignisse des Laufs {self.run_id} konnten nicht gespeichert werden.") \
-                from self._failed
+        """A failed write ends this process's part in the run: Suspended when the run goes on from
+        its checkpoint (taken over; the database gone), else an error."""
+        if self._failed is None:
+            return
+        if isinstance(self._failed, writer.AttemptOver):
+            raise Suspended("taken_over") from self._failed
+        if is_connection_error(self._failed):
+            raise Suspended("database") from self._failed
+        raise RuntimeError(f"Ereignisse des Laufs {self.run_id} konnten nicht gespeichert werden.") \
+            from self._failed
 
     # The loop's writer calls these three.
 

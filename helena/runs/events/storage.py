@@ -18,7 +18,7 @@ import json
 import logging
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 from django.core.serializers.json import DjangoJSONEncoder
@@ -26,32 +26,47 @@ from django.db import connection, connections
 
 from helena.infra.db import db_streaming, under_sync_caller
 from helena.infra.loops import PerLoop, is_resident
-from helena.models import RunEvent
+from helena.models import AgentRun, RunEvent
 
 log = logging.getLogger(__name__)
 
-Row = tuple[Any, int, str, dict[str, Any]]  # run_id, seq, type, payload
+Row = tuple[Any, int, int, str, dict[str, Any]]  # run_id, attempt, seq, type, payload
 
 # All rows of a batch in one statement, all or nothing; they share the statement's now(). The rows
 # travel as one JSON document: one json.dumps instead of four arrays adapted element by element.
+# Fenced (helena/runs/durable): a row is stored only while its run is still in the attempt that
+# emitted it. A process that lost its run to another (taken over after its heartbeat lapsed) stores
+# nothing more; FOR SHARE makes a takeover wait for a batch being stored, so the new owner's first
+# seq comes after it.
 _INSERT = (
     f"INSERT INTO {RunEvent._meta.db_table} (run_id, seq, type, payload, created_at) "
-    "SELECT r, s, t, p, now() FROM jsonb_to_recordset(%s::jsonb) AS x(r uuid, s integer, t text, p jsonb) "
-    "RETURNING created_at"
+    "SELECT x.r, x.s, x.t, x.p, now() "
+    "FROM jsonb_to_recordset(%s::jsonb) AS x(r uuid, a integer, s integer, t text, p jsonb) "
+    f"JOIN {AgentRun._meta.db_table} AS run ON run.id = x.r AND run.attempt = x.a FOR SHARE OF run "
+    "RETURNING run_id, created_at"
 )
+
+
+class Stored(NamedTuple):
+    moment: datetime | None  # when the rows were stored (None: none were)
+    runs: frozenset[str]  # the runs whose rows were stored; the others' attempt is over
 
 
 def _params(rows: Sequence[Row]) -> tuple[str]:
     """The rows as one JSON array; payloads encoded as the model's JSONField encodes them."""
-    document = [{"r": str(run_id), "s": seq, "t": type_, "p": payload}
-                for run_id, seq, type_, payload in rows]
+    document = [{"r": str(run_id), "a": attempt, "s": seq, "t": type_, "p": payload}
+                for run_id, attempt, seq, type_, payload in rows]
     return (json.dumps(document, cls=DjangoJSONEncoder, ensure_ascii=False),)
 
 
-def _insert_sync(rows: Sequence[Row]) -> datetime:
+def _stored(returned: list[tuple[Any, datetime]]) -> Stored:
+    return Stored(moment=returned[0][1] if returned else None, runs=frozenset(str(r) for r, _ in returned))
+
+
+def _insert_sync(rows: Sequence[Row]) -> Stored:
     with connection.cursor() as cursor:
         cursor.execute(_INSERT, _params(rows))
-        return cursor.fetchone()[0]
+        return _stored(cursor.fetchall())
 
 
 class _LoopConnection:
@@ -69,7 +84,7 @@ class _LoopConnection:
         await conn.execute("SET TIME ZONE 'UTC'")
         return conn
 
-    async def insert(self, rows: Sequence[Row]) -> datetime:
+    async def insert(self, rows: Sequence[Row]) -> Stored:
         params = _params(rows)
         async with self._lock:
             for attempt in (1, 2):
@@ -77,7 +92,7 @@ class _LoopConnection:
                     self._conn = await self._connect()
                 try:
                     cursor = await self._conn.execute(_INSERT, params)
-                    return (await cursor.fetchone())[0]
+                    return _stored(await cursor.fetchall())
                 except psycopg.OperationalError:
                     # A connection the server dropped (restart, idle timeout): once more on a new one.
                     broken, self._conn = self._conn, None
@@ -95,8 +110,8 @@ class _LoopConnection:
 _connections: PerLoop[_LoopConnection] = PerLoop(lambda _loop: _LoopConnection())
 
 
-async def insert_events(rows: Sequence[Row]) -> datetime:
-    """Insert the rows in one statement (all or nothing); the moment they were stored."""
+async def insert_events(rows: Sequence[Row]) -> Stored:
+    """Insert the rows in one statement (all or nothing); when, and whose were stored."""
     if is_resident() and not under_sync_caller():
         return await _connections.get().insert(rows)
     return await db_streaming(_insert_sync, rows)

@@ -47,17 +47,26 @@ async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> No
         log.exception("broadcast failed")
 
 
-async def store_events(run_id: Any, events: list[Event]) -> list[str]:
-    """One run's batch of events in one statement; their timestamps as sent to clients."""
-    return (await store_many([(run_id, events)]))[0]
+class AttemptOver(Exception):
+    """The run was taken over by another process: this one's events are no longer stored."""
 
 
-async def store_many(batches: list[tuple[Any, list[Event]]]) -> list[list[str]]:
-    """Several runs' batches in one statement (all or nothing); per batch, the timestamps."""
-    rows = [(run_id, e.seq, e.type, e.data) for run_id, events in batches for e in events]
-    moment = await insert_events(rows)
-    ts = event_ts(moment)
-    return [[ts] * len(events) for _, events in batches]
+Batch = tuple[Any, int, list[Event]]  # run id, the attempt that emitted them, events
+
+
+async def store_events(run_id: Any, events: list[Event], attempt: int = 0) -> list[str] | None:
+    """One run's batch of events in one statement; their timestamps as sent to clients (None: the
+    run's attempt is over, nothing was stored)."""
+    return (await store_many([(run_id, attempt, events)]))[0]
+
+
+async def store_many(batches: list[Batch]) -> list[list[str] | None]:
+    """Several runs' batches in one statement (all or nothing); per batch, the timestamps, or None
+    for a run whose attempt is over (helena/runs/events/storage.py: fenced)."""
+    rows = [(run_id, attempt, e.seq, e.type, e.data) for run_id, attempt, events in batches for e in events]
+    stored = await insert_events(rows)
+    ts = event_ts(stored.moment) if stored.moment is not None else ""
+    return [[ts] * len(events) if str(run_id) in stored.runs else None for run_id, _, events in batches]
 
 
 class _LoopWriter:
@@ -88,21 +97,29 @@ class _LoopWriter:
                 continue
             if len(batches) > 1:
                 try:
-                    stamps = await store_many([(emitter.run_pk, events) for emitter, events in batches])
+                    stamps = await store_many([(emitter.run_pk, emitter.attempt, events)
+                                               for emitter, events in batches])
                 except Exception:
                     log.warning("a batch of %d runs' events was not stored; storing run by run", len(batches),
                                 exc_info=True)
                 else:
                     for (emitter, events), times in zip(batches, stamps, strict=True):
-                        emitter.stored(events, times)
+                        _settle(emitter, events, times)
                     continue
             for emitter, events in batches:
                 try:
-                    times = await store_events(emitter.run_pk, events)
+                    times = await store_events(emitter.run_pk, events, emitter.attempt)
                 except Exception as exc:
                     emitter.write_failed(events, exc)
                 else:
-                    emitter.stored(events, times)
+                    _settle(emitter, events, times)
+
+
+def _settle(emitter: PersistentEmitter, events: list[Event], times: list[str] | None) -> None:
+    if times is None:
+        emitter.write_failed(events, AttemptOver(f"run {emitter.run_id} was taken over"))
+    else:
+        emitter.stored(events, times)
 
 
 writers: PerLoop[_LoopWriter] = PerLoop(lambda _loop: _LoopWriter())

@@ -51,7 +51,8 @@ def _propose(*, ctx: ToolContext, kind: str, tool: str, fields: dict[str, Any], 
     """Create the pending draft and the card event; failures become observations for the model."""
     try:
         draft = create_draft(user=ctx.user, kind=kind, fields=fields, akte_id=akte_id, run_id=ctx.run_id,
-                             conversation_id=ctx.conversation_id, tool=tool, context=context)
+                             conversation_id=ctx.conversation_id, tool=tool, context=context,
+                             call_id=ctx.call_id or "")
     except NotFound:
         return akte_not_found(str(akte_id))
     except FieldsInvalid as exc:
@@ -123,8 +124,8 @@ def _from_muster(params: DokumentParams, ctx: ToolContext) -> ToolResult:
     try:
         made = draft_from_muster(user=ctx.user, akte_id=params.akte_id, muster_id=params.muster_id or "",
                                  titel=params.titel, werte=params.werte, empfaenger=params.empfaenger,
-                                 run_id=ctx.run_id,
-                                 conversation_id=ctx.conversation_id)
+                                 run_id=ctx.run_id, conversation_id=ctx.conversation_id,
+                                 call_id=ctx.call_id or "")
     except NotFound as exc:
         if "Muster" not in exc.message:
             return akte_not_found(params.akte_id)

@@ -88,11 +88,11 @@ def test_a_failed_write_stops_the_run_and_nothing_after_it_is_sent(monkeypatch) 
     real = writer.store_events
     calls = []
 
-    async def failing(run_id: Any, events: list[Any]) -> list[str]:
+    async def failing(run_id: Any, events: list[Any], attempt: int = 0) -> list[str] | None:
         calls.append(len(events))
         if len(calls) == 2:
             raise RuntimeError("database gone")
-        return await real(run_id, events)
+        return await real(run_id, events, attempt)
 
     monkeypatch.setattr(writer, "store_events", failing)
 

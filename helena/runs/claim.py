@@ -1,0 +1,119 @@
+"""Taking a run into this process: from the queue (`claim`), or over from a process that is gone
+(`retaken`), with everything its start needs read in one database trip."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from helena.agent.loop import Limits
+from helena.llm import router  # imported late: router reads admin settings per run
+from helena.llm.pii.touched import privacy_for
+from helena.models import AgentRun, HelenaSettings
+from helena.runs.durable import checkpoints, local
+from helena.runs.durable.checkpoints import Resumption
+from helena.runs.events.writer import next_seq
+from helena.runs.history import history_for
+from helena.runs.setup import RunSetup, prepare_run
+from helena.runs.step_limits import DEADLINE_GRACE, deadline_for, limits_for
+
+MIN_SECONDS_LEFT = 5.0  # a run taken over with less of its time budget left is ended, not resumed
+MAX_ATTEMPTS = 3  # takeovers of one run: a run that kills its process each time must not go round
+
+
+@dataclasses.dataclass
+class Claimed:
+    """A run taken into this process, with everything its start needs."""
+
+    run: AgentRun
+    limits: Limits
+    configs: dict[int, Any]  # router.TierConfig per tier
+    cloud_allowed: bool  # tier 3 may serve (configured, and internal or opted in)
+    opt_in: bool  # the firm's cloud opt-in: without it no call reaches a cloud endpoint on any tier
+    privacy: Any  # helena.llm.pii.privacy.Privacy: the run's redaction for every cloud call it makes
+    setup: RunSetup | None  # None when the run is to be cancelled before it starts
+    next_seq: int = 1  # of the run's next event
+    resumption: Resumption | None = None  # set when the run goes on from a checkpoint
+    ended: str = ""  # why a run taken over cannot go on (it then ends with this message)
+
+
+def _first_contact(run: AgentRun) -> bool:
+    return not AgentRun.objects.filter(user=run.user_id, created_at__lt=run.created_at).exists()
+
+
+def claim(run_id: Any) -> Claimed | None:
+    """Set a queued run to running in this process and read what it needs; None if it is gone or
+    no longer queued (a message delivered twice changes nothing)."""
+    mode = AgentRun.objects.filter(pk=run_id).values_list("mode", flat=True).first()
+    if mode is None:
+        return None
+    helena = HelenaSettings.cached()
+    claimed = AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED).update(
+        status=AgentRun.Status.RUNNING, started_at=timezone.now(), deadline=deadline_for(mode, helena),
+        owner=local.owner(), heartbeat_at=timezone.now())
+    if not claimed:
+        return None
+    run = AgentRun.objects.select_related("conversation", "user").get(pk=run_id)
+    return _prepared(run, helena, limits_for(mode, helena))
+
+
+LOST = ("Die Bearbeitung wurde unterbrochen (der ausführende Prozess ist ausgefallen). "
+        "Bitte frag noch einmal.")
+LOST_AGAIN = ("Die Bearbeitung wurde abgebrochen: der ausführende Prozess ist bei dieser Anfrage "
+              "mehrmals ausgefallen. Bitte frag noch einmal, gern enger gefasst.")
+
+
+def retaken(run_id: Any, attempt: int) -> Claimed | None:
+    """A run this process took over (the watch set its owner and attempt), read as `claim` reads
+    a new one, with the checkpoint it goes on from; None if it is no longer this attempt's."""
+    run = (AgentRun.objects.select_related("conversation", "user")
+           .filter(pk=run_id, attempt=attempt, owner=local.owner(), status=AgentRun.Status.RUNNING).first())
+    if run is None:
+        return None
+    helena = HelenaSettings.cached()
+    limits = limits_for(run.mode, helena)
+    resumption = checkpoints.resumption(run)
+    left = limits.timeout - resumption.checkpoint.elapsed
+    ended = ""
+    if attempt > MAX_ATTEMPTS:
+        ended = LOST_AGAIN
+    elif left < MIN_SECONDS_LEFT and resumption.done is None:
+        ended = LOST
+    else:  # the time it was away is not the run's: its deadline moves on by what is left
+        AgentRun.objects.filter(pk=run.pk, attempt=attempt).update(
+            deadline=timezone.now() + timedelta(seconds=left) + DEADLINE_GRACE)
+    if ended or resumption.done is not None:
+        return Claimed(run=run, limits=limits, configs={}, cloud_allowed=False, opt_in=False, privacy=None,
+                       setup=None, next_seq=next_seq(run.pk), resumption=resumption, ended=ended)
+    claimed = _prepared(run, helena, limits)
+    claimed.resumption = resumption
+    return claimed
+
+
+def _prepared(run: AgentRun, helena: HelenaSettings, limits: Limits) -> Claimed:
+    configs = router.tier_configs()
+    setup = None
+    sources: list[Any] = []  # what the run's tools read, learned before each model call
+    privacy = privacy_for(user=run.user, conversation_id=run.conversation_id,
+                          akte_id=run.conversation.akte_id, sources=sources)
+    if not run.cancel_requested:
+        history, question = history_for(conversation=run.conversation, run_id=run.pk, privacy=privacy)
+        setup = prepare_run(
+            user=run.user,
+            question=question,
+            history=history,
+            akte_id=run.conversation.akte_id,
+            first_contact=_first_contact(run),
+            run_id=str(run.pk),
+            context_type=run.conversation.context_type,
+            conversation_id=run.conversation_id,
+            answer_in_question_language=helena.antwort_in_sprache_der_frage,
+        )
+        setup.ctx.sources = sources
+        setup.ctx.privacy = privacy
+    return Claimed(run=run, limits=limits, configs=configs,
+                   cloud_allowed=router.is_cloud_allowed(helena=helena, configs=configs),
+                   opt_in=bool(helena.cloud_allowed), privacy=privacy, setup=setup, next_seq=next_seq(run.pk))

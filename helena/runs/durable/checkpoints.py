@@ -1,0 +1,103 @@
+"""Checkpoints on the AgentRun row, the statements of heartbeat and takeover, and the state a run
+resumes from (helena/agent/checkpoint.py holds what a checkpoint is).
+
+Every statement that changes a run's ownership names the attempt or the owner it expects: a process
+that lost its run (taken over while it could not say it was alive) changes nothing any more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+from django.db.models.functions import Now
+
+from helena.agent.checkpoint import Checkpoint
+from helena.models import AgentRun, RunEvent
+
+_TABLE = AgentRun._meta.db_table
+RUNNING = AgentRun.Status.RUNNING
+
+
+def save(*, run_pk: Any, attempt: int, data: dict[str, Any]) -> bool:
+    """Keep the checkpoint (and say the run is alive); False when the attempt is over."""
+    return AgentRun.objects.filter(pk=run_pk, attempt=attempt, status=RUNNING).update(
+        checkpoint=data, heartbeat_at=Now()) == 1
+
+
+def release(*, run_pk: Any, attempt: int) -> bool:
+    """Hand the run over: any other process may take it at once (this one is going away)."""
+    return AgentRun.objects.filter(pk=run_pk, attempt=attempt, status=RUNNING).update(
+        owner="", heartbeat_at=None) == 1
+
+
+def retake(*, run_pk: Any, attempt: int, owner: str) -> int | None:
+    """Go on with a run this process still owns after it lost its database for a while: a new
+    attempt (the old one's events, should any still arrive, are refused). None: it is not ours."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {_TABLE} SET attempt = attempt + 1, heartbeat_at = now() "
+                       "WHERE id = %s AND attempt = %s AND owner = %s AND status = %s RETURNING attempt",
+                       [run_pk, attempt, owner, RUNNING])
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def heartbeat(*, owner: str) -> set[str]:
+    """Say the owner's runs are alive; the ids of those it still owns (the rest were taken over
+    or ended elsewhere, e.g. by the sweep)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {_TABLE} SET heartbeat_at = now() WHERE owner = %s AND status = %s "
+                       "RETURNING id", [owner, RUNNING])
+        return {str(row[0]) for row in cursor.fetchall()}
+
+
+def take_over(*, owner: str, modes: list[str], lapse: float, late: float | None, limit: int,
+              released: list[str]) -> list[tuple[str, int]]:
+    """Claim up to `limit` runs whose process is gone — of `modes` after `lapse` seconds without a
+    heartbeat, of any mode after `late` — or that were handed over (`released` modes): each one's
+    next attempt is this owner's. (id, attempt) of each."""
+    lapsed = "COALESCE(heartbeat_at, started_at, created_at)"
+    late_clause = f"OR {lapsed} < now() - %(late)s * interval '1 second'" if late is not None else ""
+    sql = (
+        f"UPDATE {_TABLE} SET attempt = attempt + 1, owner = %(owner)s, heartbeat_at = now() "
+        f"WHERE id IN (SELECT id FROM {_TABLE} WHERE status = %(running)s AND ("
+        "(owner = '' AND heartbeat_at IS NULL AND mode = ANY(%(released)s)) "
+        f"OR (mode = ANY(%(modes)s) AND {lapsed} < now() - %(lapse)s * interval '1 second') {late_clause}) "
+        f"ORDER BY {lapsed} LIMIT %(limit)s FOR UPDATE SKIP LOCKED) RETURNING id, attempt"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"owner": owner, "running": RUNNING, "released": released, "modes": modes,
+                             "lapse": lapse, "late": late, "limit": limit})
+        return [(str(pk), attempt) for pk, attempt in cursor.fetchall()]
+
+
+@dataclass
+class Resumption:
+    """What a run taken over goes on from."""
+
+    checkpoint: Checkpoint
+    tier: int | None  # the model tier it ran on at the checkpoint (None: its first)
+    shown: str  # the answer text the client shows as of the checkpoint
+    done: dict[str, Any] | None  # the run had already ended: its stored `done` (only the outcome is missing)
+
+
+def resumption(run: AgentRun) -> Resumption:
+    data = run.checkpoint or {}
+    checkpoint = Checkpoint.from_dict(data) or Checkpoint(messages=[])
+    seq = int(data.get("seq") or 0)
+    shown = ""
+    for type_, payload in (RunEvent.objects.filter(run=run, seq__lte=seq, type__in=("text", "resumed"))
+                           .order_by("seq").values_list("type", "payload")):
+        shown = str(payload.get("text", "")) if type_ == "resumed" else shown + str(payload.get("delta", ""))
+    announced, reported, done = set(), set(), None
+    for type_, payload in RunEvent.objects.filter(run=run, seq__gt=seq).values_list("type", "payload"):
+        if type_ == "tool_call":
+            announced.add(str(payload.get("call_id", "")))
+        elif type_ == "tool_result":
+            reported.add(str(payload.get("call_id", "")))
+        elif type_ == "done":
+            done = payload
+    checkpoint.announced, checkpoint.reported = frozenset(announced), frozenset(reported)
+    tier = data.get("tier")
+    return Resumption(checkpoint=checkpoint, tier=int(tier) if tier else None, shown=shown, done=done)

@@ -1,0 +1,103 @@
+"""The watch: one thread per process that says its runs are alive and takes over the runs of
+processes that are gone.
+
+Every HEARTBEAT_SECONDS it writes one UPDATE for all of the process's runs (and learns which it no
+longer owns: their tasks stop); where takeover is on (HELENA_RUN_TAKEOVER, on by default; daphne
+takes inline runs, a Celery worker background runs and, later, inline runs no daphne took), it
+claims runs whose heartbeat lapsed for LAPSE_SECONDS or that were handed over, and resumes them on
+the process's runner loop. A thread and not a task of the loop: a loop busy with fifty streams
+still beats, and a run's process counts as gone only when it really is.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+
+from helena.infra.db import release_connections
+from helena.runs.durable import checkpoints, local
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 5.0
+LAPSE_SECONDS = 15.0  # a run without a heartbeat this long has lost its process
+TAKE_AT_ONCE = 4  # runs one round claims: a process that starts after a crash does not take all
+
+ROLES: dict[str, dict[str, Any]] = {
+    # modes taken after LAPSE_SECONDS, modes taken when handed over, after how long any mode
+    "web": {"modes": ["inline"], "released": ["inline"], "late": None},
+    "worker": {"modes": ["background"], "released": ["inline", "background"], "late": 2 * LAPSE_SECONDS},
+}
+
+
+class Watch:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self.role: str | None = None  # None: heartbeat only (a process that serves no one, a test)
+        self.taken: list[tuple[str, int, float]] = []  # (run id, attempt, monotonic time): for the bench
+        # Starts a run taken over on the process's runner (helena/runs/dispatch.py sets it).
+        self.resume: Callable[[str, int], Any] | None = None
+
+    def start(self, *, role: str | None = None) -> None:
+        """Run the watch in this process (again after a fork); with a role, take over runs too."""
+        with self._lock:
+            if role is not None:
+                self.role = role
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="helena-run-watch", daemon=True)
+                self._thread.start()
+
+    @property
+    def takes_over(self) -> bool:
+        return bool(self.role) and settings.HELENA_RUN_TAKEOVER and not local.draining.is_set()
+
+    def _serve(self) -> None:
+        failing = False
+        while True:
+            time.sleep(HEARTBEAT_SECONDS * random.uniform(0.8, 1.0))  # processes do not beat in step
+            try:
+                self.beat()
+                if self.takes_over:
+                    self.take()
+                if failing:
+                    log.warning("run watch: the database answers again")
+                failing = False
+            except Exception as exc:  # the database is away: the runs wait for it, the next round retries
+                if not failing:
+                    log.warning("run watch: no heartbeat (%s)", exc)
+                failing = True
+            finally:
+                release_connections()
+
+    def beat(self) -> None:
+        mine = local.running()
+        if not mine:
+            return
+        owned = checkpoints.heartbeat(owner=local.owner())
+        for run_pk, run in mine.items():
+            if run_pk not in owned and not run.settled:
+                log.warning("run %s was taken over by another process; stopping it here", run_pk)
+                local.give_up(run_pk)
+
+    def take(self) -> None:
+        assert self.role is not None
+        role = ROLES[self.role]
+        taken = checkpoints.take_over(owner=local.owner(), modes=role["modes"], released=role["released"],
+                                      lapse=LAPSE_SECONDS, late=role["late"], limit=TAKE_AT_ONCE)
+        if not taken:
+            return
+        for run_pk, attempt in taken:
+            log.warning("run %s: its process is gone; taking it over (attempt %d)", run_pk, attempt)
+            self.taken.append((run_pk, attempt, time.monotonic()))
+            if self.resume is not None:
+                self.resume(run_pk, attempt)
+
+
+watch = Watch()
