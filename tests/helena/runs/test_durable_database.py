@@ -1,0 +1,60 @@
+"""A run whose database connections are cut (a PostgreSQL restart, a failover, pg_terminate_backend)
+does not end in an error: the real worker's connections are terminated mid-run, and the run goes
+on from its checkpoint to its answer — one `done`, the draft once (issue 38)."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Iterator
+from subprocess import Popen
+
+import pytest
+from django.db import connection
+
+from helena.models import RunEvent
+from tests.conftest import Kanzlei, start_celery_worker, stop_celery_worker
+from tests.helena.runs.test_durable_runs import ANSWER, TAKEOVER, _assert_answered_once, research
+from tests.helena.web.test_runs_api import ask
+from tests.scripted_llm_server import ScriptedLLMServer
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+@pytest.fixture
+def worker() -> Iterator[Popen]:
+    proc = start_celery_worker(TAKEOVER, pool="threads")
+    yield proc
+    stop_celery_worker(proc, signal.SIGKILL)
+
+
+def _terminate_other_connections() -> int:
+    """Every backend of the test database but this test's own: what a restart does to them."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def test_a_run_survives_its_database_connections_being_terminated(
+        kanzlei: Kanzlei, tiers: ScriptedLLMServer, worker: Popen) -> None:
+    tiers.respond_with(research(kanzlei.akten["A"].pk))
+    client = kanzlei.client("anwalt")
+    _, run_id = ask(client, "Recherchiere gründlich die Kündigungsfristen in der Akte 1/26.",
+                    mode="background", akte_id=str(kanzlei.akten["A"].pk))
+    deadline = time.monotonic() + 60
+    cuts = 0
+    for wanted in (2, 5, 8):  # three times, at different points of the run
+        while RunEvent.objects.filter(run_id=run_id, type="tool_result").count() < wanted:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        cuts += _terminate_other_connections()
+    assert cuts >= 3, "the worker's connections were not there to cut"
+    cut_at = time.monotonic()
+    evs = _assert_answered_once(client, run_id)
+    assert evs[-1]["text"] == ANSWER
+    assert not [e for e in evs if e["type"] == "error"], "the cut showed as an error"
+    took = time.monotonic() - cut_at
+    resumed = len([e for e in evs if e["type"] == "resumed"])
+    print(f"\npg_terminate_backend ×3: answer {took:.1f} s after the last cut, {resumed} times resumed")
+    assert worker.poll() is None
