@@ -43,12 +43,18 @@ def retake(*, run_pk: Any, attempt: int, owner: str) -> int | None:
     return row[0] if row else None
 
 
-def heartbeat(*, owner: str) -> set[str]:
-    """Say the owner's runs are alive; the ids of those it still owns (the rest were taken over
-    or ended elsewhere, e.g. by the sweep)."""
+def heartbeat(*, owner: str, runs: list[str]) -> set[str]:
+    """Say the owner's runs are alive; of `runs` (this process's), those it has lost: taken over
+    by another process or ended elsewhere (the sweep). A run this connection cannot see (not yet
+    committed) is not lost."""
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {_TABLE} SET heartbeat_at = now() WHERE owner = %s AND status = %s "
                        "RETURNING id", [owner, RUNNING])
+        owned = {str(row[0]) for row in cursor.fetchall()}
+        others = [pk for pk in runs if pk not in owned]
+        if not others:
+            return set()
+        cursor.execute(f"SELECT id FROM {_TABLE} WHERE id = ANY(%s::uuid[])", [others])
         return {str(row[0]) for row in cursor.fetchall()}
 
 

@@ -80,9 +80,9 @@ class Watch:
         mine = local.running()
         if not mine:
             return
-        owned = checkpoints.heartbeat(owner=local.owner())
+        lost = checkpoints.heartbeat(owner=local.owner(), runs=list(mine))
         for run_pk, run in mine.items():
-            if run_pk not in owned and not run.settled:
+            if run_pk in lost and not run.settled:
                 log.warning("run %s was taken over by another process; stopping it here", run_pk)
                 local.give_up(run_pk)
 
