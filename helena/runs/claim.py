@@ -37,6 +37,7 @@ class Claimed:
     setup: RunSetup | None  # None when the run is to be cancelled before it starts
     next_seq: int = 1  # of the run's next event
     resumption: Resumption | None = None  # set when the run goes on from a checkpoint
+    cause: str = ""  # why it goes on elsewhere: "crash", "handover" or "database"
     ended: str = ""  # why a run taken over cannot go on (it then ends with this message)
 
 
@@ -66,7 +67,7 @@ LOST_AGAIN = ("Die Bearbeitung wurde abgebrochen: der ausführende Prozess ist b
               "mehrmals ausgefallen. Bitte frag noch einmal, gern enger gefasst.")
 
 
-def retaken(run_id: Any, attempt: int) -> Claimed | None:
+def retaken(run_id: Any, attempt: int, cause: str = "crash") -> Claimed | None:
     """A run this process took over (the watch set its owner and attempt), read as `claim` reads
     a new one, with the checkpoint it goes on from; None if it is no longer this attempt's."""
     run = (AgentRun.objects.select_related("conversation", "user")
@@ -87,9 +88,9 @@ def retaken(run_id: Any, attempt: int) -> Claimed | None:
             deadline=timezone.now() + timedelta(seconds=left) + DEADLINE_GRACE)
     if ended or resumption.done is not None:
         return Claimed(run=run, limits=limits, configs={}, cloud_allowed=False, opt_in=False, privacy=None,
-                       setup=None, next_seq=next_seq(run.pk), resumption=resumption, ended=ended)
+                       setup=None, next_seq=next_seq(run.pk), resumption=resumption, ended=ended, cause=cause)
     claimed = _prepared(run, helena, limits)
-    claimed.resumption = resumption
+    claimed.resumption, claimed.cause = resumption, cause
     return claimed
 
 

@@ -61,7 +61,7 @@ class InlineRunner:
 
 inline_runner = InlineRunner()
 # A run the watch took over goes on on this process's runner, as its own runs do.
-watch.resume = lambda run_pk, attempt: inline_runner.submit(resume_run(run_pk, attempt))
+watch.resume = lambda run_pk, attempt, cause: inline_runner.submit(resume_run(run_pk, attempt, cause))
 
 
 async def _inline(run_id: Any) -> None:

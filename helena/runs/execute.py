@@ -68,11 +68,11 @@ async def _execute(run_id: Any) -> None:
     await start(claimed)
 
 
-async def resume_run(run_id: Any, attempt: int) -> None:
+async def resume_run(run_id: Any, attempt: int, cause: str = "crash") -> None:
     """Go on with a run this process has taken over (the watch gave it `attempt`)."""
     async with run_context():
         try:
-            claimed = await db(retaken, run_id, attempt)
+            claimed = await db(retaken, run_id, attempt, cause)
         except Exception:
             log.exception("run %s could not be taken over", run_id)
             return
@@ -140,7 +140,11 @@ def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
     AgentRun.objects.filter(pk=run_pk).update(model=resolved.name, provider=resolved.provider, tier=tier)
 
 
-RESUMED = "Helena macht weiter – der Prozess, der deine Anfrage bearbeitet hat, ist ausgefallen."
+RESUMED = {  # the notice where the answer paused, by why it did
+    "crash": "Helena macht weiter – der Prozess, der deine Anfrage bearbeitet hat, ist ausgefallen.",
+    "handover": "Helena macht weiter – der Server wurde neu gestartet, ein anderer Prozess übernimmt.",
+    "database": "Helena macht weiter – die Datenbank war kurz nicht erreichbar.",
+}
 
 
 def _prompt(run: AgentRun, claimed: Claimed) -> tuple[list[dict[str, Any]], str]:
@@ -161,7 +165,8 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
     resume: Checkpoint | None = None
     if claimed.resumption is not None:  # the client's answer shows what it had at the checkpoint
         resume = claimed.resumption.checkpoint
-        await emitter.emit("resumed", message=RESUMED, text=claimed.resumption.shown, attempt=run.attempt)
+        await emitter.emit("resumed", message=RESUMED.get(claimed.cause, RESUMED["crash"]),
+                           text=claimed.resumption.shown, attempt=run.attempt)
     cancel = asyncio.Event()
     cancel_watch.watch(run.pk, cancel)
     mine = local.register(run.pk, run.attempt)

@@ -90,6 +90,6 @@ async def _wait_for_database(run: AgentRun) -> Claimed | None:
             log.warning("run %s: taken over elsewhere while the database was away", run.pk)
             return None
         log.warning("run %s: database back, going on from the checkpoint", run.pk)
-        return await db(retaken, run.pk, attempt)
+        return await db(retaken, run.pk, attempt, "database")
     log.error("run %s: the database stayed away; another process takes it over once it is back", run.pk)
     return None

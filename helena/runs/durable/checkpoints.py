@@ -59,23 +59,25 @@ def heartbeat(*, owner: str, runs: list[str]) -> set[str]:
 
 
 def take_over(*, owner: str, modes: list[str], lapse: float, late: float | None, limit: int,
-              released: list[str]) -> list[tuple[str, int]]:
+              released: list[str]) -> list[tuple[str, int, str]]:
     """Claim up to `limit` runs whose process is gone — of `modes` after `lapse` seconds without a
     heartbeat, of any mode after `late` — or that were handed over (`released` modes): each one's
-    next attempt is this owner's. (id, attempt) of each."""
+    next attempt is this owner's. (id, attempt, cause: "handover" or "crash") of each."""
     lapsed = "COALESCE(heartbeat_at, started_at, created_at)"
     late_clause = f"OR {lapsed} < now() - %(late)s * interval '1 second'" if late is not None else ""
     sql = (
-        f"UPDATE {_TABLE} SET attempt = attempt + 1, owner = %(owner)s, heartbeat_at = now() "
-        f"WHERE id IN (SELECT id FROM {_TABLE} WHERE status = %(running)s AND ("
-        "(owner = '' AND heartbeat_at IS NULL AND mode = ANY(%(released)s)) "
+        f"UPDATE {_TABLE} AS run SET attempt = run.attempt + 1, owner = %(owner)s, heartbeat_at = now() "
+        f"FROM (SELECT id, owner = '' AND heartbeat_at IS NULL AS released FROM {_TABLE} "
+        "WHERE status = %(running)s AND ((owner = '' AND heartbeat_at IS NULL AND mode = ANY(%(released)s)) "
         f"OR (mode = ANY(%(modes)s) AND {lapsed} < now() - %(lapse)s * interval '1 second') {late_clause}) "
-        f"ORDER BY {lapsed} LIMIT %(limit)s FOR UPDATE SKIP LOCKED) RETURNING id, attempt"
+        f"ORDER BY {lapsed} LIMIT %(limit)s FOR UPDATE SKIP LOCKED) AS lapsed "
+        "WHERE run.id = lapsed.id RETURNING run.id, run.attempt, lapsed.released"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, {"owner": owner, "running": RUNNING, "released": released, "modes": modes,
                              "lapse": lapse, "late": late, "limit": limit})
-        return [(str(pk), attempt) for pk, attempt in cursor.fetchall()]
+        return [(str(pk), attempt, "handover" if released_ else "crash")
+                for pk, attempt, released_ in cursor.fetchall()]
 
 
 @dataclass

@@ -43,7 +43,7 @@ class Watch:
         self.role: str | None = None  # None: heartbeat only (a process that serves no one, a test)
         self.taken: list[tuple[str, int, float]] = []  # (run id, attempt, monotonic time): for the bench
         # Starts a run taken over on the process's runner (helena/runs/dispatch.py sets it).
-        self.resume: Callable[[str, int], Any] | None = None
+        self.resume: Callable[[str, int, str], Any] | None = None
 
     def start(self, *, role: str | None = None) -> None:
         """Run the watch in this process (again after a fork); with a role, take over runs too."""
@@ -93,11 +93,11 @@ class Watch:
                                       lapse=LAPSE_SECONDS, late=role["late"], limit=TAKE_AT_ONCE)
         if not taken:
             return
-        for run_pk, attempt in taken:
-            log.warning("run %s: its process is gone; taking it over (attempt %d)", run_pk, attempt)
+        for run_pk, attempt, cause in taken:
+            log.warning("run %s: taking it over (attempt %d, %s)", run_pk, attempt, cause)
             self.taken.append((run_pk, attempt, time.monotonic()))
             if self.resume is not None:
-                self.resume(run_pk, attempt)
+                self.resume(run_pk, attempt, cause)
 
 
 watch = Watch()
