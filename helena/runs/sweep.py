@@ -1,5 +1,7 @@
-"""The sweep: runs whose worker died (deadline passed while queued or running) are failed with an
-error and a done event, so no client waits forever."""
+"""The sweep, the last net under durable runs: a run whose deadline passed while queued or running
+(no process took it over in time — none left, or it kept dying) is failed with an error and a done
+event, so no client waits forever. A run whose process died is normally taken over long before
+(helena/runs/durable/watch.py), and a takeover moves the deadline on by the time the run has left."""
 
 from __future__ import annotations
 

@@ -20,7 +20,9 @@ from pydantic import ValidationError
 
 from akten.lesezugriffe.services import speichern
 from config.errors import NotFound
+from helena.agent.checkpoint import Suspended
 from helena.agent.tooling import Tool, ToolContext, ToolResult
+from helena.infra.db import is_connection_error
 from helena.llm.dialects import repair_arguments
 from helena.tools.audit import record_tool_call
 from helena.tools.registry import all_tools, not_set_up_for
@@ -108,6 +110,8 @@ async def _run(tool: Tool, params: Any, ctx: ToolContext) -> ToolResult:
             return _error("not_found", "Nicht gefunden.", "Nicht gefunden")
         except PermissionDenied:
             return _error("forbidden", "Dieses Werkzeug steht dir nicht zur Verfügung.", "Nicht erlaubt")
+        except Suspended:
+            raise  # the run stops here and goes on from its checkpoint (a plan's inner call, too)
         except Exception as exc:
             if _is_transient(exc) and attempt < len(RETRY_DELAYS):
                 logger.warning("tool %s: transient %s, retry %d", tool.name, type(exc).__name__, attempt + 1)
@@ -115,6 +119,10 @@ async def _run(tool: Tool, params: Any, ctx: ToolContext) -> ToolResult:
                     await sync_to_async(_reset_db_connections)()
                 await asyncio.sleep(RETRY_DELAYS[attempt])
                 continue
+            if ctx.record_reads is not None and is_connection_error(exc):
+                # In a run, a database that stays away is not the tool's failure: the run waits for it
+                # and goes on from its checkpoint, where this call is made again (helena/runs/resume.py).
+                raise Suspended("database") from exc
             logger.exception("tool %s failed", tool.name)
             if _is_transient(exc):
                 message = (

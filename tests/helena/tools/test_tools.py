@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from akten.fristen import format_datum
 from akten.models import Beteiligter, Dokument, Notiz, Role, User, Zeiterfassung
 from config.errors import NotFound
+from helena.agent.checkpoint import Suspended
 from helena.agent.prompts import system_prompt
 from helena.agent.tooling import Tool, ToolContext, ToolResult
 from helena.models import ToolCallLog
@@ -421,6 +422,20 @@ def test_persistent_transient_error_gives_up_after_two_retries(kanzlei: Kanzlei,
     result = call(kanzlei.users["anwalt"], "read_akte", {}, offered={"read_akte": tool})
     assert result.error_code == "tool_failed" and len(calls) == 3
     assert "vorübergehend" in result.error
+
+
+def test_in_a_run_a_database_that_stays_away_suspends_the_run(kanzlei: Kanzlei, monkeypatch) -> None:
+    """Not the tool's failure the model should work around: the run waits for the database and
+    makes the call again from its checkpoint (helena/runs/resume.py)."""
+    monkeypatch.setattr(executor, "RETRY_DELAYS", (0.0, 0.0))
+    tool = _flaky(all_tools()["read_akte"], [OperationalError("down")] * 5, [])
+
+    async def record_reads() -> None:
+        return None
+
+    ctx = ToolContext(user=kanzlei.users["anwalt"], run_id="run-1", record_reads=record_reads)
+    with pytest.raises(Suspended):
+        async_to_sync(executor.execute)(name="read_akte", arguments={}, ctx=ctx, offered={"read_akte": tool})
 
 
 @pytest.mark.parametrize(
