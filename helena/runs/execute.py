@@ -311,6 +311,7 @@ def _record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> 
         run.transcript = result.messages
         run.ended_at = timezone.now()
         run.owner, run.heartbeat_at = "", None
+        run.checkpoint = {}  # the transcript holds it all now; a run that ended goes on nowhere
         run.save()
         if result.text:
             Message.objects.create(

@@ -46,6 +46,7 @@ def record_from_done(*, run: AgentRun, done: dict[str, Any]) -> None:
         locked.prompt_tokens = int(usage.get("prompt_tokens") or 0)
         locked.completion_tokens = int(usage.get("completion_tokens") or 0)
         locked.ended_at, locked.owner, locked.heartbeat_at = timezone.now(), "", None
+        locked.checkpoint = {}
         locked.save()
         if text and not Message.objects.filter(run=locked, role=Message.Role.ASSISTANT).exists():
             Message.objects.create(conversation_id=locked.conversation_id, role=Message.Role.ASSISTANT,
