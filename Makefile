@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(PY) -m config.launcher exec -- $(PY) bench/agent_overhead.py
 	$(PY) -m config.launcher exec -- $(PY) bench/stream_latency.py
 	$(PY) -m config.launcher exec -- $(PY) bench/capacity.py
+	$(PY) -m config.launcher exec -- $(PY) bench/resume.py
 	@if [ "$$HELENA_BENCH_PEER" = "0" ]; then echo "bench/peer.py übersprungen (HELENA_BENCH_PEER=0)"; \
 	else $(PY) -m config.launcher exec -- $(PY) bench/peer.py; fi
 	$(PY) bench/dialects.py
