@@ -143,6 +143,9 @@ class Exit:
 # --- one round ---------------------------------------------------------------------------------------
 
 
+posted: set[str] = set()  # every run this bench started, also one whose round a Ctrl+C cut short
+
+
 def _post_run(client: httpx.Client) -> str:
     response = client.post(f"{API}/helena/conversations", json={})
     if response.status_code != 201:
@@ -151,6 +154,7 @@ def _post_run(client: httpx.Client) -> str:
                            json={"text": QUESTION, "mode": "background"})
     if response.status_code != 202:
         raise SystemExit(f"Lauf nicht gestartet: HTTP {response.status_code} {response.text[:300]}")
+    posted.add(str(response.json()["run_id"]))
     return str(response.json()["run_id"])
 
 
@@ -328,7 +332,7 @@ def main() -> None:
                 if rounds:
                     report(rounds)
     finally:
-        forget_unacked({r.run_id for r in rounds if r.run_id})
+        forget_unacked(posted)
 
 
 if __name__ == "__main__":
