@@ -17,9 +17,11 @@ and the run must go on on the other worker from its checkpoint:
 Figures from the stored event timestamps (RunEvent.created_at, the same machine's wall clock as the
 time.time() of the signal): signal → `resumed` and signal → `done`; for SIGTERM also signal → the
 worker's exit (waited for in a thread). Each round checks: status finished with the scripted answer,
-exactly one `done`, exactly one `resumed`, no step shown twice. The signalled worker is started again
-after its round. Settings and the bench user's data are restored/deleted at the end, every process is
-stopped, also on Ctrl-C (bench/agent_overhead.py running_helena). Run with `make bench`.
+exactly one `done`, exactly one `resumed` whose notice names the cause (crash / restart), no step
+shown twice. The signalled worker is started again before the next round. Settings and the bench
+user's data are restored/deleted at the end (and the broker's unacknowledged messages of the killed
+workers' runs), every process is stopped, also on Ctrl-C (bench/agent_overhead.py running_helena).
+Run with `make bench`.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from bench.agent_overhead import API, PRODUCTION_ENV, Child, Running, running_he
 from bench.model_server import ModelServerProcess  # noqa: E402
 from config.processes import Command, worker_commands  # noqa: E402
 from helena.models import AgentRun, HelenaSettings, RunEvent  # noqa: E402
+from helena.runs.execute import RESUMED  # noqa: E402
 
 MODEL_DELAY = 0.5  # seconds before every model answer
 STEPS = 12  # tool turns of the research; then the answer
@@ -65,6 +68,7 @@ GOALS = {("SIGKILL", "resume"): 30.0, ("SIGKILL", "answer"): 60.0,
          ("SIGTERM", "exit"): 10.0, ("SIGTERM", "resume"): 10.0}
 FIGURES = {"resume": "Signal → resumed", "answer": "Signal → done", "exit": "Signal → Worker beendet"}
 KINDS = {"SIGKILL": signal.SIGKILL, "SIGTERM": signal.SIGTERM}
+CAUSES = {"SIGKILL": "crash", "SIGTERM": "handover"}  # the notice the client must read (RESUMED)
 
 PRODUCTION_ENV["HELENA_RUN_TAKEOVER"] = "true"  # read by every process running_helena starts
 
@@ -205,6 +209,8 @@ def _evaluate(result: Round, signalled_at: float) -> None:
         result.problems.append("nicht von einem anderen Prozess übernommen")
     resumed = next((e for e in events if e["type"] == "resumed"), None)
     done = next((e for e in events if e["type"] == "done"), None)
+    if resumed is not None and resumed["payload"].get("message") != RESUMED[CAUSES[result.kind]]:
+        result.problems.append(f"Hinweis „{resumed['payload'].get('message')}“ statt des für {result.kind}")
     if resumed is not None:
         result.resume_s = resumed["created_at"].timestamp() - signalled_at
     if done is not None:
