@@ -11,7 +11,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from akten.dokumente.services import schriftstueck_anlegen
@@ -106,10 +106,18 @@ def create_draft(
         call_id=call_id[:100] if run_id else "",
         warnings=warnungen_fuer(kind=kind, fields=clean, akte=akte, context=context),
     )
-    with transaction.atomic():
-        draft.save()
-        DraftEvent.objects.create(draft=draft, action=DraftEvent.Action.CREATED, user=user,
-                                  details={"fields": clean, "run_id": run_id})
+    try:
+        with transaction.atomic():
+            draft.save()
+            DraftEvent.objects.create(draft=draft, action=DraftEvent.Action.CREATED, user=user,
+                                      details={"fields": clean, "run_id": run_id})
+    except IntegrityError:
+        # The same call made at the same moment elsewhere (a process that lost its run to another):
+        # one draft, the one that was first.
+        earlier = Draft.objects.filter(run_id=run_id, call_id=draft.call_id).first()
+        if not draft.call_id or earlier is None:
+            raise
+        return earlier
     return draft
 
 

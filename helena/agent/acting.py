@@ -38,14 +38,21 @@ def step_summary(run: _Run, calls: list[ToolCall]) -> str:
 
 
 async def _execute(run: _Run, call: ToolCall) -> ToolResult:
+    # An identical call answered before the run was resumed (its result is not cached here) goes under
+    # that call's id: a draft it proposed is found again, not proposed twice.
+    call_id = run.answered.get(_key_text(call), call.id)
     try:
         return await run.execute(name=call.name, arguments=call.arguments,
-                                 ctx=dataclasses.replace(run.ctx, call_id=call.id), offered=run.offered)
+                                 ctx=dataclasses.replace(run.ctx, call_id=call_id), offered=run.offered)
     except Suspended:
         raise
     except Exception as exc:  # the executor reports failures itself; this is the last net
         log.exception("tool %s crashed", call.name)
         return ToolResult(ok=False, error=f"Werkzeugfehler: {type(exc).__name__}", error_code="tool_failed")
+
+
+def _key_text(call: ToolCall) -> str:
+    return f"{call.name}:{canonical(call.arguments)}"
 
 
 async def run_tools(run: _Run, calls: list[ToolCall]) -> None:
@@ -72,7 +79,16 @@ async def run_tools(run: _Run, calls: list[ToolCall]) -> None:
     for key, task in tasks.items():
         if task.result().ok:
             run.cache[key] = task.result()
+    for call in calls:
+        if (call.name, canonical(call.arguments)) in run.cache:
+            run.answered.setdefault(_key_text(call), call.id)
 
+    await _report(run, calls, tasks, fresh)
+
+
+async def _report(run: _Run, calls: list[ToolCall], tasks: dict[tuple[str, str], asyncio.Task[ToolResult]],
+                  fresh: set[tuple[str, str]]) -> None:
+    """Each call's result to the client (once: not what it saw before a resume) and to the model."""
     for call in calls:
         key = (call.name, canonical(call.arguments))
         result = tasks[key].result() if key in tasks else run.cache[key]
@@ -100,7 +116,6 @@ async def act(run: _Run, calls: list[ToolCall], *, over_cap: bool) -> FinishReas
                            details=", ".join(dict.fromkeys(c.name for c in calls)))
     await run_tools(run, calls)
     run.check_cancel()
-    await run.checkpoint(pending=False)
     if run.paused:  # ask_user: the question is out, the answer starts the next run
         await run.emitter.emit("agent_state", state="waiting_on_user")
         run.text = str(run.messages[-len(calls) - 1].get("content") or "").strip()
@@ -112,4 +127,8 @@ async def act(run: _Run, calls: list[ToolCall], *, over_cap: bool) -> FinishReas
         await run.emitter.emit("warning", code="stall", message=f"Schleife erkannt: {run.stall.reason}.")
         await run.final_answer(STALL_MESSAGE)
         return "stall"
+    # The run goes on: keep where it is. Not before a pause or an end is decided — a run resumed from
+    # the earlier checkpoint makes the same calls again (a question or draft found by its call id)
+    # and comes to the same decision.
+    await run.checkpoint(pending=False)
     return None

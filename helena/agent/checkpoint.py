@@ -45,6 +45,7 @@ class Checkpoint:
     elapsed: float = 0.0  # seconds of the run's time budget used
     pending: bool = False  # the last message's calls have not all been answered yet
     flags: dict[str, bool] = field(default_factory=dict)  # the loop's once-a-run decisions
+    answered: dict[str, str] = field(default_factory=dict)  # a successful call (tool:arguments) → its id
     # Set on resume from the stored events, never stored: calls whose tool_call / tool_result
     # (and card) the client has already seen, so a repeated call is not shown twice.
     announced: frozenset[str] = frozenset()
@@ -92,7 +93,7 @@ def snapshot(run: Any, *, base: int, elapsed: float, pending: bool) -> Checkpoin
     return Checkpoint(messages=list(run.messages[base:]), steps=run.steps,
                       prompt_tokens=run.usage.prompt_tokens, completion_tokens=run.usage.completion_tokens,
                       text=run.text, elapsed=round(elapsed, 3), pending=pending,
-                      flags={name: bool(getattr(run, name)) for name in FLAGS})
+                      flags={name: bool(getattr(run, name)) for name in FLAGS}, answered=dict(run.answered))
 
 
 def restore(run: Any, checkpoint: Checkpoint) -> None:
@@ -105,6 +106,7 @@ def restore(run: Any, checkpoint: Checkpoint) -> None:
     for name in FLAGS:
         setattr(run, name, bool(checkpoint.flags.get(name)))
     run.announced, run.reported = set(checkpoint.announced), set(checkpoint.reported)
+    run.answered = dict(checkpoint.answered)
     answered = checkpoint.messages[:-1] if checkpoint.pending else checkpoint.messages
     for message in answered:  # the stall detector remembers the calls made so far
         for call in message.get("tool_calls") or []:

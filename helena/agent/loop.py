@@ -109,6 +109,7 @@ class _Run:
     started: float = field(default_factory=time.monotonic)
     announced: set[str] = field(default_factory=set)
     reported: set[str] = field(default_factory=set)
+    answered: dict[str, str] = field(default_factory=dict)  # a successful call's key → its first call id
     # The offered tools' schemas, built once per set of tools: the same list objects every turn let
     # the model clients reuse what they derived from them (ollama_tools).
     _schemas: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None

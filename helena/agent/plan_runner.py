@@ -215,7 +215,9 @@ async def _execute(ctx: ToolContext, plan: PlanRecord) -> ToolResult:
             item.status = "completed"
             item.result = str(action.get("summary") or thought.get("rationale", ""))[:500]
         elif kind == "tool_call" and action.get("tool"):
-            call_id = f"plan-{plan.pk.hex[:8]}-{item.position}-{item.attempts}"
+            # One id per plan version, step and try: a draft is found again only by the call that made it
+            # (a replanned step reuses a failed step's position).
+            call_id = f"plan-{plan.pk.hex[:8]}-r{len(plan.revisions)}-{item.position}-{item.attempts}"
             arguments = action.get("tool_input") if isinstance(action.get("tool_input"), dict) else {}
             await _emit(ctx, "tool_call", **tool_call_fields(call_id=call_id, tool=action["tool"],
                                                              arguments=arguments, step=item.position))

@@ -3,6 +3,15 @@
 import django.core.serializers.json
 from django.conf import settings
 from django.db import migrations, models
+from django.db.models.functions import Now
+
+
+def runs_of_the_old_version(apps, schema_editor):
+    """Runs still running when this version starts belong to processes of the old one: they get a
+    heartbeat now and no owner name, so they are taken over only once that lapses (never while an old
+    process may still run them) — and, without a checkpoint, end with a clear message then."""
+    AgentRun = apps.get_model("helena", "AgentRun")
+    AgentRun.objects.filter(status="running").update(owner="vor-0018", heartbeat_at=Now())
 
 
 class Migration(migrations.Migration):
@@ -16,6 +25,11 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='agentrun',
             name='attempt',
+            field=models.PositiveSmallIntegerField(default=0, verbose_name='Versuch'),
+        ),
+        migrations.AddField(
+            model_name='agentrun',
+            name='takeovers',
             field=models.PositiveSmallIntegerField(default=0, verbose_name='Übernahmen'),
         ),
         migrations.AddField(
@@ -37,4 +51,5 @@ class Migration(migrations.Migration):
             model_name='agentrun',
             index=models.Index(condition=models.Q(('status', 'running')), fields=['heartbeat_at'], name='run_running_heartbeat'),
         ),
+        migrations.RunPython(runs_of_the_old_version, migrations.RunPython.noop),
     ]

@@ -135,12 +135,14 @@ class AgentRun(models.Model):
     created_at = models.DateTimeField("angelegt am", auto_now_add=True)
     started_at = models.DateTimeField("gestartet am", null=True, blank=True)
     ended_at = models.DateTimeField("beendet am", null=True, blank=True)
-    # Durable runs (helena/runs/durable/): the process running it, its last sign of life, how often
-    # another process took it over (its events are stored only in the current attempt), and its
-    # state after the last completed step, from which it goes on when its process is gone.
+    # Durable runs (helena/runs/durable/): the process running it, its last sign of life, its attempt
+    # (raised whenever it goes on anew: its events are stored only in the current attempt), how often
+    # another process took it over, and its state after the last completed step, from which it goes
+    # on when its process is gone.
     owner = models.CharField("Prozess", max_length=120, blank=True)
     heartbeat_at = models.DateTimeField("letztes Lebenszeichen", null=True, blank=True)
-    attempt = models.PositiveSmallIntegerField("Übernahmen", default=0)
+    attempt = models.PositiveSmallIntegerField("Versuch", default=0)  # raised by every takeover or retake
+    takeovers = models.PositiveSmallIntegerField("Übernahmen", default=0)  # by another process: capped
     checkpoint = models.JSONField("Zwischenstand", default=dict, blank=True, encoder=DjangoJSONEncoder)
 
     class Meta:

@@ -22,6 +22,7 @@ from helena.runs.step_limits import DEADLINE_GRACE, deadline_for, limits_for
 
 MIN_SECONDS_LEFT = 5.0  # a run taken over with less of its time budget left is ended, not resumed
 MAX_ATTEMPTS = 3  # takeovers of one run: a run that kills its process each time must not go round
+# (a wait for the database in the same process is no takeover and does not count)
 
 
 @dataclasses.dataclass
@@ -52,6 +53,11 @@ def claim(run_id: Any) -> Claimed | None:
     if mode is None:
         return None
     helena = HelenaSettings.cached()
+    if local.draining.is_set():  # told to stop: a run that arrives now is handed over at once
+        AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED).update(
+            status=AgentRun.Status.RUNNING, started_at=timezone.now(), deadline=deadline_for(mode, helena),
+            owner="", heartbeat_at=None)
+        return None
     claimed = AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED).update(
         status=AgentRun.Status.RUNNING, started_at=timezone.now(), deadline=deadline_for(mode, helena),
         owner=local.owner(), heartbeat_at=timezone.now())
@@ -79,14 +85,16 @@ def retaken(run_id: Any, attempt: int, cause: str = "crash") -> Claimed | None:
     resumption = checkpoints.resumption(run)
     left = limits.timeout - resumption.checkpoint.elapsed
     ended = ""
-    if attempt > MAX_ATTEMPTS:
+    if resumption.done is not None:
+        pass  # it had ended: only the end is recorded
+    elif run.takeovers > MAX_ATTEMPTS:
         ended = LOST_AGAIN
-    elif left < MIN_SECONDS_LEFT and resumption.done is None:
+    elif left < MIN_SECONDS_LEFT or resumption.unsafe:
         ended = LOST
     else:  # the time it was away is not the run's: its deadline moves on by what is left
         AgentRun.objects.filter(pk=run.pk, attempt=attempt).update(
             deadline=timezone.now() + timedelta(seconds=left) + DEADLINE_GRACE)
-    if ended or resumption.done is not None:
+    if ended:
         return Claimed(run=run, limits=limits, configs={}, cloud_allowed=False, opt_in=False, privacy=None,
                        setup=None, next_seq=next_seq(run.pk), resumption=resumption, ended=ended, cause=cause)
     claimed = _prepared(run, helena, limits)

@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from decimal import Decimal
 from typing import Any
-
-from django.db import transaction
-from django.db.models import Sum
-from django.utils import timezone
 
 from helena.agent.checkpoint import Checkpoint, Suspended
 from helena.agent.events import done_fields, run_started_fields
@@ -27,13 +22,13 @@ from helena.llm import router  # imported late: router reads admin settings per 
 from helena.llm.base import LLMError, Usage
 from helena.llm.escalation import EscalatingModel
 from helena.llm.wrappers.accounting import RecordingModel
-from helena.models import AgentRun, LLMCall, Message
+from helena.models import AgentRun
 from helena.runs.cancel import cancel_watch
 from helena.runs.claim import Claimed, claim, retaken
 from helena.runs.durable import checkpoints, local
-from helena.runs.ending import run_ended
 from helena.runs.events.emitter import PersistentEmitter, finish_without_loop
-from helena.runs.resume import record_from_done, suspended_here
+from helena.runs.outcome import record_outcome, result_from_done
+from helena.runs.resume import suspended_here
 from helena.tools.executor import settle_audits
 
 log = logging.getLogger(__name__)
@@ -85,8 +80,10 @@ async def go_on(claimed: Claimed) -> None:
     (too little time left, taken over too often), else on from its checkpoint."""
     run, resumption = claimed.run, claimed.resumption
     assert resumption is not None
-    if resumption.done is not None:
-        await db(record_from_done, run=run, done=resumption.done)
+    if resumption.done is not None:  # it ended; its process died before the end was recorded
+        messages = [*_prompt(run, claimed)[0], *resumption.checkpoint.messages] if claimed.setup else []
+        await db(record_outcome, run_pk=run.pk, attempt=run.attempt,
+                 result=result_from_done(resumption.done, messages=messages))
     elif claimed.ended:
         await finish_without_loop(run=run, reason="error", code="run_lost", message=claimed.ended)
     else:
@@ -133,7 +130,7 @@ async def _clarify(*, run: AgentRun, claimed: Claimed) -> None:
     await emitter.flush()
     result = AgentResult(finish_reason="stop", text=CLARIFYING_QUESTION, usage=Usage(), steps=0,
                          messages=[{"role": "assistant", "content": CLARIFYING_QUESTION}])
-    await db(_record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
+    await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
 
 
 def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
@@ -163,7 +160,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
     messages, question = _prompt(run, claimed)
     emitter = PersistentEmitter(run=run, next_seq=claimed.next_seq)
     resume: Checkpoint | None = None
-    if claimed.resumption is not None:  # the client's answer shows what it had at the checkpoint
+    if claimed.resumption is not None and claimed.next_seq > 1:  # the client saw part of it: go on
         resume = claimed.resumption.checkpoint
         await emitter.emit("resumed", message=RESUMED.get(claimed.cause, RESUMED["crash"]),
                            text=claimed.resumption.shown, attempt=run.attempt)
@@ -231,13 +228,18 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
         mine.settled = True  # what follows is its end or its handover: not to be cut short
         await _settle(model=model, ctx=tools_setup.ctx)
     try:
-        if suspended is not None:
-            again = await suspended_here(run=run, emitter=emitter, reason=suspended.reason)
-            if again is not None:  # the database is back: on from the checkpoint, here
-                local.forget(run.pk, mine)
-                await go_on(again)
-        else:
-            await db(_record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
+        if suspended is None:
+            try:
+                await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
+                return
+            except Exception as exc:  # its `done` is stored: once the database is back, that is recorded
+                if not is_connection_error(exc):
+                    raise
+                suspended = Suspended("database")
+        again = await suspended_here(run=run, emitter=emitter, reason=suspended.reason)
+        if again is not None:  # the database is back: on from the checkpoint (or its stored end), here
+            local.forget(run.pk, mine)
+            await go_on(again)
     finally:
         local.forget(run.pk, mine)
 
@@ -286,36 +288,3 @@ async def _record_last_reads(ctx: Any) -> None:
     """A step cut short (cancel, timeout) read too; its rows are stored here."""
     if ctx.record_reads is not None:
         await ctx.record_reads()
-
-
-def _record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> None:
-    """The run's end: status, answer, totals and the answer as a message — once, and only by the
-    attempt that owns the run (a process that lost it records nothing)."""
-    status = {"cancelled": AgentRun.Status.CANCELLED, "error": AgentRun.Status.FAILED}.get(
-        result.finish_reason, AgentRun.Status.FINISHED
-    )
-    totals = LLMCall.objects.filter(run_id=run_pk).aggregate(
-        p=Sum("prompt_tokens"), c=Sum("completion_tokens"), cost=Sum("cost")
-    )
-    with transaction.atomic():
-        run = AgentRun.objects.select_for_update().get(pk=run_pk)
-        if attempt is not None and (run.attempt != attempt or not run.active):
-            log.warning("run %s: attempt %s is over, its outcome is not recorded", run_pk, attempt)
-            return
-        run.status = status
-        run.finish_reason = result.finish_reason
-        run.text = result.text
-        run.prompt_tokens = totals["p"] or result.usage.prompt_tokens
-        run.completion_tokens = totals["c"] or result.usage.completion_tokens
-        run.cost = totals["cost"] or Decimal("0")
-        run.transcript = result.messages
-        run.ended_at = timezone.now()
-        run.owner, run.heartbeat_at = "", None
-        run.checkpoint = {}  # the transcript holds it all now; a run that ended goes on nowhere
-        run.save()
-        if result.text:
-            Message.objects.create(
-                conversation_id=run.conversation_id, role=Message.Role.ASSISTANT, text=result.text, run=run
-            )
-    if run.mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (auftraege.auftrag_geben); inline runs
-        run_ended(run_pk=run_pk)  # save the query: a task given to Helena ends with its run

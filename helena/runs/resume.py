@@ -1,6 +1,5 @@
 """A run that stopped in this process without an end: handed over (told to stop), lost to another
-process, or waiting here for its database to come back; and the end of a run whose process died
-after its `done` was stored.
+process, or waiting here for its database to come back.
 
 How a run taken over goes on is in helena/runs/execute.py (`resume_run`): from its checkpoint
 (helena/runs/claim.py `retaken`), the client told with a `resumed` event (a short German notice
@@ -12,46 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
-
-from django.db import transaction
-from django.utils import timezone
 
 from helena.infra.db import db
-from helena.models import AgentRun, Message
+from helena.models import AgentRun
 from helena.runs.claim import Claimed, retaken
 from helena.runs.durable import checkpoints, local
-from helena.runs.ending import run_ended
 from helena.runs.events.emitter import PersistentEmitter
 
 log = logging.getLogger(__name__)
 
 # Waiting for the database after a run lost it: 0.5 s, doubling, at most 8 s a wait, 2 minutes in all.
 DATABASE_WAITS = (0.5, 1, 2, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8)
-
-
-def record_from_done(*, run: AgentRun, done: dict[str, Any]) -> None:
-    """The process died between storing the run's `done` and recording its end: record it now."""
-    reason = str(done.get("finish_reason") or "stop")
-    status = {"cancelled": AgentRun.Status.CANCELLED, "error": AgentRun.Status.FAILED}.get(
-        reason, AgentRun.Status.FINISHED)
-    text = str(done.get("text") or "")
-    usage = done.get("usage") or {}
-    with transaction.atomic():
-        locked = AgentRun.objects.select_for_update().filter(pk=run.pk, attempt=run.attempt,
-                                                             status=AgentRun.Status.RUNNING).first()
-        if locked is None:
-            return
-        locked.status, locked.finish_reason, locked.text = status, reason, text
-        locked.prompt_tokens = int(usage.get("prompt_tokens") or 0)
-        locked.completion_tokens = int(usage.get("completion_tokens") or 0)
-        locked.ended_at, locked.owner, locked.heartbeat_at = timezone.now(), "", None
-        locked.checkpoint = {}
-        locked.save()
-        if text and not Message.objects.filter(run=locked, role=Message.Role.ASSISTANT).exists():
-            Message.objects.create(conversation_id=locked.conversation_id, role=Message.Role.ASSISTANT,
-                                   text=text, run=locked)
-    run_ended(run_pk=run.pk)
 
 
 async def suspended_here(*, run: AgentRun, emitter: PersistentEmitter, reason: str) -> Claimed | None:

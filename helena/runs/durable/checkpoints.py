@@ -8,10 +8,12 @@ that lost its run (taken over while it could not say it was alive) changes nothi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models.functions import Now
+from django.db.models import F
+from django.db.models.functions import Greatest, Now
 
 from helena.agent.checkpoint import Checkpoint
 from helena.models import AgentRun, RunEvent
@@ -26,10 +28,15 @@ def save(*, run_pk: Any, attempt: int, data: dict[str, Any]) -> bool:
         checkpoint=data, heartbeat_at=Now()) == 1
 
 
+HANDED_OVER_WAITS = timedelta(minutes=15)  # a run handed over waits this long for a process to start
+
+
 def release(*, run_pk: Any, attempt: int) -> bool:
-    """Hand the run over: any other process may take it at once (this one is going away)."""
+    """Hand the run over: any other process may take it at once (this one is going away). When all
+    are stopping (Ctrl-C, a deploy), the run waits for the first to start again — past its deadline,
+    which otherwise lets the sweep end it first."""
     return AgentRun.objects.filter(pk=run_pk, attempt=attempt, status=RUNNING).update(
-        owner="", heartbeat_at=None) == 1
+        owner="", heartbeat_at=None, deadline=Greatest(F("deadline"), Now() + HANDED_OVER_WAITS)) == 1
 
 
 def retake(*, run_pk: Any, attempt: int, owner: str) -> int | None:
@@ -44,12 +51,13 @@ def retake(*, run_pk: Any, attempt: int, owner: str) -> int | None:
 
 
 def heartbeat(*, owner: str, runs: list[str]) -> set[str]:
-    """Say the owner's runs are alive; of `runs` (this process's), those it has lost: taken over
-    by another process or ended elsewhere (the sweep). A run this connection cannot see (not yet
-    committed) is not lost."""
+    """Say that `runs` — those this process is running right now, no others: a run it owns but no
+    longer runs (a failure left it) must lapse, so another process takes it — are alive; of them,
+    those it has lost: taken over by another process or ended elsewhere (the sweep). A run this
+    connection cannot see (not yet committed) is not lost."""
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {_TABLE} SET heartbeat_at = now() WHERE owner = %s AND status = %s "
-                       "RETURNING id", [owner, RUNNING])
+                       "AND id = ANY(%s::uuid[]) RETURNING id", [owner, RUNNING, runs])
         owned = {str(row[0]) for row in cursor.fetchall()}
         others = [pk for pk in runs if pk not in owned]
         if not others:
@@ -66,7 +74,8 @@ def take_over(*, owner: str, modes: list[str], lapse: float, late: float | None,
     lapsed = "COALESCE(heartbeat_at, started_at, created_at)"
     late_clause = f"OR {lapsed} < now() - %(late)s * interval '1 second'" if late is not None else ""
     sql = (
-        f"UPDATE {_TABLE} AS run SET attempt = run.attempt + 1, owner = %(owner)s, heartbeat_at = now() "
+        f"UPDATE {_TABLE} AS run SET attempt = run.attempt + 1, takeovers = run.takeovers + 1, "
+        "owner = %(owner)s, heartbeat_at = now() "
         f"FROM (SELECT id, owner = '' AND heartbeat_at IS NULL AS released FROM {_TABLE} "
         "WHERE status = %(running)s AND ((owner = '' AND heartbeat_at IS NULL AND mode = ANY(%(released)s)) "
         f"OR (mode = ANY(%(modes)s) AND {lapsed} < now() - %(lapse)s * interval '1 second') {late_clause}) "
@@ -88,6 +97,9 @@ class Resumption:
     tier: int | None  # the model tier it ran on at the checkpoint (None: its first)
     shown: str  # the answer text the client shows as of the checkpoint
     done: dict[str, Any] | None  # the run had already ended: its stored `done` (only the outcome is missing)
+    # No checkpoint, yet calls made (a run of a version without checkpoints): going on from the prompt
+    # could make them twice, so the run ends instead.
+    unsafe: bool = False
 
 
 def resumption(run: AgentRun) -> Resumption:
@@ -108,4 +120,6 @@ def resumption(run: AgentRun) -> Resumption:
             done = payload
     checkpoint.announced, checkpoint.reported = frozenset(announced), frozenset(reported)
     tier = data.get("tier")
-    return Resumption(checkpoint=checkpoint, tier=int(tier) if tier else None, shown=shown, done=done)
+    unsafe = not data and bool(announced)
+    return Resumption(checkpoint=checkpoint, tier=int(tier) if tier else None, shown=shown, done=done,
+                      unsafe=unsafe)

@@ -24,11 +24,13 @@ from helena.runs.durable import local
 log = logging.getLogger(__name__)
 
 RELEASE_SECONDS = 5.0  # for the runs cut short to store their events and release themselves
+SETTLE_SECONDS = 0.3
 
 
 def hand_over(timeout: float | None = None) -> int:
     """Hand this process's runs over; returns how many there were, once they are gone."""
     local.draining.set()
+    time.sleep(SETTLE_SECONDS)  # a run being claimed or taken over right now is registered by then
     runs = local.running()
     if not runs:
         return 0

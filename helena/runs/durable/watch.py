@@ -11,6 +11,7 @@ still beats, and a run's process counts as gone only when it really is.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import threading
@@ -27,7 +28,9 @@ log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5.0
 LAPSE_SECONDS = 15.0  # a run without a heartbeat this long has lost its process
-TAKE_AT_ONCE = 4  # runs one round claims: a process that starts after a crash does not take all
+TAKE_AT_ONCE = 4  # runs one statement claims, so that processes starting together share them
+TAKE_ROUNDS = 25  # statements a round makes at most (100 runs)
+LOOP_ANSWERS_SECONDS = 2.0
 
 ROLES: dict[str, dict[str, Any]] = {
     # modes taken after LAPSE_SECONDS, modes taken when handed over, after how long any mode
@@ -77,7 +80,7 @@ class Watch:
                 release_connections()
 
     def beat(self) -> None:
-        mine = local.running()
+        mine = {pk: run for pk, run in local.running().items() if _answers(run.loop)}
         if not mine:
             return
         lost = checkpoints.heartbeat(owner=local.owner(), runs=list(mine))
@@ -87,17 +90,35 @@ class Watch:
                 local.give_up(run_pk)
 
     def take(self) -> None:
+        """Claim what is there to take, TAKE_AT_ONCE at a time, until nothing is left (a daphne that
+        died with twenty runs leaves twenty) or this process is told to stop."""
         assert self.role is not None
         role = ROLES[self.role]
-        taken = checkpoints.take_over(owner=local.owner(), modes=role["modes"], released=role["released"],
-                                      lapse=LAPSE_SECONDS, late=role["late"], limit=TAKE_AT_ONCE)
-        if not taken:
-            return
-        for run_pk, attempt, cause in taken:
-            log.warning("run %s: taking it over (attempt %d, %s)", run_pk, attempt, cause)
-            self.taken.append((run_pk, attempt, time.monotonic()))
-            if self.resume is not None:
-                self.resume(run_pk, attempt, cause)
+        for _round in range(TAKE_ROUNDS):
+            if local.draining.is_set():
+                return
+            taken = checkpoints.take_over(owner=local.owner(), modes=role["modes"], released=role["released"],
+                                          lapse=LAPSE_SECONDS, late=role["late"], limit=TAKE_AT_ONCE)
+            for run_pk, attempt, cause in taken:
+                log.warning("run %s: taking it over (attempt %d, %s)", run_pk, attempt, cause)
+                self.taken.append((run_pk, attempt, time.monotonic()))
+                if self.resume is not None:
+                    self.resume(run_pk, attempt, cause)
+            if len(taken) < TAKE_AT_ONCE:
+                return
+
+
+def _answers(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the runner loop still turns: a loop that is stuck (blocked, deadlocked) gets no
+    heartbeat for its runs, so another process takes them over."""
+    if loop.is_closed() or not loop.is_running():
+        return False
+    try:
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout=LOOP_ANSWERS_SECONDS)
+    except Exception:
+        log.warning("run watch: a runner loop did not answer within %.0f s", LOOP_ANSWERS_SECONDS)
+        return False
+    return True
 
 
 watch = Watch()

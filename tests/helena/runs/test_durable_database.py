@@ -23,16 +23,19 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 @pytest.fixture
 def worker() -> Iterator[Popen]:
-    proc = start_celery_worker(TAKEOVER, pool="threads")
+    proc = start_celery_worker({**TAKEOVER, "PGAPPNAME": WORKER_APP}, pool="threads")
     yield proc
     stop_celery_worker(proc, signal.SIGKILL)
 
 
+WORKER_APP = "helena-durable-worker"  # libpq's application_name of the worker's connections (PGAPPNAME)
+
+
 def _terminate_other_connections() -> int:
-    """Every backend of the test database but this test's own: what a restart does to them."""
+    """Every connection of the worker: what a restart or failover does to them."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+                       "WHERE datname = current_database() AND application_name = %s", [WORKER_APP])
         return cursor.fetchone()[0]
 
 

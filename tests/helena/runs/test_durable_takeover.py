@@ -19,6 +19,7 @@ from helena.runs.claim import LOST, LOST_AGAIN
 from helena.runs.durable import checkpoints, local
 from helena.runs.events import writer
 from helena.runs.execute import resume_run
+from helena.runs.sweep import sweep_stale_runs
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,13 +27,14 @@ ME = "dieser-prozess"
 
 
 def _run(*, mode: str = "background", beat_ago: float | None = 60, owner: str = "weg:1:x",
-         attempt: int = 0, checkpoint: dict[str, Any] | None = None) -> AgentRun:
+         attempt: int = 0, checkpoint: dict[str, Any] | None = None, takeovers: int = 0) -> AgentRun:
     user = User.objects.get_or_create(username="anwalt", defaults={"role": Role.ANWALT})[0]
     conversation = Conversation.objects.create(user=user)
     now = timezone.now()
     return AgentRun.objects.create(
         conversation=conversation, user=user, mode=mode, status=AgentRun.Status.RUNNING, owner=owner,
-        attempt=attempt, started_at=now - timedelta(seconds=120), deadline=now + timedelta(minutes=5),
+        attempt=attempt, takeovers=takeovers, started_at=now - timedelta(seconds=120),
+        deadline=now + timedelta(minutes=5),
         heartbeat_at=None if beat_ago is None else now - timedelta(seconds=beat_ago),
         checkpoint=checkpoint or {})
 
@@ -81,11 +83,13 @@ def test_a_run_that_had_stored_its_done_only_gets_its_end_recorded(monkeypatch) 
     assert RunEvent.objects.filter(run=run, type="done").count() == 1
 
 
-@pytest.mark.parametrize(("attempt", "elapsed", "message"), [(1, 178.0, LOST), (4, 10.0, LOST_AGAIN)])
-def test_a_run_that_cannot_go_on_ends_with_one_clear_message(monkeypatch, attempt: int, elapsed: float,
+@pytest.mark.parametrize(("takeovers", "elapsed", "message"), [(1, 178.0, LOST), (4, 10.0, LOST_AGAIN)])
+def test_a_run_that_cannot_go_on_ends_with_one_clear_message(monkeypatch, takeovers: int, elapsed: float,
                                                              message: str) -> None:
     monkeypatch.setattr(local, "owner", lambda: ME)
-    run = _run(owner=ME, attempt=attempt, checkpoint={"v": 1, "messages": [], "seq": 1, "elapsed": elapsed})
+    attempt = takeovers + 2  # waits for the database (attempts, no takeovers) do not count
+    run = _run(owner=ME, attempt=attempt, takeovers=takeovers,
+               checkpoint={"v": 1, "messages": [], "seq": 1, "elapsed": elapsed})
     RunEvent.objects.create(run=run, seq=1, type="run_started", payload={"mode": "background"})
     async_to_sync(resume_run)(str(run.pk), attempt)
     run.refresh_from_db()
@@ -101,3 +105,38 @@ def test_a_run_taken_by_someone_else_is_left_alone(monkeypatch) -> None:
     async_to_sync(resume_run)(str(run.pk), 1)
     run.refresh_from_db()
     assert run.status == "running" and not RunEvent.objects.filter(run=run).exists()
+
+
+def test_a_run_of_a_version_without_checkpoints_that_made_calls_ends_instead_of_starting_over(
+        monkeypatch) -> None:
+    monkeypatch.setattr(local, "owner", lambda: ME)
+    run = _run(owner=ME, attempt=1)
+    RunEvent.objects.create(run=run, seq=1, type="run_started", payload={"mode": "background"})
+    RunEvent.objects.create(run=run, seq=2, type="tool_call", payload={"call_id": "c1", "tool": "x"})
+    async_to_sync(resume_run)(str(run.pk), 1)
+    run.refresh_from_db()
+    assert run.status == "failed" and run.text == LOST
+
+
+def test_only_the_runs_a_process_runs_get_its_heartbeat() -> None:
+    """A run it owns but no longer runs (a failure left it) must lapse, so another process takes it."""
+    orphan, running = _run(owner=ME, beat_ago=60), _run(owner=ME, beat_ago=60)
+    assert checkpoints.heartbeat(owner=ME, runs=[str(running.pk)]) == set()
+    orphan.refresh_from_db()
+    running.refresh_from_db()
+    assert (timezone.now() - orphan.heartbeat_at).total_seconds() > 50
+    assert (timezone.now() - running.heartbeat_at).total_seconds() < 5
+    assert [pk for pk, *_ in checkpoints.take_over(owner="anderer:2:y", modes=["background"], released=[],
+                                                   lapse=15, late=None, limit=10)] == [str(orphan.pk)]
+
+
+def test_the_sweep_records_a_stored_done_instead_of_adding_a_second() -> None:
+    run = _run(owner="weg:1:x")
+    AgentRun.objects.filter(pk=run.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    RunEvent.objects.create(run=run, seq=1, type="done",
+                            payload={"finish_reason": "stop", "text": "Die Antwort."})
+    assert sweep_stale_runs() == 1
+    run.refresh_from_db()
+    assert run.status == "finished" and run.text == "Die Antwort."
+    assert RunEvent.objects.filter(run=run, type="done").count() == 1
+    assert Message.objects.filter(run=run).count() == 1
