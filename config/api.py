@@ -6,7 +6,7 @@ import json
 from http import HTTPStatus
 from typing import Any
 
-from django.db import OperationalError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.datastructures import MultiValueDict
 from ninja import NinjaAPI
@@ -22,6 +22,7 @@ from akten.integration import api as _schreiben  # noqa: F401 - adds the write A
 from akten.kalenderabo.api import router as kalender_router
 from akten.kollision.api import router as kollision_router
 from akten.lesezugriffe import api as _lesezugriffe  # noqa: F401 - GET /akten/{id}/zugriffe
+from config.db_unavailable import API_MELDUNG, RETRY_AFTER_SECONDS, ist_ausfall, melden
 from config.errors import DomainError, ErrorOut, describe_validation_errors, error_text
 from drafts.api import router as drafts_router
 from helena.knowledge.api import router as knowledge_router
@@ -148,13 +149,20 @@ def _safe_error(err: dict) -> dict:
 
 
 @api.exception_handler(OperationalError)
-def _database_unavailable(request: HttpRequest, exc: OperationalError) -> HttpResponse:
-    """Overload or a restarting database is not the client's fault and not a crash: 503, retry."""
-    response = _error(
-        request, 503, "unavailable",
-        "Die Datenbank ist gerade nicht erreichbar oder überlastet. Bitte versuche es gleich noch einmal.",
-    )
-    response["Retry-After"] = "5"
+@api.exception_handler(InterfaceError)
+def _database_unavailable(request: HttpRequest, exc: OperationalError | InterfaceError) -> HttpResponse:
+    """A database that is away (database_unavailable, config/db_unavailable.py: one log line per
+    outage) or overloaded (a statement timeout, a deadlock: unavailable) is not the client's fault and
+    not a crash: 503, retry."""
+    if ist_ausfall(exc):
+        melden(request, exc)  # one log line per outage (config/db_unavailable.py)
+        response = _error(request, 503, "database_unavailable", API_MELDUNG)
+    else:
+        response = _error(
+            request, 503, "unavailable",
+            "Die Datenbank ist gerade überlastet. Bitte versuche es gleich noch einmal.",
+        )
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
 

@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from akten.accounts.auth import WebsocketTokenOrSessionAuth  # noqa: E402
 from config.body_limit import BodyLimit  # noqa: E402
+from config.db_unavailable import DatabaseUnavailableWebsocket  # noqa: E402
 from config.logfilter import daphne_zugriffe_maskieren  # noqa: E402
 from helena.routing import websocket_urlpatterns  # noqa: E402
 
@@ -20,8 +21,10 @@ daphne_zugriffe_maskieren()  # a calendar feed's key stays out of daphne's acces
 
 application = ProtocolTypeRouter({
     "http": BodyLimit(django_asgi_app),  # an oversized upload is refused before it is read
-    # Session first (cookie), then a Bearer token or an Origin check may override the user.
-    "websocket": AuthMiddlewareStack(WebsocketTokenOrSessionAuth(URLRouter(websocket_urlpatterns))),
+    # Session first (cookie), then a Bearer token or an Origin check may override the user; the database
+    # away while a socket connects or reads: closed with 4503 (config/db_unavailable.py)
+    "websocket": DatabaseUnavailableWebsocket(
+        AuthMiddlewareStack(WebsocketTokenOrSessionAuth(URLRouter(websocket_urlpatterns)))),
 })
 
 # Durable runs: this process beats for its runs, takes over inline runs of a daphne that is gone, and

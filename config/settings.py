@@ -72,6 +72,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # above every middleware that reads the database: an outage is a German 503, not a traceback
+    "config.db_unavailable.DatabaseUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -136,9 +138,18 @@ if DB_POOL_MAX_SIZE > 0:
         "min_size": min(2, DB_POOL_MAX_SIZE),
         "max_size": DB_POOL_MAX_SIZE,
         "timeout": env.float("DB_POOL_TIMEOUT", default=30.0),  # s to wait for a free connection
+        # s a failed attempt to open a connection is retried (backoff 1, 2, 4 … s) before the pool gives
+        # it up: after the database was away, the next request opens a new one at once instead of
+        # waiting for a retry that the backoff of a long outage put minutes away
+        "reconnect_timeout": env.float("DB_POOL_RECONNECT_TIMEOUT", default=10.0),
     }
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
+# After the database was away (a restart, a failover, pg_terminate_backend): the pool checks a connection
+# before lending it and throws a dead one away; a persistent connection is checked before its first
+# query of a request. Without it the first request after the outage would get a dead connection
+# (config/db_unavailable.py).
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
@@ -343,10 +354,15 @@ LOGGING = {
     # a calendar feed's address is its key: cut it out of every line; a 403 without its traceback
     # (config/logfilter.py)
     "filters": {"schluessel": {"()": "config.logfilter.SchluesselFilter"},
-                "ablehnung": {"()": "config.logfilter.AblehnungOhneTraceback"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["schluessel", "ablehnung"]}},
+                "ablehnung": {"()": "config.logfilter.AblehnungOhneTraceback"},
+                "datenbank": {"()": "config.db_unavailable.OhneDatenbankTraceback"}},
+    "handlers": {"console": {"class": "logging.StreamHandler",
+                             "filters": ["schluessel", "ablehnung", "datenbank"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     # Django's own console handler (DEBUG) would write django.request's lines unfiltered: its records
     # go to the root's handler only
-    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True}},
+    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True},
+                # while the database is away the pool warns at every attempt to connect (two lines
+                # each); config/db_unavailable.py writes one line per outage instead
+                "psycopg.pool": {"level": "ERROR"}},
 }

@@ -25,8 +25,10 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from config.db_unavailable import API_MELDUNG, ausfall, ist_ausfall
 from config.errors import DomainError, NotFound
 from config.textcheck import BadInput, parse_json
 from helena.conversations import selectors, services
@@ -61,6 +63,8 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
         try:
             await super().__call__(scope, receive, send)
         except Exception as exc:
+            if ist_ausfall(exc):  # the database is away: closed with 4503 (config/db_unavailable.py)
+                raise
             logger.exception("websocket consumer failed")
             await arecord_error(kind="websocket", code=type(exc).__name__, message=str(exc)[:500],
                                 user_id=getattr(scope.get("user"), "pk", None))
@@ -167,6 +171,11 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             await handler(frame)
         except DomainError as exc:  # config.errors: the same codes and messages as the API
             await self._error(exc.code, exc.message, client_id=ref, **exc.extra)
+        except (OperationalError, InterfaceError) as exc:
+            if not ist_ausfall(exc):
+                raise
+            ausfall.gemeldet(exc, wo="chat")  # one log line per outage, no traceback per frame
+            await self._error("database_unavailable", API_MELDUNG, client_id=ref)
         except Exception as exc:  # the socket stays open whatever one frame does
             logger.exception("websocket frame %s failed", frame.get("type"))
             await arecord_error(kind="websocket", code=type(exc).__name__, message=str(exc)[:500],
@@ -239,8 +248,11 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
                     for event in missing:
                         await self._relay(event, fill_gaps=False)
                     self.heard = time.monotonic()
-            except Exception:  # the next round tries again; the socket stays
-                logger.exception("resync of conversation %s failed", self.conversation.pk)
+            except Exception as exc:  # the next round tries again; the socket stays
+                if ist_ausfall(exc):
+                    ausfall.gemeldet(exc, wo="chat resync")
+                else:
+                    logger.exception("resync of conversation %s failed", self.conversation.pk)
 
     # ------------------------------------------------------------------ server → client
 

@@ -21,9 +21,11 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db import InterfaceError, OperationalError
 
 from akten.schemas import alert_out
 from akten.selectors import alerts_for
+from config.db_unavailable import ausfall, ist_ausfall
 from drafts.selectors import decidable_drafts_for
 from helena.realtime.sitzung import SitzungsBindung, vorab_abweisen
 
@@ -59,9 +61,10 @@ class AlertsConsumer(SitzungsBindung, AsyncWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        await self.sitzung_binden()  # closed when the login it came with ends (helena/realtime/sitzung.py)
+        # read first: a database away here closes the socket (4503) before it joined any group
         self.after = await database_sync_to_async(_newest)(self.user)
         _, unread, _, self.drafts = await database_sync_to_async(_state)(self.user, self.after)
+        await self.sitzung_binden()  # closed when the login it came with ends (helena/realtime/sitzung.py)
         await self._send({"type": "unread", "count": unread})
         await self._send({"type": "drafts_pending", "count": self.drafts})
         self.poll = asyncio.ensure_future(self._poll())
@@ -91,7 +94,13 @@ class AlertsConsumer(SitzungsBindung, AsyncWebsocketConsumer):
                 await asyncio.wait_for(self.wake.wait(), POLL_SECONDS)
             await asyncio.sleep(MIN_SECONDS)
             self.wake.clear()
-            new, unread, self.after, drafts = await database_sync_to_async(_state)(self.user, self.after)
+            try:
+                new, unread, self.after, drafts = await database_sync_to_async(_state)(self.user, self.after)
+            except (OperationalError, InterfaceError) as exc:
+                if not ist_ausfall(exc):
+                    raise
+                ausfall.gemeldet(exc, wo="Glocke")  # the socket stays; the next round reads again
+                continue
             for alert in new:
                 await self._send({"type": "alert", "alert": alert})
             if new:

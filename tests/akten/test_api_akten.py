@@ -156,14 +156,24 @@ def test_openapi_and_docs_are_served(kanzlei: Kanzlei) -> None:
 
 
 def test_database_overload_is_a_503_not_a_500(kanzlei: Kanzlei, monkeypatch) -> None:
-    from django.db import OperationalError
+    from django.db import OperationalError, connection
 
     from akten import selectors
 
-    def overloaded(**kwargs):
+    def away(**kwargs):
         raise OperationalError("FATAL: sorry, too many clients already")
 
-    monkeypatch.setattr(selectors, "akten_for", overloaded)
+    def too_slow(**kwargs):  # a real statement timeout: the database is there, only overloaded
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL statement_timeout = '1ms'")
+            cursor.execute("SELECT pg_sleep(0.2)")
+
+    monkeypatch.setattr(selectors, "akten_for", away)
     response = kanzlei.client("anwalt").get("/api/v1/akten")
     assert response.status_code == 503 and response["Retry-After"] == "5"
-    assert response.json()["code"] == "unavailable" and "Datenbank" in response.json()["detail"]
+    assert response.json()["code"] == "database_unavailable" and "Datenbank" in response.json()["detail"]
+
+    monkeypatch.setattr(selectors, "akten_for", too_slow)
+    response = kanzlei.client("anwalt").get("/api/v1/akten")
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert response.json()["code"] == "unavailable" and "überlastet" in response.json()["detail"]
