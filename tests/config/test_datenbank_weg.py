@@ -193,6 +193,42 @@ def test_a_second_outage_is_reported_again_and_recovers_again(kanzlei: Kanzlei, 
     assert during.count("Datenbank nicht erreichbar") == 1 and "Traceback" not in during
 
 
+def test_open_sockets_outlast_the_outage(kanzlei: Kanzlei, proxy: PgProxy, server: str) -> None:
+    """The bell stays open and brings the Hinweis written after the outage; the chat answers a message
+    sent while the database is away with a German `database_unavailable` error, and stays open."""
+    from akten.models import Alert
+    from helena.models import Conversation
+
+    _, _, token = _angemeldet(kanzlei)
+    conversation = Conversation.objects.create(user=kanzlei.users["anwalt"])
+    log_before = _log(server)
+
+    async def run() -> tuple[dict, dict]:
+        async with connect(f"ws://{server}/ws/benachrichtigungen/", additional_headers=token) as bell, \
+                connect(f"ws://{server}/ws/helena/conversations/{conversation.pk}/",
+                        additional_headers=token) as chat:
+            assert json.loads(await asyncio.wait_for(bell.recv(), 30))["type"] == "unread"
+            proxy.cut()
+            try:
+                await chat.send(json.dumps({"type": "user_message", "text": "Hallo", "client_id": "c1"}))
+                refused = json.loads(await asyncio.wait_for(chat.recv(), 30))
+                await asyncio.sleep(6)  # the bell's reading every 5 s meets the outage at least once
+            finally:
+                proxy.restore()
+            await asyncio.to_thread(Alert.objects.create, empfaenger=kanzlei.users["anwalt"],
+                                    message="Nach dem Ausfall.")
+            while (frame := json.loads(await asyncio.wait_for(bell.recv(), 30)))["type"] != "alert":
+                pass
+            return refused, frame
+
+    refused, alert = asyncio.run(run())
+    assert refused["type"] == "error" and refused["code"] == "database_unavailable"
+    assert refused["client_id"] == "c1" and MELDUNG in refused["message"]
+    assert alert["alert"]["message"] == "Nach dem Ausfall."
+    during = _log(server)[len(log_before):]
+    assert "Traceback" not in during and during.count("Datenbank nicht erreichbar") == 1, during
+
+
 def _terminate_server_connections() -> int:
     """pg_terminate_backend of daphne's connections (by their application_name), not of this test's."""
     params = connection.get_connection_params()
