@@ -42,6 +42,7 @@ const MAIN_ARGUMENTS = ["query", "question", "objective", "bezeichnung", "titel"
 const ARGUMENT_CHARS = 80;
 const CLOSE_SITZUNG_BEENDET = 4401; // the login ended (idle, absolute limit, logout): no reconnect
 const CLOSE_FORBIDDEN = 4403;
+const CLOSE_DATENBANK_WEG = 4503; // the database is away (config/db_unavailable.py): keep retrying
 const CLOSE_NOT_FOUND = 4404;
 const MAX_BACKOFF_MS = 30000;
 
@@ -874,7 +875,9 @@ function connect() {
         : "Keine Verbindung: Du bist nicht (mehr) angemeldet oder hast keinen Zugriff auf dieses Gespräch. Bitte lade die Seite neu.");
       return;
     }
-    setConnected(false, "Verbindung unterbrochen – wird wiederhergestellt …");
+    setConnected(false, closed.code === CLOSE_DATENBANK_WEG
+      ? "Die Datenbank ist gerade nicht erreichbar – Helena verbindet sich von selbst wieder …"
+      : "Verbindung unterbrochen – wird wiederhergestellt …");
     scheduleReconnect();
   });
 }

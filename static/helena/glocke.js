@@ -5,7 +5,8 @@
 // page asks the socket for the new count at once; elsewhere (another tab, a colleague, a background
 // run) the socket's next reading brings it. Reconnects with backoff, but not after the login ended
 // (4401: idle, absolute limit, logout elsewhere) or was refused (4403): then a lasting notice with the
-// way back to the login page (not a redirect: whatever the user is typing stays on the page).
+// way back to the login page (not a redirect: whatever the user is typing stays on the page). A close
+// with 4503 (the database away) is retried like a dropped connection.
 const link = document.querySelector("[data-glocke]");
 const entwuerfe = document.querySelector("[data-entwuerfe]");
 const notices = document.getElementById("glocke-meldungen");
