@@ -51,7 +51,8 @@ def connection_params(url: str) -> dict[str, str]:
 def django_database(url: str) -> dict[str, Any]:
     """Django's DATABASES entry for `url` (PostgreSQL only)."""
     params = connection_params(url)
-    config: dict[str, Any] = {"ENGINE": "django.db.backends.postgresql"}
+    # Django's PostgreSQL backend, whose pool clears out dead connections at once (config/postgres/)
+    config: dict[str, Any] = {"ENGINE": "config.postgres"}
     for key, setting in _SETTINGS.items():
         config[setting] = params.pop(key, "")
     config["OPTIONS"] = params  # sslmode, application_name, … as libpq keywords

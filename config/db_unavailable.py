@@ -2,9 +2,9 @@
 answer 503 with a German message and Retry-After, and websockets close with 4503; never a traceback.
 
 Recovery needs nothing from here: Django drops a connection that failed at the end of the request
-(close_if_unusable_or_obsolete), and with CONN_HEALTH_CHECKS (config/settings.py) the psycopg pool
-checks a connection before lending it and a persistent one is checked before its first query, so the
-next request after the outage connects anew by itself.
+(close_if_unusable_or_obsolete), a connection from the pool is checked before Django uses it and the
+first dead one clears out the others (config/postgres/), a persistent one is checked before its first
+query (CONN_HEALTH_CHECKS, config/settings.py), so the next request after the outage connects anew.
 
 Django turns an exception into a 500 response in the layer where it was raised: every middleware is
 wrapped by its handler. A view's error reaches `process_exception`; one raised in a middleware below

@@ -145,11 +145,11 @@ if DB_POOL_MAX_SIZE > 0:
     }
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
-# After the database was away (a restart, a failover, pg_terminate_backend): the pool checks a connection
-# before lending it and throws a dead one away; a persistent connection is checked before its first
-# query of a request. Without it the first request after the outage would get a dead connection
-# (config/db_unavailable.py).
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# After the database was away (a restart, a failover, pg_terminate_backend) the first request would get
+# a dead connection: a persistent one is checked before its first query of a request; the pool's are
+# checked by config/postgres/ (the pool's own check, which this would switch on, finds dead ones only
+# one by one with growing pauses), which clears out all dead ones at the first it meets.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = DB_POOL_MAX_SIZE <= 0
 
 REDIS_URL: str = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 

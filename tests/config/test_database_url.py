@@ -31,7 +31,7 @@ def test_an_ipv6_host_keeps_its_colons_apart_from_the_port() -> None:
 
 def test_tcp_url_with_libpq_options() -> None:
     config = django_database("postgres://helena:g%40heim@db.kanzlei.local:5433/helena?sslmode=require")
-    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert config["ENGINE"] == "config.postgres"
     assert (config["HOST"], config["PORT"], config["USER"], config["PASSWORD"]) == (
         "db.kanzlei.local", "5433", "helena", "g@heim")
     assert config["OPTIONS"] == {"sslmode": "require"}

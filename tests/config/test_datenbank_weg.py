@@ -14,6 +14,7 @@ import http.client
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
@@ -240,18 +241,21 @@ def _terminate_server_connections() -> int:
     return len(rows)
 
 
-def test_terminated_connections_cost_at_most_one_503(kanzlei: Kanzlei, named_server: str) -> None:
+def test_terminated_connections_cost_no_request(kanzlei: Kanzlei, named_server: str) -> None:
+    """A busy pool's idle connections all terminated: the next request finds a working one at once
+    (config/postgres/; the pool's own check needed 30 s and answered 503, request after request)."""
     page, _, token = _angemeldet(kanzlei)
     log_before = _log(named_server)
-    for _ in range(3):  # connections open (the pool's, or daphne's persistent one)
-        assert _get(named_server, "/", page)[0] == 200
-        assert _get(named_server, "/api/v1/me", token)[0] == 200
-    assert _terminate_server_connections() >= 1
+    with ThreadPoolExecutor(16) as parallel:  # a burst: the pool holds many idle connections after it
+        assert set(parallel.map(lambda _: _get(named_server, "/", page)[0], range(64))) == {200}
+    assert _terminate_server_connections() >= 8
 
+    start = time.monotonic()
+    assert _get(named_server, "/api/v1/me", token)[0] == 200
+    assert time.monotonic() - start < 5
     statuses = [_get(named_server, path, headers)[0]
-                for _ in range(4) for path, headers in (("/", page), ("/api/v1/me", token))]
-    assert set(statuses) <= {200, 503} and statuses.count(503) <= 1, statuses
-    assert statuses[-4:] == [200, 200, 200, 200]
+                for _ in range(3) for path, headers in (("/", page), ("/api/v1/me", token))]
+    assert statuses == [200] * 6
     assert asyncio.run(_socket(named_server, token))["type"] == "unread"
 
     _terminate_server_connections()
