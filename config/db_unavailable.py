@@ -28,6 +28,7 @@ from typing import Any
 from django.core.signals import got_request_exception
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.debug import ExceptionReporter
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,18 @@ def _verbunden() -> bool:
     """This request holds a working connection (it reached the database): the outage is over."""
     conn = connections["default"]
     return conn.connection is not None and not conn.errors_occurred
+
+
+class Fehlerbericht(ExceptionReporter):
+    """DEBUG's error page (settings.DEFAULT_EXCEPTION_REPORTER) of an outage is never shown (the
+    middleware answers 503), but rendering it asked the database for the lazy user again and again,
+    each time waiting DB_POOL_TIMEOUT: the 503 came minutes late. Here it is not rendered."""
+
+    def get_traceback_html(self) -> str:
+        return MELDUNG if ist_ausfall(self.exc_value) else super().get_traceback_html()
+
+    def get_traceback_text(self) -> str:
+        return MELDUNG if ist_ausfall(self.exc_value) else super().get_traceback_text()
 
 
 class OhneDatenbankTraceback(logging.Filter):

@@ -348,6 +348,9 @@ HELENA_BASE_URL: str = env.str("HELENA_BASE_URL", default="")
 if _proxy_ssl_header := env.str("SECURE_PROXY_SSL_HEADER", default=""):
     SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_ssl_header.strip().upper().replace("-", "_"), "https")
 
+# DEBUG's error page, except for a database outage: that is a 503 at once (config/db_unavailable.py)
+DEFAULT_EXCEPTION_REPORTER = "config.db_unavailable.Fehlerbericht"
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

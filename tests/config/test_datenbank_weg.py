@@ -230,6 +230,22 @@ def test_open_sockets_outlast_the_outage(kanzlei: Kanzlei, proxy: PgProxy, serve
     assert "Traceback" not in during and during.count("Datenbank nicht erreichbar") == 1, during
 
 
+def test_with_debug_the_503_comes_as_fast(kanzlei: Kanzlei, proxy: PgProxy) -> None:
+    """DEBUG's error page is not rendered for an outage: it asked the database again for every mention
+    of the lazy user (12 s instead of 2 here, minutes with the default DB_POOL_TIMEOUT)."""
+    page, _, _ = _angemeldet(kanzlei)
+    with daphne({**SERVER_ENV, "DATABASE_URL": proxy.url_for(database_url())}) as address:
+        assert _get(address, "/", page)[0] == 200
+        with proxy.down():
+            start = time.monotonic()
+            status, _, body = _get(address, "/", page)
+            waited = time.monotonic() - start
+        assert status == 503 and MELDUNG in body and "Traceback" not in body
+        assert waited < 5  # one wait of DB_POOL_TIMEOUT (2 s), not one per look at the user
+        _until(lambda: _get(address, "/", page)[0] == 200, seconds=15)
+        assert "Traceback" not in _log(address)
+
+
 def _terminate_server_connections() -> int:
     """pg_terminate_backend of daphne's connections (by their application_name), not of this test's."""
     params = connection.get_connection_params()
