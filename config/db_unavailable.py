@@ -25,6 +25,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import psycopg
 from django.core.signals import got_request_exception
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -59,14 +60,19 @@ SEITE = (
 
 
 def ist_ausfall(exc: BaseException | None) -> bool:
-    """Whether `exc` says the database cannot be reached (rather than that a query was wrong)."""
-    if isinstance(exc, InterfaceError):  # "connection already closed"
-        return True
-    if not isinstance(exc, OperationalError):
-        return False
-    sqlstate = getattr(exc.__cause__, "sqlstate", None)
-    # libpq's own failures (refused, closed unexpectedly, the pool's timeout) have no SQLSTATE
-    return sqlstate is None or sqlstate.startswith("08") or sqlstate in _OUTAGE_STATES
+    """Whether `exc` — or what caused it — says the database cannot be reached (rather than that a
+    query was wrong): Django's errors and psycopg's own (a run's event connection raises those)."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, InterfaceError | psycopg.InterfaceError):  # "connection already closed"
+            return True
+        if isinstance(exc, OperationalError | psycopg.OperationalError):
+            cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+            sqlstate = getattr(cause, "sqlstate", None)
+            # libpq's own failures (refused, closed unexpectedly, the pool's timeout) have no SQLSTATE
+            return sqlstate is None or sqlstate.startswith("08") or sqlstate in _OUTAGE_STATES
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 class _Ausfall:

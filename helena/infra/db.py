@@ -25,10 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any, ParamSpec, TypeVar
 
-import psycopg
 from asgiref.sync import AsyncToSync, SyncToAsync, ThreadSensitiveContext, sync_to_async
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connections
+from django.db import connections
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -138,17 +137,3 @@ async def run_context() -> AsyncIterator[None]:
             yield
         finally:
             await sync_to_async(release_connections)()
-
-
-_CONNECTION_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
-
-
-def is_connection_error(exc: BaseException | None) -> bool:
-    """Whether `exc` (or what caused it) says the database went away — a restart, a failover, a
-    terminated backend — rather than that a statement was wrong: such work is worth doing again."""
-    while exc is not None:
-        if isinstance(exc, _CONNECTION_ERRORS):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-

@@ -12,10 +12,11 @@ import asyncio
 import logging
 from typing import Any
 
+from config.db_unavailable import ist_ausfall
 from helena.agent.checkpoint import Checkpoint, Suspended
 from helena.agent.events import done_fields, run_started_fields
 from helena.agent.loop import AgentResult, run_agent
-from helena.infra.db import db, is_connection_error, run_context
+from helena.infra.db import db, run_context
 from helena.infra.errorlog import arecord_error
 from helena.infra.loops import PerLoop
 from helena.llm import router  # imported late: router reads admin settings per run
@@ -233,7 +234,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
                 await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
                 return
             except Exception as exc:  # its `done` is stored: once the database is back, that is recorded
-                if not is_connection_error(exc):
+                if not ist_ausfall(exc):
                     raise
                 suspended = Suspended("database")
         again = await suspended_here(run=run, emitter=emitter, reason=suspended.reason)
@@ -253,7 +254,7 @@ def _save_port(*, run: AgentRun, emitter: PersistentEmitter, model: Any) -> Any:
         try:
             kept = await db(checkpoints.save, run_pk=run.pk, attempt=run.attempt, data=data)
         except Exception as exc:
-            if is_connection_error(exc):
+            if ist_ausfall(exc):
                 raise Suspended("database") from exc
             raise
         if not kept:
@@ -271,7 +272,7 @@ def _suspension(exc: BaseException, mine: local.LocalRun) -> Suspended | None:
     if isinstance(exc, asyncio.CancelledError):  # cut short mid-step: taken over, or told to stop
         return Suspended("taken_over" if mine.lost else "handover") if mine.lost or local.draining.is_set() \
             else None
-    return Suspended("database") if is_connection_error(exc) else None
+    return Suspended("database") if ist_ausfall(exc) else None
 
 
 async def _settle(*, model: Any, ctx: Any) -> None:

@@ -16,10 +16,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from akten.lesezugriffe.services import speichern
+from config.db_unavailable import ist_ausfall
 from helena.agent.checkpoint import Suspended
 from helena.agent.planning import PlanBusy, PlanItem, PlanStatus
 from helena.agent.tooling import ToolContext
-from helena.infra.db import is_connection_error
 from helena.llm import router
 from helena.llm.wrappers.accounting import RecordingModel
 from helena.llm.wrappers.base import booked_as, layer
@@ -134,7 +134,7 @@ def attach(ctx: ToolContext) -> ToolContext:
         try:
             await sync_to_async(speichern)(user=ctx.user, lesungen=batch, run_id=ctx.run_id)
         except Exception as exc:  # the database went away: the run waits for it (helena/runs/resume.py)
-            if is_connection_error(exc):
+            if ist_ausfall(exc):
                 raise Suspended("database") from exc
             raise
 

@@ -19,10 +19,10 @@ from django.db import InterfaceError, OperationalError, connections
 from pydantic import ValidationError
 
 from akten.lesezugriffe.services import speichern
+from config.db_unavailable import ist_ausfall
 from config.errors import NotFound
 from helena.agent.checkpoint import Suspended
 from helena.agent.tooling import Tool, ToolContext, ToolResult
-from helena.infra.db import is_connection_error
 from helena.llm.dialects import repair_arguments
 from helena.tools.audit import record_tool_call
 from helena.tools.registry import all_tools, not_set_up_for
@@ -119,7 +119,7 @@ async def _run(tool: Tool, params: Any, ctx: ToolContext) -> ToolResult:
                     await sync_to_async(_reset_db_connections)()
                 await asyncio.sleep(RETRY_DELAYS[attempt])
                 continue
-            if ctx.record_reads is not None and is_connection_error(exc):
+            if ctx.record_reads is not None and ist_ausfall(exc):
                 # In a run, a database that stays away is not the tool's failure: the run waits for it
                 # and goes on from its checkpoint, where this call is made again (helena/runs/resume.py).
                 raise Suspended("database") from exc

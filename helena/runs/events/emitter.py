@@ -14,9 +14,10 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from config.db_unavailable import ist_ausfall
 from helena.agent.checkpoint import Suspended
 from helena.agent.events import EVENT_TYPES, Emitter, Event, done_fields
-from helena.infra.db import db, is_connection_error
+from helena.infra.db import db
 from helena.infra.errorlog import arecord_error
 from helena.infra.timestamps import event_ts
 from helena.models import AgentRun
@@ -160,7 +161,7 @@ class PersistentEmitter(Emitter):
             return
         if isinstance(self._failed, writer.AttemptOver):
             raise Suspended("taken_over") from self._failed
-        if is_connection_error(self._failed):
+        if ist_ausfall(self._failed):
             raise Suspended("database") from self._failed
         raise RuntimeError(f"Ereignisse des Laufs {self.run_id} konnten nicht gespeichert werden.") \
             from self._failed

@@ -1,6 +1,7 @@
-"""A run whose database connections are cut (a PostgreSQL restart, a failover, pg_terminate_backend)
-does not end in an error: the real worker's connections are terminated mid-run, and the run goes
-on from its checkpoint to its answer — one `done`, the draft once (issue 38)."""
+"""A run whose database goes away (a PostgreSQL restart, a failover, pg_terminate_backend) does not end
+in an error: the real worker's connections are terminated mid-run (they reconnect), or the database is
+unreachable for eight seconds (a proxy in front of it cut: the run waits, then goes on from its
+checkpoint) — the answer comes, with one `done` and the draft once (issue 38)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import pytest
 from django.db import connection
 
 from helena.models import RunEvent
-from tests.conftest import Kanzlei, start_celery_worker, stop_celery_worker
+from tests.conftest import Kanzlei, database_url, start_celery_worker, stop_celery_worker
 from tests.helena.runs.test_durable_runs import ANSWER, TAKEOVER, _assert_answered_once, research
 from tests.helena.web.test_runs_api import ask
+from tests.pgproxy import pg_proxy
 from tests.scripted_llm_server import ScriptedLLMServer
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -58,6 +60,33 @@ def test_a_run_survives_its_database_connections_being_terminated(
     assert evs[-1]["text"] == ANSWER
     assert not [e for e in evs if e["type"] == "error"], "the cut showed as an error"
     took = time.monotonic() - cut_at
-    resumed = len([e for e in evs if e["type"] == "resumed"])
+    resumed = len([e for e in evs if e["type"] == "resumed"])  # 0: the cut connections were idle
     print(f"\npg_terminate_backend ×3: answer {took:.1f} s after the last cut, {resumed} times resumed")
     assert worker.poll() is None
+
+
+def test_a_run_waits_for_a_database_that_is_away_and_goes_on(kanzlei: Kanzlei,
+                                                             tiers: ScriptedLLMServer) -> None:
+    tiers.respond_with(research(kanzlei.akten["A"].pk))
+    client = kanzlei.client("anwalt")
+    with pg_proxy() as proxy:
+        env = {**TAKEOVER, "DATABASE_URL": proxy.url_for(database_url())}
+        proc = start_celery_worker(env, pool="threads")
+        try:
+            _, run_id = ask(client, "Recherchiere gründlich die Kündigungsfristen in der Akte 1/26.",
+                            mode="background", akte_id=str(kanzlei.akten["A"].pk))
+            deadline = time.monotonic() + 60
+            while RunEvent.objects.filter(run_id=run_id, type="tool_result").count() < 3:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            with proxy.down(seconds=8):  # a restart: connections cut, new ones refused
+                cut_at = time.monotonic()
+            evs = _assert_answered_once(client, run_id)
+            took = time.monotonic() - cut_at
+        finally:
+            stop_celery_worker(proc, signal.SIGKILL)
+    resumed = [e for e in evs if e["type"] == "resumed"]
+    assert len(resumed) == 1 and "Datenbank" in resumed[0]["message"]
+    assert not [e for e in evs if e["type"] == "error"]
+    print(f"\ndatabase away 8 s: answer {took:.1f} s after it went away")
+    assert took < 60
