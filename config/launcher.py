@@ -57,11 +57,16 @@ def port_in_use(host: str, port: int) -> bool:
         return s.connect_ex((host, port)) == 0
 
 
+RESTARTS_PER_MINUTE = 3
+
+
 class Services:
     """The embedded servers and child processes of one launcher invocation."""
 
     def __init__(self) -> None:
         self.children: list[tuple[str, subprocess.Popen]] = []
+        self.commands: dict[str, Command] = {}  # daphne and Celery children, by name: restarted if they die
+        self.restarts: dict[str, list[float]] = {}
         self.pg_server = None
         import environ  # noqa: PLC0415  (reads .env as settings do; the launcher runs before the venv is complete)
 
@@ -125,9 +130,24 @@ class Services:
         return code
 
     def spawn(self, command: Command) -> None:
+        """Start a daphne or Celery child; its listening socket stays open here, for a restart."""
         proc = subprocess.Popen(command.argv, env=self.env, cwd=BASE_DIR, pass_fds=command.pass_fds)
-        command.close_inherited()
         self.children.append((command.name, proc))
+        self.commands[command.name] = command
+
+    def respawn(self, name: str) -> bool:
+        """Start a child again that died on its own (a crash, the OOM killer, `kill -9`) — its runs go
+        on in the new one (helena/runs/durable/) —, unless it died RESTARTS_PER_MINUTE times within a
+        minute: then something is wrong that a restart does not mend. False: give up."""
+        now = time.monotonic()
+        recent = [t for t in self.restarts.get(name, []) if now - t < 60] + [now]
+        self.restarts[name] = recent
+        command = self.commands.get(name)
+        if command is None or len(recent) > RESTARTS_PER_MINUTE:
+            return False
+        self.children = [(n, p) for n, p in self.children if n != name]
+        self.spawn(command)
+        return True
 
     def stop(self) -> None:
         """Stop children in reverse order (servers last), then the embedded PostgreSQL."""
@@ -140,6 +160,9 @@ class Services:
             except subprocess.TimeoutExpired:
                 proc.kill()
         self.children.clear()
+        for command in self.commands.values():
+            command.close_inherited()
+        self.commands.clear()
         if self.pg_server is not None:
             self.pg_server.cleanup()
             self.pg_server = None
@@ -209,10 +232,14 @@ def run(services: Services, *, host: str, port: int) -> int:
         log("Die Datenbank enthält Daten der Kanzlei: keine Demo-Daten, Anmeldung mit den eigenen Benutzern.")
     log("Beenden mit Strg+C.")
     while True:
-        for name, proc in services.children:
-            if proc.poll() is not None:
-                log(f"{name} wurde beendet (Exit-Code {proc.returncode}); stoppe alles.")
-                return 1
+        for name, proc in list(services.children):
+            if proc.poll() is None:
+                continue
+            if services.respawn(name):
+                log(f"{name} wurde beendet (Exit-Code {proc.returncode}); starte neu.")
+                continue
+            log(f"{name} wurde beendet (Exit-Code {proc.returncode}); stoppe alles.")
+            return 1
         time.sleep(0.5)
 
 

@@ -18,7 +18,7 @@ import redis
 from django.conf import settings
 
 from tests.conftest import database_url
-from tests.scripted_llm_server import start_scripted_server
+from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -103,7 +103,7 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
     model_server.script([{"text": "Hallo aus dem Inline-Lauf."}])
     env = _clean_env(DATABASE_URL=database_url(launcher_db), HELENA_VAR_DIR=str(tmp_path / "var"),
                      HELENA_DEMO_PASSWORD="pw-launcher", OLLAMA_HOST=model_server.url,
-                     HELENA_WEB_PROCESSES="2")
+                     HELENA_WEB_PROCESSES="2", HELENA_RUN_TAKEOVER="true")
     for name in ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"):  # as deployed: no DEBUG, its own key
         env.pop(name, None)
     proc = subprocess.Popen(
@@ -185,6 +185,8 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
                 time.sleep(0.1)
         assert [(status, mode) for status, mode, *_ in rows] == [("finished", "background")] * 3
         assert max(started for _, _, started, _ in rows) < min(ended for _, _, _, ended in rows)  # overlapped
+        output += _a_killed_worker_is_started_again(proc, base=base, headers=headers, server=model_server,
+                                                    dbname=launcher_db)
     finally:
         os.kill(proc.pid, signal.SIGINT)  # Ctrl-C; children must be stopped by the launcher itself
         proc.wait(timeout=90)
@@ -195,6 +197,48 @@ def test_make_run_serves_admin_and_api_with_demo_data(launcher_db: str, tmp_path
     var = tmp_path / "var"
     assert not (var / "run.env").exists()  # gone with the servers: no command reaches a dead one
     assert (var / "secret_key").stat().st_mode & 0o077 == 0 and len((var / "secret_key").read_text()) > 40
+
+
+def _a_killed_worker_is_started_again(proc: subprocess.Popen, *, base: str, headers: dict[str, str],
+                                      server: ScriptedLLMServer, dbname: str) -> str:
+    """The worker killed mid-run (the OOM killer): make run starts it again, and the background run
+    goes on there from its checkpoint (issue 38). The launcher's output since, up to its line."""
+    def research(request: dict) -> dict:
+        done = sum(1 for m in request.get("messages", []) if m.get("role") == "tool")
+        if done < 6:
+            return {"delay": 1.0, "tool_calls": [{"name": "calculate_frist", "arguments": {
+                "start": "2026-10-01", "dauer": {"tage": done + 1}}}]}
+        return {"delay": 0.5, "text": "Nach dem Neustart fertig."}
+
+    server.respond_with(research)
+    conv = json.load(urllib.request.urlopen(urllib.request.Request(
+        f"{base}/api/v1/helena/conversations", data=b"{}", headers=headers, method="POST"), timeout=10))
+    message = json.dumps({"text": "Recherchiere die Fristen.", "mode": "background"}).encode()
+    run_id = json.load(urllib.request.urlopen(urllib.request.Request(
+        f"{base}/api/v1/helena/conversations/{conv['id']}/messages", data=message, headers=headers,
+        method="POST"), timeout=10))["run_id"]
+    with psycopg.connect(**_admin_conninfo(dbname)) as conn:
+        for _ in range(300):
+            results = conn.execute("SELECT count(*) FROM helena_runevent WHERE run_id = %s AND "
+                                   "type = 'tool_result'", [run_id]).fetchone()[0]
+            if results >= 2:
+                break
+            time.sleep(0.1)
+        owner = conn.execute("SELECT owner FROM helena_agentrun WHERE id = %s", [run_id]).fetchone()[0]
+        os.kill(int(owner.split(":")[1]), signal.SIGKILL)
+        killed = time.monotonic()
+        for _ in range(900):
+            status, text = conn.execute("SELECT status, text FROM helena_agentrun WHERE id = %s",
+                                        [run_id]).fetchone()
+            if status not in ("queued", "running"):
+                break
+            time.sleep(0.1)
+        took = time.monotonic() - killed
+        dones = conn.execute("SELECT count(*) FROM helena_runevent WHERE run_id = %s AND type = 'done'",
+                             [run_id]).fetchone()[0]
+    assert (status, text, dones) == ("finished", "Nach dem Neustart fertig.", 1)
+    assert took < 60, f"{took:.1f} s"
+    return "".join(_read_until(proc, "starte neu", timeout=5))
 
 
 @pytest.mark.django_db
