@@ -3,7 +3,8 @@ processes that are gone.
 
 Every HEARTBEAT_SECONDS it writes one UPDATE for all of the process's runs (and learns which it no
 longer owns: their tasks stop); where takeover is on (HELENA_RUN_TAKEOVER, on by default; daphne
-takes inline runs, a Celery worker background runs and, later, inline runs no daphne took), it
+takes inline runs, a Celery worker background runs; after twice the lapse either takes what the
+other kind did not — no worker left, no daphne left), it
 claims runs whose heartbeat lapsed for LAPSE_SECONDS or that were handed over, and resumes them on
 the process's runner loop. A thread and not a task of the loop: a loop busy with fifty streams
 still beats, and a run's process counts as gone only when it really is.
@@ -34,7 +35,7 @@ LOOP_ANSWERS_SECONDS = 2.0
 
 ROLES: dict[str, dict[str, Any]] = {
     # modes taken after LAPSE_SECONDS, modes taken when handed over, after how long any mode
-    "web": {"modes": ["inline"], "released": ["inline"], "late": None},
+    "web": {"modes": ["inline"], "released": ["inline"], "late": 2 * LAPSE_SECONDS},
     "worker": {"modes": ["background"], "released": ["inline", "background"], "late": 2 * LAPSE_SECONDS},
 }
 
