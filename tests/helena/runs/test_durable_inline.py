@@ -93,3 +93,49 @@ def test_a_killed_daphnes_inline_run_goes_on_in_the_other(kanzlei: Kanzlei, tier
     assert "tool_result" in after and "text" in after
     print(f"\ndaphne SIGKILL: answer {took:.1f} s after the kill")
     assert took < 60
+
+
+def _gone(pid: int) -> bool:
+    """Exited (a zombie until the fixture reaps it) or no more."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1][:1] in "ZX"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_deploy_loses_no_inline_run(kanzlei: Kanzlei, tiers: ScriptedLLMServer) -> None:
+    """The only daphne told to stop (a deploy, make run's Ctrl-C) hands its run over within seconds;
+    the daphne that starts next finishes it."""
+    tiers.respond_with(_respond)
+    headers = {"Authorization": f"Bearer {kanzlei.tokens['anwalt']}"}
+    with daphne(TAKEOVER) as only:
+        api = f"http://{only}/api/v1/helena"
+        conversation = httpx.post(f"{api}/conversations", json={}, headers=headers).json()
+        sent = httpx.post(f"{api}/conversations/{conversation['id']}/messages",
+                          json={"text": "Wann endet die Berufungsfrist?", "mode": "inline"}, headers=headers)
+        run_id = sent.json()["run_id"]
+        while not RunEvent.objects.filter(run_id=run_id, type="tool_result").exists():
+            time.sleep(0.05)
+        pid = int(AgentRun.objects.get(pk=run_id).owner.split(":")[1])
+        told = time.monotonic()
+        os.kill(pid, signal.SIGTERM)
+        while not _gone(pid):
+            assert time.monotonic() - told < 10, "daphne did not stop within 10 s"
+            time.sleep(0.1)
+        stopped = time.monotonic() - told
+    run = AgentRun.objects.get(pk=run_id)
+    assert run.status == "running" and run.owner == ""  # handed over, waiting for a process
+    restarted = time.monotonic()
+    with daphne(TAKEOVER):
+        while AgentRun.objects.get(pk=run_id).status == "running":
+            assert time.monotonic() - restarted < 60
+            time.sleep(0.2)
+        took = time.monotonic() - restarted
+    run = AgentRun.objects.get(pk=run_id)
+    assert run.status == "finished" and run.text == ANSWER
+    stored = [{"seq": e.seq, "type": e.type, **e.payload} for e in run.events.order_by("seq")]
+    assert_one_done(stored)
+    resumed = [e for e in stored if e["type"] == "resumed"]
+    assert len(resumed) == 1 and "neu gestartet" in resumed[0]["message"]
+    print(f"\ndaphne SIGTERM: stopped after {stopped:.1f} s; answer {took:.1f} s after the next start")
