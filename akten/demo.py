@@ -1472,8 +1472,14 @@ def _ensure_user(spec: DemoUser, *, password: str) -> tuple[User, bool]:
     changed = [attr for attr, value in flags.items() if getattr(user, attr) != value]
     for attr in changed:
         setattr(user, attr, flags[attr])
-    user.set_password(password)
-    user.save(update_fields=None if created else ["password", *changed])
+    # Set again only when it changed: a new hash (new salt) would end every demo user's session at each
+    # start of make run — a chat left open across a restart could no longer watch its run go on.
+    fields = list(changed)
+    if created or not user.check_password(password):
+        user.set_password(password)
+        fields.append("password")
+    if created or fields:
+        user.save(update_fields=None if created else fields)
     return user, created
 
 

@@ -11,6 +11,7 @@ This module must not import Django settings: it decides the URLs settings will r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import secrets
 import signal
@@ -58,6 +59,13 @@ def port_in_use(host: str, port: int) -> bool:
 
 
 RESTARTS_PER_MINUTE = 3
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    """Signal the child's process group: every child has its own (spawn, ensure_redis), which
+    outlives a leader that died, with what it left behind."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
 
 
 class Services:
@@ -110,7 +118,10 @@ class Services:
         args = [str(binary), "--bind", "127.0.0.1", "--port", str(port), "--dir", str(redis_dir),
                 "--appendonly", "no", "--protected-mode", "yes"]
         args += ["--save", "60 1", "--dbfilename", "dump.rdb"] if persistent else ["--save", ""]
-        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        # A session of its own: a Ctrl-C in the terminal must not stop it before the workers have
+        # handed their runs over (stop() ends it last).
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                                start_new_session=True)
         self.children.append(("redis", proc))
         deadline = time.monotonic() + 20
         while not port_in_use("127.0.0.1", port):
@@ -131,7 +142,10 @@ class Services:
 
     def spawn(self, command: Command) -> None:
         """Start a daphne or Celery child; its listening socket stays open here, for a restart."""
-        proc = subprocess.Popen(command.argv, env=self.env, cwd=BASE_DIR, pass_fds=command.pass_fds)
+        # A process group of its own: stop() and a restart end the whole group — a worker's beat child
+        # too, which a SIGKILLed worker would leave behind.
+        proc = subprocess.Popen(command.argv, env=self.env, cwd=BASE_DIR, pass_fds=command.pass_fds,
+                                process_group=0)
         self.children.append((command.name, proc))
         self.commands[command.name] = command
 
@@ -145,20 +159,27 @@ class Services:
         command = self.commands.get(name)
         if command is None or len(recent) > RESTARTS_PER_MINUTE:
             return False
+        for child_name, proc in self.children:
+            if child_name == name:
+                _signal_group(proc, signal.SIGKILL)  # what the dead process left (a beat child)
         self.children = [(n, p) for n, p in self.children if n != name]
         self.spawn(command)
         return True
 
     def stop(self) -> None:
-        """Stop children in reverse order (servers last), then the embedded PostgreSQL."""
-        for _name, proc in reversed(self.children):
-            if proc.poll() is None:
-                proc.terminate()
-        for _name, proc in reversed(self.children):
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        """Stop daphne and the workers first (they hand their runs over, which needs Redis and
+        PostgreSQL), then Redis, then the embedded PostgreSQL."""
+        apps = [(n, p) for n, p in self.children if n in self.commands]
+        servers = [(n, p) for n, p in self.children if n not in self.commands]
+        for group in (apps, servers):
+            for _name, proc in reversed(group):
+                _signal_group(proc, signal.SIGTERM)
+            for _name, proc in reversed(group):
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    _signal_group(proc, signal.SIGKILL)
+                    proc.wait(timeout=5)
         self.children.clear()
         for command in self.commands.values():
             command.close_inherited()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from helena.llm.base import ToolCall
@@ -51,10 +51,15 @@ class Checkpoint:
     announced: frozenset[str] = frozenset()
     reported: frozenset[str] = frozenset()
 
-    def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        del data["announced"], data["reported"]
-        return {"v": VERSION, **data}
+    def as_dict(self, *, messages: bool = True) -> dict[str, Any]:
+        """As stored (JSON); without the messages for a save that only appends the new ones."""
+        data: dict[str, Any] = {"v": VERSION, "steps": self.steps, "prompt_tokens": self.prompt_tokens,
+                                "completion_tokens": self.completion_tokens, "text": self.text,
+                                "elapsed": self.elapsed, "pending": self.pending, "flags": dict(self.flags),
+                                "answered": dict(self.answered)}
+        if messages:
+            data["messages"] = list(self.messages)
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Checkpoint | None:

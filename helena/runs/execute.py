@@ -246,13 +246,20 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
 
 
 def _save_port(*, run: AgentRun, emitter: PersistentEmitter, model: Any) -> Any:
+    stored: list[Any] = []  # the messages this port has stored (the same objects as the loop's)
+
     async def save(checkpoint: Checkpoint) -> None:
         """Keep the checkpoint once the events before it are stored (its seq says what the client
-        has seen); stop here when the process is handing its runs over."""
+        has seen); stop here when the process is handing its runs over. Only the messages added
+        since the last save are written when the earlier ones are still the loop's."""
         await emitter.flush()
-        data = {**checkpoint.as_dict(), "seq": emitter.last_seq, "tier": model.tier}
+        messages = checkpoint.messages
+        grows = bool(stored) and len(messages) >= len(stored) and messages[len(stored) - 1] is stored[-1]
+        data = {**checkpoint.as_dict(messages=not grows), "seq": emitter.last_seq, "tier": model.tier}
         try:
-            kept = await db(checkpoints.save, run_pk=run.pk, attempt=run.attempt, data=data)
+            kept = await db(checkpoints.save, run_pk=run.pk, attempt=run.attempt, data=data,
+                            new_messages=messages[len(stored):] if grows else None)
+            stored[:] = messages
         except Exception as exc:
             if ist_ausfall(exc):
                 raise Suspended("database") from exc

@@ -133,6 +133,18 @@ def test_password_option_on_a_second_run_changes_the_password() -> None:
         assert authenticate(username=username, password="erstes-pw") is None
 
 
+def test_a_second_start_keeps_the_demo_users_logged_in() -> None:
+    """make run seeds at every start: the same password must not be hashed anew (a new salt ends
+    every session — a chat left open across a restart could not watch its run go on)."""
+    seed()
+    client = Client()
+    client.force_login(User.objects.get(username="anwalt"))
+    before = User.objects.get(username="anwalt").password
+    seed()
+    assert User.objects.get(username="anwalt").password == before
+    assert client.get("/konto/").status_code == 200  # still logged in
+
+
 def make_run_seed(password: str = "helena-demo") -> tuple[int, str]:
     """seed_demo as `make run` calls it at every start: its exit code and output."""
     out = StringIO()

@@ -7,10 +7,12 @@ that lost its run (taken over while it could not say it was alive) changes nothi
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 from django.db.models import F
 from django.db.models.functions import Greatest, Now
@@ -22,10 +24,24 @@ _TABLE = AgentRun._meta.db_table
 RUNNING = AgentRun.Status.RUNNING
 
 
-def save(*, run_pk: Any, attempt: int, data: dict[str, Any]) -> bool:
-    """Keep the checkpoint (and say the run is alive); False when the attempt is over."""
-    return AgentRun.objects.filter(pk=run_pk, attempt=attempt, status=RUNNING).update(
-        checkpoint=data, heartbeat_at=Now()) == 1
+def save(*, run_pk: Any, attempt: int, data: dict[str, Any], new_messages: list[Any] | None = None) -> bool:
+    """Keep the checkpoint (and say the run is alive); False when the attempt is over. With
+    `new_messages`, `data` holds everything but the messages, and only the new ones are added to those
+    stored: a step writes what it added, not the whole run again."""
+    if new_messages is None:
+        return AgentRun.objects.filter(pk=run_pk, attempt=attempt, status=RUNNING).update(
+            checkpoint=data, heartbeat_at=Now()) == 1
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_TABLE} SET heartbeat_at = now(), checkpoint = %s::jsonb || jsonb_build_object("
+            "'messages', COALESCE(checkpoint->'messages', '[]'::jsonb) || %s::jsonb) "
+            "WHERE id = %s AND attempt = %s AND status = %s",
+            [_json(data), _json(new_messages), run_pk, attempt, RUNNING])
+        return cursor.rowcount == 1
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, cls=DjangoJSONEncoder, ensure_ascii=False)
 
 
 HANDED_OVER_WAITS = timedelta(minutes=15)  # a run handed over waits this long for a process to start
