@@ -90,6 +90,11 @@ async def go_on(claimed: Claimed) -> None:
     else:
         log.warning("run %s goes on from step %d (attempt %d)", run.pk, resumption.checkpoint.steps,
                     run.attempt)
+        if claimed.cause == "crash":  # the admin learns that a process dies (Fehlerprotokoll)
+            await arecord_error(kind="run", code="run_taken_over", run_id=run.pk, user_id=run.user_id,
+                                message=f"Der Prozess dieses Laufs ist ausgefallen (kein Lebenszeichen seit "
+                                        f"15 s); ein anderer hat ihn nach Schritt "
+                                        f"{resumption.checkpoint.steps} übernommen.")
         await start(claimed)
 
 

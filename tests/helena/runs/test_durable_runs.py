@@ -16,7 +16,7 @@ import pytest
 from django.test import Client
 
 from drafts.models import Draft
-from helena.models import AgentRun, RunEvent
+from helena.models import AgentRun, ErrorLog, RunEvent
 from tests.conftest import BASE_DIR, Kanzlei, start_celery_worker, stop_celery_worker
 from tests.helena.web.test_runs_api import ask, assert_one_done, events, wait
 from tests.scripted_llm_server import ScriptedLLMServer
@@ -112,6 +112,7 @@ def test_a_killed_workers_run_goes_on_on_the_other_worker(kanzlei: Kanzlei, tier
     resumed = [e for e in evs if e["type"] == "resumed"]
     assert len(resumed) == 1 and resumed[0]["message"].startswith("Helena macht weiter")
     assert AgentRun.objects.get(pk=run_id).attempt == 1  # taken over once, by the other worker
+    assert ErrorLog.objects.filter(run_id=run_id, code="run_taken_over").exists()  # the admin learns of it
     print(f"\nSIGKILL: answer {took:.1f} s after the kill")
     assert took < 60, f"the run took {took:.1f} s after the kill"
 
