@@ -41,7 +41,7 @@ PLAN_REVIEW_HINT = ("Passt der Plan? Antworte einfach im Chat, z. B. „passt, l
 _PLAN_EVENTS = ("plan_created", "plan_ready_for_review", "plan_review", "plan_step")
 # Events the history needs (text deltas are replaced by the done event's text).
 _HISTORY_EVENTS = ("reasoning", "tool_call", "tool_result", "draft_created", "warning", "error", "done",
-                   "ask_user",
+                   "resumed", "ask_user",
                    "plan_created", "plan_ready_for_review", "plan_review", "plan_step")
 
 
@@ -216,6 +216,11 @@ def _on_notice(reading: _Reading, event: dict[str, Any]) -> None:
     reading.answer.notices.append((event["type"], str(event.get("message", ""))))  # warning, error
 
 
+def _on_resumed(reading: _Reading, event: dict[str, Any]) -> None:
+    """„Helena macht weiter …“ stays where the answer paused, as the live chat showed it."""
+    reading.answer.notices.append(("info", str(event.get("message", ""))))
+
+
 def _on_ask_user(reading: _Reading, event: dict[str, Any]) -> None:
     reading.answer.question = str(event.get("question") or "")
 
@@ -226,6 +231,7 @@ _ON_EVENT: dict[str, Callable[[_Reading, dict[str, Any]], None]] = {
     "tool_result": _on_tool_result,
     "warning": _on_notice,
     "error": _on_notice,
+    "resumed": _on_resumed,
     "done": _on_done,
     "ask_user": _on_ask_user,
     **dict.fromkeys(_PLAN_EVENTS, _on_plan_event),

@@ -85,4 +85,8 @@ def test_the_chat_shows_helena_going_on_after_her_process_died(
     shown = answer.locator(".chat-text").inner_text()
     assert shown.count(ANSWER) == 1, shown
     assert answer.locator(".chat-notice", has_text="Helena macht weiter").count() == 1
+    page.reload()  # the conversation read back from the server keeps the notice where the answer paused
+    answer = page.locator(f'article[data-run-id="{run_id}"]')
+    expect(answer.locator(".chat-notice", has_text="Helena macht weiter")).to_have_count(1)
+    expect(answer.locator(".chat-text")).to_contain_text(ANSWER)
     context.close()
