@@ -85,10 +85,6 @@ def create_draft(
     call (`call_id`) proposes one draft: the same call made again — by a run resumed after its
     process died — gets the draft it proposed before (helena/runs/durable).
     """
-    if run_id and call_id:
-        earlier = Draft.objects.filter(run_id=run_id, call_id=call_id[:100]).first()
-        if earlier is not None:
-            return earlier
     if kind not in TOOL_FOR_KIND:
         raise FieldsInvalid(f"Unbekannte Entwurfsart „{kind}“.")
     if not may_make(user, kind):
@@ -98,6 +94,10 @@ def create_draft(
         akte = get_akte(user=user, akte_id=akte_id)
     elif kind in KINDS_WITH_AKTE:
         raise FieldsInvalid("Für diesen Entwurf muss eine Akte angegeben werden (akte_id).")
+    if run_id and call_id:  # found again only by a user who may still make it, for that Akte
+        earlier = Draft.objects.filter(run_id=run_id, call_id=call_id[:100], requested_by=user).first()
+        if earlier is not None:
+            return earlier
     clean = validate_fields(kind, fields)
     context = dict(context or {})
     draft = Draft(
@@ -114,7 +114,7 @@ def create_draft(
     except IntegrityError:
         # The same call made at the same moment elsewhere (a process that lost its run to another):
         # one draft, the one that was first.
-        earlier = Draft.objects.filter(run_id=run_id, call_id=draft.call_id).first()
+        earlier = Draft.objects.filter(run_id=run_id, call_id=draft.call_id, requested_by=user).first()
         if not draft.call_id or earlier is None:
             raise
         return earlier

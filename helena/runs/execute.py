@@ -36,11 +36,6 @@ log = logging.getLogger(__name__)
 
 CONTINUE_PROMPT = "Mach bitte im Hintergrund weiter, bis die Aufgabe erledigt ist."
 
-# Read by tests and benches that claim a run by hand.
-_claim = claim
-_Claimed = Claimed
-
-
 CONCURRENT_CLAIMS = 2
 # At most CONCURRENT_CLAIMS runs of a loop read their start-up data at once. A run's start is ~10 ms
 # of ORM work on a database thread. Fifty runs starting together kept all database threads busy

@@ -482,3 +482,24 @@ def test_the_next_run_knows_what_became_of_its_drafts(kanzlei: Kanzlei) -> None:
     assert "„Offen“: wartet noch auf Freigabe." in prompt
     other = prepare_run(user=anwalt, question="Neu", conversation_id=create_conversation(user=anwalt).pk)
     assert "Deine Entwürfe" not in other.messages[0]["content"]
+
+
+def test_a_draft_is_found_again_by_its_call_only_for_a_user_who_may_make_it(kanzlei: Kanzlei) -> None:
+    """A run resumed after its process died makes the same call again and gets its draft back; a
+    user without access to the Akte never gets it by naming the run and call (NotFound, nothing new)."""
+    from config.errors import NotFound
+    from helena.models import AgentRun, Conversation
+
+    anwalt, akte = kanzlei.users["anwalt"], kanzlei.akten["A"]
+    run = AgentRun.objects.create(conversation=Conversation.objects.create(user=anwalt), user=anwalt,
+                                  mode="background")
+    fields = {"inhalt": "Mandant anrufen"}
+    first = create_draft(user=anwalt, kind="notiz", akte_id=akte.pk, fields=fields, run_id=str(run.pk),
+                         call_id="c1")
+    again = create_draft(user=anwalt, kind="notiz", akte_id=akte.pk, fields=fields, run_id=str(run.pk),
+                         call_id="c1")
+    assert again.pk == first.pk and Draft.objects.filter(run=run).count() == 1
+    with pytest.raises(NotFound):  # sekretariat may make notes, but sees only Akte B
+        create_draft(user=kanzlei.users["sekretariat"], kind="notiz", akte_id=akte.pk, fields=fields,
+                     run_id=str(run.pk), call_id="c1")
+    assert Draft.objects.filter(run=run).count() == 1

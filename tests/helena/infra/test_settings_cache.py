@@ -14,7 +14,7 @@ from helena.conversations import services
 from helena.infra import settings_cache
 from helena.llm import router
 from helena.models import Conversation, HelenaSettings, ModelTier, RateLimit
-from helena.runs import execute
+from helena.runs import claim
 from tests.conftest import Kanzlei
 
 # Committed, as in production: a change inside an open transaction switches the cache off until
@@ -33,11 +33,11 @@ def test_a_second_run_start_reads_no_settings(kanzlei: Kanzlei, tiers, monkeypat
     conversation = Conversation.objects.create(user=user)
     first = services.start_run(user=user, conversation=conversation, text="Wann endet die Frist?",
                                mode="inline")
-    execute._claim(first.pk)
+    claim.claim(first.pk)
     with CaptureQueriesContext(connection) as queries:
         run = services.start_run(user=user, conversation=conversation, text="Und die Berufung?",
                                  mode="inline")
-        assert execute._claim(run.pk) is not None
+        assert claim.claim(run.pk) is not None
     assert _settings_queries(queries.captured_queries) == []
 
 
