@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import uuid
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from akten.models import User
 from akten.selectors import akten_for
 from config.errors import NotFound
-from drafts.models import Draft
+from drafts.models import Draft, DraftEvent
 from drafts.roles import kinds_decidable_by
 
 
@@ -71,7 +71,8 @@ def outcome_notes(*, conversation_id: int | str, limit: int = 10) -> list[str]:
     """One German line per recent draft of a conversation, for the next run's prompt: Helena must
     know what was approved, changed or rejected (with the reason) before she proposes again."""
     drafts = (Draft.objects.filter(conversation_id=conversation_id)
-              .select_related("decided_by").order_by("-created_at")[:limit])
+              .annotate(edited=Exists(DraftEvent.objects.filter(draft=OuterRef("pk"), action="edited")))
+              .select_related("decided_by").order_by("-created_at")[:limit])  # one query, read per run
     lines: list[str] = []
     for draft in reversed(list(drafts)):
         label = f"{draft.get_kind_display()} „{draft.title}“"
@@ -79,8 +80,8 @@ def outcome_notes(*, conversation_id: int | str, limit: int = 10) -> list[str]:
         if draft.status == Draft.Status.PENDING:
             lines.append(f"- {label}: wartet noch auf Freigabe.")
         elif draft.status == Draft.Status.APPROVED:
-            edited = draft.events.filter(action="edited").exists()
-            lines.append(f"- {label}: freigegeben von {who}" + (" (mit Änderungen)." if edited else "."))
+            changed = " (mit Änderungen)." if draft.edited else "."
+            lines.append(f"- {label}: freigegeben von {who}{changed}")
         else:
             reason = f" Grund: {draft.rejection_reason}" if draft.rejection_reason else ""
             feedback = f" Rückmeldung: {draft.feedback}" if draft.feedback else ""

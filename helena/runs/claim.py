@@ -7,6 +7,7 @@ import dataclasses
 from datetime import timedelta
 from typing import Any
 
+from django.db.models import Case, DateTimeField, Value, When
 from django.utils import timezone
 
 from helena.agent.loop import Limits
@@ -42,29 +43,43 @@ class Claimed:
     ended: str = ""  # why a run taken over cannot go on (it then ends with this message)
 
 
+_known_users: set[int] = set()  # users this process has seen run before: never a first contact again
+
+
 def _first_contact(run: AgentRun) -> bool:
-    return not AgentRun.objects.filter(user=run.user_id, created_at__lt=run.created_at).exists()
+    """Whether this is the user's first run ever (Helena introduces herself); once it is not, it
+    never is again, so a process asks the database once per user, not once per run."""
+    if run.user_id in _known_users:
+        return False
+    first = not AgentRun.objects.filter(user=run.user_id, created_at__lt=run.created_at).exists()
+    if not first:
+        _known_users.add(run.user_id)
+    return first
+
+
+def _deadline_by_mode(helena: HelenaSettings) -> Case:
+    """The deadline for the run's own mode, decided in the UPDATE that claims it (no read first)."""
+    return Case(*(When(mode=mode, then=Value(deadline_for(mode, helena))) for mode in AgentRun.Mode.values),
+                output_field=DateTimeField())
 
 
 def claim(run_id: Any) -> Claimed | None:
     """Set a queued run to running in this process and read what it needs; None if it is gone or
-    no longer queued (a message delivered twice changes nothing)."""
-    mode = AgentRun.objects.filter(pk=run_id).values_list("mode", flat=True).first()
-    if mode is None:
-        return None
+    no longer queued (a message delivered twice changes nothing). Two statements: the UPDATE that
+    claims it, the read of it with its conversation and user."""
     helena = HelenaSettings.cached()
+    queued = AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED)
     if local.draining.is_set():  # told to stop: a run that arrives now is handed over at once
-        AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED).update(
-            status=AgentRun.Status.RUNNING, started_at=timezone.now(), deadline=deadline_for(mode, helena),
-            owner="", heartbeat_at=None)
+        queued.update(status=AgentRun.Status.RUNNING, started_at=timezone.now(),
+                      deadline=_deadline_by_mode(helena), owner="", heartbeat_at=None)
         return None
-    claimed = AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED).update(
-        status=AgentRun.Status.RUNNING, started_at=timezone.now(), deadline=deadline_for(mode, helena),
-        owner=local.owner(), heartbeat_at=timezone.now())
-    if not claimed:
+    now = timezone.now()
+    if not queued.update(status=AgentRun.Status.RUNNING, started_at=now, deadline=_deadline_by_mode(helena),
+                         owner=local.owner(), heartbeat_at=now):
         return None
     run = AgentRun.objects.select_related("conversation", "user").get(pk=run_id)
-    return _prepared(run, helena, limits_for(mode, helena))
+    # A run just claimed from the queue has no events yet: its first is 1 (no query for it).
+    return _prepared(run, helena, limits_for(run.mode, helena), next_event=1)
 
 
 LOST = ("Die Bearbeitung wurde unterbrochen (der ausführende Prozess ist ausgefallen). "
@@ -102,7 +117,8 @@ def retaken(run_id: Any, attempt: int, cause: str = "crash") -> Claimed | None:
     return claimed
 
 
-def _prepared(run: AgentRun, helena: HelenaSettings, limits: Limits) -> Claimed:
+def _prepared(run: AgentRun, helena: HelenaSettings, limits: Limits,
+              next_event: int | None = None) -> Claimed:
     configs = router.tier_configs()
     setup = None
     sources: list[Any] = []  # what the run's tools read, learned before each model call
@@ -125,4 +141,5 @@ def _prepared(run: AgentRun, helena: HelenaSettings, limits: Limits) -> Claimed:
         setup.ctx.privacy = privacy
     return Claimed(run=run, limits=limits, configs=configs,
                    cloud_allowed=router.is_cloud_allowed(helena=helena, configs=configs),
-                   opt_in=bool(helena.cloud_allowed), privacy=privacy, setup=setup, next_seq=next_seq(run.pk))
+                   opt_in=bool(helena.cloud_allowed), privacy=privacy, setup=setup,
+                   next_seq=next_event or next_seq(run.pk))

@@ -78,7 +78,7 @@ async def go_on(claimed: Claimed) -> None:
     assert resumption is not None
     if resumption.done is not None:  # it ended; its process died before the end was recorded
         messages = [*_prompt(run, claimed)[0], *resumption.checkpoint.messages] if claimed.setup else []
-        await db(record_outcome, run_pk=run.pk, attempt=run.attempt,
+        await db(record_outcome, run_pk=run.pk, attempt=run.attempt, known=(run.conversation_id, run.mode),
                  result=result_from_done(resumption.done, messages=messages))
     elif claimed.ended:
         await finish_without_loop(run=run, reason="error", code="run_lost", message=claimed.ended)
@@ -131,7 +131,8 @@ async def _clarify(*, run: AgentRun, claimed: Claimed) -> None:
     await emitter.flush()
     result = AgentResult(finish_reason="stop", text=CLARIFYING_QUESTION, usage=Usage(), steps=0,
                          messages=[{"role": "assistant", "content": CLARIFYING_QUESTION}])
-    await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
+    await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt,
+                 known=(run.conversation_id, run.mode))
 
 
 def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
@@ -231,7 +232,8 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
     try:
         if suspended is None:
             try:
-                await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
+                await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt,
+                         known=(run.conversation_id, run.mode))
                 return
             except Exception as exc:  # its `done` is stored: once the database is back, that is recorded
                 if not ist_ausfall(exc):

@@ -10,7 +10,7 @@ long conversation costs one summary call every few turns, not one per turn.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, NamedTuple
 
 from asgiref.sync import async_to_sync
 
@@ -34,11 +34,19 @@ weiterarbeiten kann. Behalte: Aktenzeichen, Namen, Daten, Fristen und Beträge w
 und Zusagen; offene Punkte. Höchstens 200 Wörter, Deutsch, Stichpunkte."""
 
 
-def _turns(messages: list[Message]) -> list[dict[str, Any]]:
+class _Said(NamedTuple):
+    """A message as the history needs it (rows, not model instances: read for every run)."""
+
+    pk: int
+    role: str
+    text: str
+
+
+def _turns(messages: list[_Said]) -> list[dict[str, Any]]:
     return [{"role": m.role, "content": m.text} for m in messages]
 
 
-def _summarise(*, previous: str, messages: list[Message], model: Any) -> str:
+def _summarise(*, previous: str, messages: list[_Said], model: Any) -> str:
     text = "\n".join(f"{'Nutzer' if m.role == 'user' else 'Helena'}: {m.text}" for m in messages)
     if previous:
         text = f"Bisherige Zusammenfassung:\n{previous}\n\nNeuere Nachrichten:\n{text}"
@@ -68,7 +76,8 @@ def history_for(*, conversation: Conversation, run_id: Any = None, privacy: Any 
                 context_window: int = DEFAULT_WINDOW) -> tuple[list[dict[str, Any]], str]:
     """The earlier turns for the model (a summary note first when the conversation is long) and the
     question of this run (the last user message)."""
-    messages = list(conversation.messages.order_by("created_at", "id"))
+    messages = [_Said(*row) for row in Message.objects.filter(conversation_id=conversation.pk)
+                .order_by("created_at", "id").values_list("pk", "role", "text")]
     question = messages[-1].text if messages and messages[-1].role == Message.Role.USER else ""
     earlier = messages[:-1] if question else messages
     turns = _turns(earlier)

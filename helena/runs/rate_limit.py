@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import Count, Q
 from django.db.transaction import TransactionManagementError
 from django.utils import timezone
 
@@ -230,15 +231,19 @@ def admit(*, user: Any) -> None:
 
     now = timezone.now()
     limit = runs_per_hour_for(user)
-    count = AgentRun.objects.filter(user_id=user.pk, created_at__gt=now - WINDOW).count()
+    recent, active = Q(created_at__gt=now - WINDOW), Q(status__in=ACTIVE_STATUSES)
+    # Both counts in one statement (each run start pays for every statement here).
+    counts = AgentRun.objects.filter(recent | active, user_id=user.pk).aggregate(
+        recent=Count("pk", filter=recent), active=Count("pk", filter=active))
+    count = counts["recent"]
     if count >= limit:
         raise _hourly_refusal(user=user, limit=limit, count=count, now=now)
 
     helena = HelenaSettings.cached()
     cap = helena.max_concurrent_runs_per_user
-    active_runs = AgentRun.objects.filter(user_id=user.pk, status__in=ACTIVE_STATUSES)
     # Counted, and loaded only to explain a refusal: with many runs at once, loading them all for
     # every admission made a burst of messages quadratic.
-    if active_runs.count() >= cap:
-        active = list(active_runs.only("mode", "deadline", "started_at", "created_at"))
-        raise _concurrent_refusal(active=active, cap=cap, helena=helena, now=now)
+    if counts["active"] >= cap:
+        active_runs = AgentRun.objects.filter(user_id=user.pk, status__in=ACTIVE_STATUSES)
+        running = list(active_runs.only("mode", "deadline", "started_at", "created_at"))
+        raise _concurrent_refusal(active=running, cap=cap, helena=helena, now=now)
