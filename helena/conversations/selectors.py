@@ -191,11 +191,20 @@ def missing_events(
         wanted |= Q(created_at__gt=newest_known)
     if since is not None:
         wanted |= Q(created_at__gt=since)
-    runs = AgentRun.objects.filter(conversation=conversation).filter(wanted).order_by("created_at")
-    events: list[dict[str, Any]] = []
-    for run in runs:
-        events.extend(run_events(run_id=run.pk, after=after.get(str(run.pk), 0)))
-    return events
+    runs = list(AgentRun.objects.filter(conversation=conversation).filter(wanted).order_by("created_at")
+                .values_list("pk", flat=True))
+    if not runs:
+        return []
+    # One read for all of them (a socket's resync names every run it has seen: one query per run,
+    # each loading the whole run row, grew with the conversation).
+    fresh = [pk for pk in runs if after.get(str(pk), 0) <= 0]
+    wanted_events = Q(run_id__in=fresh) if fresh else Q(pk__in=[])
+    for pk in runs:
+        if after.get(str(pk), 0) > 0:
+            wanted_events |= Q(run_id=pk, seq__gt=after[str(pk)])
+    order = {pk: index for index, pk in enumerate(runs)}
+    found = sorted(RunEvent.objects.filter(wanted_events), key=lambda e: (order[e.run_id], e.seq))
+    return [event.as_dict() for event in found]
 
 
 def plans_of(*, conversation: Conversation) -> QuerySet[Any]:
