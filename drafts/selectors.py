@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from akten.models import User
@@ -70,6 +71,11 @@ def decidable_drafts_for(
 def outcome_notes(*, conversation_id: int | str, limit: int = 10) -> list[str]:
     """One German line per recent draft of a conversation, for the next run's prompt: Helena must
     know what was approved, changed or rejected (with the reason) before she proposes again."""
+    with connection.cursor() as cursor:  # read at every run start; most conversations have no drafts
+        cursor.execute(f"SELECT 1 FROM {Draft._meta.db_table} WHERE conversation_id = %s LIMIT 1",
+                       [conversation_id])
+        if cursor.fetchone() is None:
+            return []
     drafts = (Draft.objects.filter(conversation_id=conversation_id)
               .annotate(edited=Exists(DraftEvent.objects.filter(draft=OuterRef("pk"), action="edited")))
               .select_related("decided_by").order_by("-created_at")[:limit])  # one query, read per run

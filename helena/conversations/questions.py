@@ -20,6 +20,8 @@ QUESTION_TTL_DAYS = selectors.QUESTION_TTL_DAYS
 
 def open_question(*, conversation: Conversation) -> PendingQuestion | None:
     """The question the conversation's next message answers, if any (a stale one is expired)."""
+    if not selectors.has_unanswered_question(conversation_id=conversation.pk):
+        return None
     question = selectors.open_question_of(conversation=conversation, include_stale=True)
     if question is not None and selectors.question_is_stale(question):
         expire_question(question=question)

@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from django.contrib.postgres.search import SearchQuery, SearchVector
+from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
@@ -218,6 +219,15 @@ QUESTION_TTL_DAYS = 7  # an ask_user question not answered within this many days
 def question_is_stale(question: Any, *, now: Any = None) -> bool:
     """Whether an open question is past its time to live (the services expire it)."""
     return question.asked_at < (now or timezone.now()) - timedelta(days=QUESTION_TTL_DAYS)
+
+
+def has_unanswered_question(*, conversation_id: int) -> bool:
+    """Whether the conversation has a question neither answered nor expired: asked at every message,
+    and almost always no (one plain statement instead of the full read below)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {PendingQuestion._meta.db_table} WHERE conversation_id = %s "
+                       "AND answered_at IS NULL AND expired_at IS NULL LIMIT 1", [conversation_id])
+        return cursor.fetchone() is not None
 
 
 def open_question_of(*, conversation: Conversation, include_stale: bool = False) -> Any:

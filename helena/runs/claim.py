@@ -7,7 +7,7 @@ import dataclasses
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Case, DateTimeField, Value, When
+from django.db import connection
 from django.utils import timezone
 
 from helena.agent.loop import Limits
@@ -57,10 +57,22 @@ def _first_contact(run: AgentRun) -> bool:
     return first
 
 
-def _deadline_by_mode(helena: HelenaSettings) -> Case:
-    """The deadline for the run's own mode, decided in the UPDATE that claims it (no read first)."""
-    return Case(*(When(mode=mode, then=Value(deadline_for(mode, helena))) for mode in AgentRun.Mode.values),
-                output_field=DateTimeField())
+_CLAIM = f"""
+    UPDATE {AgentRun._meta.db_table} SET status = 'running', started_at = %(now)s, owner = %(owner)s,
+        heartbeat_at = %(beat)s, deadline = CASE WHEN mode = 'inline' THEN %(inline)s ELSE %(background)s END
+    WHERE id = %(run)s AND status = 'queued'
+"""
+
+
+def _take(run_id: Any, helena: HelenaSettings, *, owner: str) -> bool:
+    """Set a queued run to running, with the deadline of its own mode, in one statement (no read
+    first; plain SQL, as it runs for every run); False if it was not queued."""
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(_CLAIM, {"now": now, "owner": owner, "beat": now if owner else None, "run": run_id,
+                                "inline": deadline_for(AgentRun.Mode.INLINE, helena),
+                                "background": deadline_for(AgentRun.Mode.BACKGROUND, helena)})
+        return cursor.rowcount == 1
 
 
 def claim(run_id: Any) -> Claimed | None:
@@ -68,14 +80,10 @@ def claim(run_id: Any) -> Claimed | None:
     no longer queued (a message delivered twice changes nothing). Two statements: the UPDATE that
     claims it, the read of it with its conversation and user."""
     helena = HelenaSettings.cached()
-    queued = AgentRun.objects.filter(pk=run_id, status=AgentRun.Status.QUEUED)
     if local.draining.is_set():  # told to stop: a run that arrives now is handed over at once
-        queued.update(status=AgentRun.Status.RUNNING, started_at=timezone.now(),
-                      deadline=_deadline_by_mode(helena), owner="", heartbeat_at=None)
+        _take(run_id, helena, owner="")
         return None
-    now = timezone.now()
-    if not queued.update(status=AgentRun.Status.RUNNING, started_at=now, deadline=_deadline_by_mode(helena),
-                         owner=local.owner(), heartbeat_at=now):
+    if not _take(run_id, helena, owner=local.owner()):
         return None
     run = AgentRun.objects.select_related("conversation", "user").get(pk=run_id)
     # A run just claimed from the queue has no events yet: its first is 1 (no query for it).

@@ -12,6 +12,8 @@ import asyncio
 import logging
 from typing import Any
 
+from django.db import connection
+
 from config.db_unavailable import ist_ausfall
 from helena.agent.checkpoint import Checkpoint, Suspended
 from helena.agent.events import done_fields, run_started_fields
@@ -78,7 +80,7 @@ async def go_on(claimed: Claimed) -> None:
     assert resumption is not None
     if resumption.done is not None:  # it ended; its process died before the end was recorded
         messages = [*_prompt(run, claimed)[0], *resumption.checkpoint.messages] if claimed.setup else []
-        await db(record_outcome, run_pk=run.pk, attempt=run.attempt, known=(run.conversation_id, run.mode),
+        await db(record_outcome, run_pk=run.pk, attempt=run.attempt,
                  result=result_from_done(resumption.done, messages=messages))
     elif claimed.ended:
         await finish_without_loop(run=run, reason="error", code="run_lost", message=claimed.ended)
@@ -131,12 +133,14 @@ async def _clarify(*, run: AgentRun, claimed: Claimed) -> None:
     await emitter.flush()
     result = AgentResult(finish_reason="stop", text=CLARIFYING_QUESTION, usage=Usage(), steps=0,
                          messages=[{"role": "assistant", "content": CLARIFYING_QUESTION}])
-    await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt,
-                 known=(run.conversation_id, run.mode))
+    await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
 
 
 def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
-    AgentRun.objects.filter(pk=run_pk).update(model=resolved.name, provider=resolved.provider, tier=tier)
+    """The model that serves the run, on its row (plain SQL: once per run and escalation)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {AgentRun._meta.db_table} SET model = %s, provider = %s, tier = %s "
+                       "WHERE id = %s", [resolved.name, resolved.provider, tier, run_pk])
 
 
 RESUMED = {  # the notice where the answer paused, by why it did
@@ -232,8 +236,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
     try:
         if suspended is None:
             try:
-                await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt,
-                         known=(run.conversation_id, run.mode))
+                await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
                 return
             except Exception as exc:  # its `done` is stored: once the database is back, that is recorded
                 if not ist_ausfall(exc):

@@ -3,14 +3,14 @@ by the attempt that owns the run (a process that lost it records nothing)."""
 
 from __future__ import annotations
 
+import json
 import logging
-from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
-from django.db.models import OuterRef, Subquery, Sum, Value
-from django.db.models.functions import Coalesce, NullIf
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, transaction
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from helena.agent.loop import AgentResult
 from helena.llm.base import Usage
@@ -18,8 +18,6 @@ from helena.models import AgentRun, LLMCall, Message
 from helena.runs.ending import run_ended
 
 log = logging.getLogger(__name__)
-
-ACTIVE = (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING)
 
 
 def result_from_done(done: dict[str, Any], *, messages: list[dict[str, Any]]) -> AgentResult:
@@ -33,48 +31,53 @@ def result_from_done(done: dict[str, Any], *, messages: list[dict[str, Any]]) ->
                        steps=0, messages=[*messages, *final])
 
 
-def record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None,
-                   known: tuple[int, str] | None = None) -> None:
-    """The run's end: status, answer, totals and the answer as a message — once, and only by the
-    attempt that owns the run (a process that lost it records nothing). `known`: the run's
-    (conversation id, mode), if the caller has them (else read).
+_END = """
+    UPDATE {runs} AS run SET
+        status = %(status)s, finish_reason = %(reason)s, text = %(text)s, transcript = %(transcript)s,
+        prompt_tokens = COALESCE(NULLIF(calls.p, 0), %(p)s),
+        completion_tokens = COALESCE(NULLIF(calls.c, 0), %(c)s),
+        cost = COALESCE(calls.cost, 0), ended_at = %(now)s, owner = '', heartbeat_at = NULL,
+        checkpoint = '{{}}'::jsonb
+    FROM (SELECT SUM(prompt_tokens) AS p, SUM(completion_tokens) AS c, SUM(cost) AS cost
+          FROM {calls} WHERE run_id = %(run)s) AS calls
+    WHERE run.id = %(run)s {fence}
+    RETURNING run.conversation_id, run.mode
+"""
+_FENCE = "AND run.attempt = %(attempt)s AND run.status IN ('queued', 'running')"
+_END_FENCED, _END_ANY = (_END.format(runs=AgentRun._meta.db_table, calls=LLMCall._meta.db_table, fence=fence)
+                         for fence in (_FENCE, ""))
 
-    One UPDATE decides it (still active, still this attempt) and sums the run's ledger rows in the
-    same statement; it replaced reading the row (checkpoint and all) under a lock, a separate sum
-    and a save of every column (bench/capacity.py: a run start's end cost 7 statements, now 4).
+
+def record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> None:
+    """The run's end: status, answer, totals and the answer as a message — once, and only by the
+    attempt that owns the run (a process that lost it records nothing).
+
+    One UPDATE decides it (still active, still this attempt), sums the run's ledger rows and says
+    where the answer goes; it replaced reading the whole row (checkpoint and all) under a lock, a
+    separate sum and a save of every column (bench/capacity.py: a run's end cost 7 statements,
+    now 4). Plain SQL: it runs at the end of every run, and the ORM's compiling cost more than the
+    statement.
     """
     status = {"cancelled": AgentRun.Status.CANCELLED, "error": AgentRun.Status.FAILED}.get(
         result.finish_reason, AgentRun.Status.FINISHED
     )
-    calls = LLMCall.objects.filter(run_id=OuterRef("pk")).order_by().values("run_id")
-
-    def total(field: str, fallback: Any) -> Any:
-        summed = Subquery(calls.annotate(total=Sum(field)).values("total"))
-        return Coalesce(NullIf(summed, Value(0)), Value(fallback)) if fallback is not None \
-            else Coalesce(summed, Value(Decimal("0")))
-
-    if known is None:
-        known = AgentRun.objects.filter(pk=run_pk).values_list("conversation_id", "mode").first()
-        if known is None:
-            return
-    conversation_id, mode = known
-    runs = AgentRun.objects.filter(pk=run_pk)
-    if attempt is not None:
-        runs = runs.filter(attempt=attempt, status__in=ACTIVE)
+    params = {"status": str(status), "reason": result.finish_reason, "text": result.text,
+              "transcript": Jsonb(result.messages, dumps=_dumps), "p": result.usage.prompt_tokens,
+              "c": result.usage.completion_tokens, "now": timezone.now(), "run": run_pk, "attempt": attempt}
     with transaction.atomic():
-        updated = runs.update(
-            status=status, finish_reason=result.finish_reason, text=result.text,
-            prompt_tokens=total("prompt_tokens", result.usage.prompt_tokens),
-            completion_tokens=total("completion_tokens", result.usage.completion_tokens),
-            cost=total("cost", None), transcript=result.messages, ended_at=timezone.now(),
-            owner="", heartbeat_at=None,
-            checkpoint={},  # the transcript holds it all now; a run that ended goes on nowhere
-        )
-        if not updated:
+        with connection.cursor() as cursor:
+            cursor.execute(_END_FENCED if attempt is not None else _END_ANY, params)
+            row = cursor.fetchone()
+        if row is None:
             log.warning("run %s: attempt %s is over, its outcome is not recorded", run_pk, attempt)
             return
+        conversation_id, mode = row
         if result.text:
             Message.objects.create(conversation_id=conversation_id, role=Message.Role.ASSISTANT,
                                    text=result.text, run_id=run_pk)
     if mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (auftraege.auftrag_geben); inline runs
         run_ended(run_pk=run_pk)  # save the query: a task given to Helena ends with its run
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, cls=DjangoJSONEncoder)  # as the transcript field itself encodes
