@@ -10,10 +10,12 @@ tokens per answer at 20 tokens/s, starts spread over one second), one after the 
 
 Counted the same way for both: tokens are those the scripted server wrote and the client received
 (bench/stream_latency.py: latencies); CPU is that of every server process and its descendants
-(/proc, children that already ended included) from the first message to the last token, less the
-processes' own idle CPU over that time; the run starts (message in → answer begins) are included in
-both. Helena's sockets are opened and her conversations created before the clock starts (a chat
-already open in the browser); Open WebUI's HTTP connections open inside the measured time.
+(/proc, children that already ended included; for Helena also the PostgreSQL backends of her
+database, Open WebUI's SQLite runs in its process; Redis is shared and not counted) from the first
+message to the last token, less the processes' own idle CPU over that time; the run starts
+(message in → answer begins) are included in both. Helena's sockets are opened and her
+conversations created before the clock starts (a chat already open in the browser); Open WebUI's
+HTTP connections open inside the measured time.
 
 Caveats printed with the figures: Open WebUI streams over one HTTP response per answer (SSE) and
 keeps no per-event database row on this path; Helena stores every event before it is sent and relays
@@ -37,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +102,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_open_webui(executable: Path, model_url: str, logdir: Path) -> tuple[subprocess.Popen, str]:
+def start_open_webui(executable: Path, model_url: str, logdir: Path, *,
+                     workers: int) -> tuple[subprocess.Popen, str]:
     port = free_port()
     data = logdir / "open-webui-data"
     data.mkdir()
@@ -112,6 +115,7 @@ def start_open_webui(executable: Path, model_url: str, logdir: Path) -> tuple[su
         "ENABLE_TITLE_GENERATION": "false", "ENABLE_TAGS_GENERATION": "false",
         "ENABLE_FOLLOW_UP_GENERATION": "false", "ENABLE_AUTOCOMPLETE_GENERATION": "false",
         "ENABLE_VERSION_UPDATE_CHECK": "false", "GLOBAL_LOG_LEVEL": "WARNING",
+        "UVICORN_WORKERS": str(workers),
     }
     out = (logdir / "open-webui.log").open("wb")
     proc = subprocess.Popen([str(executable), "serve", "--host", "127.0.0.1", "--port", str(port)], env=env,
@@ -139,24 +143,57 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def cpu_seconds(roots: list[int]) -> float:
-    """CPU (user + system) of the processes, all their descendants and the children they already reaped:
-    the same count for Open WebUI (uvicorn and whatever it starts) and Helena (daphne, workers)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for root in roots:
-        for pid in _descendants(root):
+def _cpu_of(pid: int) -> float:
+    """utime + stime + cutime + cstime: the process and the children it already reaped."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _database_backends() -> list[int]:
+    """PostgreSQL's processes serving Helena's database (not this bench's own connection)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND pid <> pg_backend_pid()")
+        return [row[0] for row in cursor.fetchall()]
+
+
+@dataclass
+class Processes:
+    """What is counted of one system: its server processes with all descendants (the same count for
+    Open WebUI's uvicorn and Helena's daphne and workers), and for Helena also the PostgreSQL
+    backends of her database, which store her events (Open WebUI's SQLite lives in its process)."""
+
+    roots: list[int]
+    database: bool = False
+    backends: list[int] = field(default_factory=list)
+
+    def sample(self, *, refresh: bool = True) -> dict[tuple[str, int], float]:
+        """refresh=False inside the event loop (no ORM there): the backends found last time."""
+        pids = [("server", pid) for root in self.roots for pid in _descendants(root)]
+        if self.database:
+            if refresh:
+                self.backends = _database_backends()
+            pids += [("db", pid) for pid in self.backends]
+        found = {}
+        for key in pids:
             with contextlib.suppress(OSError, IndexError, ValueError):
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += sum(int(value) for value in fields[11:15]) / tick  # utime stime cutime cstime
-    return total
+                found[key] = _cpu_of(key[1])
+        return found
 
 
-def idle_rate(roots: list[int], seconds: float = 3.0) -> float:
+def used(before: dict[tuple[str, int], float], after: dict[tuple[str, int], float], kind: str) -> float:
+    """CPU seconds between two samples; a process that appeared in between counts from its start."""
+    return sum(value - before.get(key, 0.0) for key, value in after.items() if key[0] == kind)
+
+
+def idle_rate(processes: Processes, seconds: float = 3.0) -> float:
     """CPU seconds per second the processes spend doing nothing for us (timers, polls, beat)."""
-    before, started = cpu_seconds(roots), time.monotonic()
+    before, started = processes.sample(), time.monotonic()
     time.sleep(seconds)
-    return (cpu_seconds(roots) - before) / (time.monotonic() - started)
+    after = processes.sample()
+    return (used(before, after, "server") + used(before, after, "db")) / (time.monotonic() - started)
 
 
 async def _owui_one(client: httpx.AsyncClient, conversation: Conversation, delay: float) -> None:
@@ -199,37 +236,43 @@ class Side:
     tokens: int
     p95: float
     missing: int
-    cpu_ms: float
+    cpu_ms: float  # all counted processes, idle taken out
+    db_ms: float  # of which PostgreSQL's backends
 
     @property
     def held(self) -> bool:
         return self.tokens > 0 and self.p95 <= P95_LIMIT_MS and self.missing == 0
 
 
-def measure(name: str, server: ModelServerProcess, run: Any, roots: list[int], idle: float) -> Side:
+def measure(name: str, server: ModelServerProcess, run: Any, processes: Processes, idle: float) -> Side:
     """`run()` streams one round and returns its conversations, the monotonic time its first message
-    went out and the processes' CPU seconds then; CPU is counted from then to the last token."""
+    went out and the processes' CPU sample then; CPU is counted from then to the last token."""
     server.start_chunk_log()
     conversations, started, before = run()
-    used = cpu_seconds(roots) - before - idle * (time.monotonic() - started)
+    after = processes.sample()
+    database = used(before, after, "db")
+    total = used(before, after, "server") + database - idle * (time.monotonic() - started)
     values, _settled, missing = latencies(server.take_chunk_log(), conversations)
+    tokens = max(len(values), 1)
     side = Side(tokens=len(values), p95=p95(values) if values else math.nan, missing=missing,
-                cpu_ms=used * 1000 / max(len(values), 1))
+                cpu_ms=total * 1000 / tokens, db_ms=database * 1000 / tokens)
     log(f"{name}: {side.tokens} Tokens, p95 {side.p95:.1f} ms, {missing} fehlen, "
-        f"{side.cpu_ms:.2f} ms CPU/Token")
+        f"{side.cpu_ms:.2f} ms CPU/Token (davon PostgreSQL {side.db_ms:.2f})")
     return side
 
 
-def _owui_run(base: str, token: str, count: int, roots: list[int]) -> tuple[list[Conversation], float, float]:
-    before, started = cpu_seconds(roots), time.monotonic()
+def _owui_run(base: str, token: str, count: int,
+              processes: Processes) -> tuple[list[Conversation], float, Any]:
+    before, started = processes.sample(), time.monotonic()
     return asyncio.run(owui_round(base, token, count)), started, before
 
 
-def _helena_run(servers: Any, token: str, count: int, roots: list[int],
-                mark: dict[str, float]) -> tuple[list[Conversation], float, float]:
+def _helena_run(servers: Any, token: str, count: int, processes: Processes,
+                mark: dict[str, Any]) -> tuple[list[Conversation], float, Any]:
     def on_open() -> None:  # sockets open, conversations created: the clock starts here
-        mark["cpu"], mark["at"] = cpu_seconds(roots), time.monotonic()
+        mark["cpu"], mark["at"] = processes.sample(refresh=False), time.monotonic()
 
+    processes.sample()  # the database backends as the round begins
     conversations = asyncio.run(round_(servers, token, count, timeout=TIMEOUT, on_open=on_open))[0]
     return conversations, mark["at"], mark["cpu"]
 
@@ -238,19 +281,19 @@ def _verdict(ok: bool) -> str:
     return "erreicht" if ok else "verfehlt"
 
 
-def report(rows: list[tuple[int, Side, Side]], describe: str) -> None:
+def report(rows: list[tuple[int, Side, Side]], describe: str, owui_workers: int) -> None:
     print()
     print(f"Helena und Open WebUI ({OPEN_WEBUI}) in einem Lauf: {TOKENS} Tokens je Antwort, 20 Tokens/s, "
           f"Start über {START_SPREAD:.0f} s verteilt, derselbe Skript-Server, {os.cpu_count()} Kerne; "
-          f"Helena: {describe}, Open WebUI: 1 × uvicorn (mit allen Kindprozessen)")
-    print("| Gespräche | Helena p95 ms | fehlt | Helena ms/Tok | Open WebUI p95 ms | fehlt "
-          "| Open WebUI ms/Tok | CPU Helena ÷ Open WebUI |")
-    print("|----------:|--------------:|------:|--------------:|------------------:|------:|------------------:"
-          "|------------------------:|")
+          f"Helena: {describe}, Open WebUI: {owui_workers} × uvicorn (mit allen Kindprozessen)")
+    print("| Gespräche | Helena p95 ms | fehlt | Helena ms/Tok | davon PostgreSQL | Open WebUI p95 ms "
+          "| fehlt | Open WebUI ms/Tok | CPU Helena ÷ Open WebUI |")
+    print("|----------:|--------------:|------:|--------------:|-----------------:|------------------:"
+          "|------:|------------------:|------------------------:|")
     for count, h, o in rows:
         ratio = h.cpu_ms / o.cpu_ms if o.cpu_ms > 0 else math.nan
-        print(f"| {count:>9} | {h.p95:13.1f} | {h.missing:>5} | {h.cpu_ms:13.2f} | {o.p95:17.1f} "
-              f"| {o.missing:>5} | {o.cpu_ms:17.2f} | {ratio:23.2f} |")
+        print(f"| {count:>9} | {h.p95:13.1f} | {h.missing:>5} | {h.cpu_ms:13.2f} | {h.db_ms:16.2f} "
+              f"| {o.p95:17.1f} | {o.missing:>5} | {o.cpu_ms:17.2f} | {ratio:23.2f} |")
     print()
     for name, index in (("Helena", 1), ("Open WebUI", 2)):
         held = max((row[0] for row in rows if row[index].held), default=0)
@@ -260,7 +303,8 @@ def report(rows: list[tuple[int, Side, Side]], describe: str) -> None:
         print(f"CPU je Token bei {count} Gesprächen: Helena {h.cpu_ms:.2f} ms, Open WebUI {o.cpu_ms:.2f} ms; "
               f"Ziel Helena ≤ Open WebUI: {_verdict(h.cpu_ms <= o.cpu_ms)}")
     print("CPU: alle Serverprozesse samt Kindern vom ersten Senden bis zum letzten Token, abzüglich ihres "
-          "Leerlaufs; die Laufstarts sind bei beiden eingerechnet. Open WebUI: ein SSE-Strom je Antwort, "
+          "Leerlaufs, bei Helena auch die PostgreSQL-Prozesse ihrer Datenbank (Redis nicht: geteilt); die "
+          "Laufstarts sind bei beiden eingerechnet. Open WebUI: ein SSE-Strom je Antwort, "
           "nichts je Token in der Datenbank; Helena: jedes Ereignis gespeichert und über Redis an den "
           "Socket-Prozess (Wiederholen, Nachholen, zweiter Tab).")
 
@@ -268,6 +312,8 @@ def report(rows: list[tuple[int, Side, Side]], describe: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, nargs="+", default=[10, 50, 150])
+    parser.add_argument("--owui-workers", type=int, default=1,
+                        help="uvicorn-Prozesse von Open WebUI (UVICORN_WORKERS; 1 ist seine Voreinstellung)")
     parser.add_argument("--install", action="store_true",
                         help=f"{OPEN_WEBUI} nach {VENV} installieren, falls es fehlt (etwa 7 GB)")
     args = parser.parse_args()
@@ -281,7 +327,7 @@ def main() -> None:
     owui: subprocess.Popen | None = None
     rows: list[tuple[int, Side, Side]] = []
     try:
-        owui, base = start_open_webui(executable, server.url, logdir)
+        owui, base = start_open_webui(executable, server.url, logdir, workers=args.owui_workers)
         log(f"Open WebUI auf {base} bereit; Logs in {logdir}")
         token = httpx.post(f"{base}/api/v1/auths/signin", json=ADMIN, timeout=30).json()["token"]
         asyncio.run(owui_round(base, token, 2))  # warm-up
@@ -290,19 +336,21 @@ def main() -> None:
             servers, helena_token = bench.servers, bench.token
             asyncio.run(round_(servers, helena_token, 2, timeout=TIMEOUT))  # warm-up
             owui_roots, helena_roots = [owui.pid], [child.proc.pid for child in servers.children]
-            owui_idle, helena_idle = idle_rate(owui_roots), idle_rate(helena_roots)
+            owui_p = Processes(owui_roots)
+            helena_p = Processes(helena_roots, database=True)
+            owui_idle, helena_idle = idle_rate(owui_p), idle_rate(helena_p)
             log(f"gezählt: Open WebUI {len(_descendants(owui.pid))} Prozesse, Helena "
                 f"{sum(len(_descendants(pid)) for pid in helena_roots)}; Leerlauf (abgezogen): Open WebUI "
                 f"{owui_idle * 1000:.1f} ms CPU/s, Helena {helena_idle * 1000:.1f} ms CPU/s")
             for count in args.conversations:
                 o = measure(f"Open WebUI × {count}", server,
-                            lambda c=count: _owui_run(base, token, c, owui_roots), owui_roots, owui_idle)
-                mark: dict[str, float] = {}
+                            lambda c=count: _owui_run(base, token, c, owui_p), owui_p, owui_idle)
+                mark: dict[str, Any] = {}
                 h = measure(f"Helena × {count}", server,
-                            lambda c=count, m=mark: _helena_run(servers, helena_token, c, helena_roots, m),
-                            helena_roots, helena_idle)
+                            lambda c=count, m=mark: _helena_run(servers, helena_token, c, helena_p, m),
+                            helena_p, helena_idle)
                 rows.append((count, h, o))
-            report(rows, servers.describe())
+            report(rows, servers.describe(), args.owui_workers)
     except KeyboardInterrupt:
         log("abgebrochen")
     finally:  # Helena's processes and the database are put back by running_helena
