@@ -95,6 +95,13 @@ def all_tools() -> dict[str, Tool]:
     return dict(sorted(tools.items()))
 
 
+def warm_up() -> None:
+    """Discover the tools and build their schemas at process start (config/gc_tuning.py): the first
+    run of a process paid ~50 ms of pydantic schema generation otherwise."""
+    for tool in all_tools().values():
+        tool.schema()
+
+
 def tools_for(user: Any) -> list[Tool]:
     """The tools offered to this user: allowed for the role and available in this installation."""
     if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
