@@ -30,6 +30,7 @@ from helena.llm.dialects import profiles
 from helena.llm.providers.http import LoopClient, ssl_context
 from helena.llm.providers.ollama_request import chat_request
 from helena.llm.providers.stream import Raw, parsed_turn
+from helena.llm.providers.transport import kept_transport
 
 logger = logging.getLogger(__name__)
 
@@ -107,8 +108,10 @@ class OllamaModel:
 
     def _make_client(self) -> ollama.AsyncClient:
         # One SSL context for all clients: building a default one costs ~18 ms per client, which
-        # was most of the loop's overhead per model call (bench/agent_overhead.py).
-        return ollama.AsyncClient(host=self.host, timeout=self.timeout, verify=ssl_context())
+        # was most of the loop's overhead per model call (bench/agent_overhead.py). A plain-HTTP server
+        # gets the lean transport of one kept connection (transport.py).
+        return ollama.AsyncClient(host=self.host, timeout=self.timeout, verify=ssl_context(),
+                                  transport=kept_transport(self.host))
 
     async def aclose(self) -> None:
         """Give the client back for the next run (the run that built this model calls it at its end)."""
