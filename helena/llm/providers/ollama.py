@@ -28,7 +28,7 @@ from helena.llm.base import (
 )
 from helena.llm.dialects import profiles
 from helena.llm.providers.http import LoopClient, ssl_context
-from helena.llm.providers.ollama_request import chat_request
+from helena.llm.providers.ollama_request import chat_request, open_chat
 from helena.llm.providers.stream import Raw, parsed_turn
 from helena.llm.providers.transport import kept_transport
 
@@ -214,9 +214,9 @@ class OllamaModel:
         done_reason: str | None = None
         usage: Usage | None = None
         try:
-            # ollama-python's chat() minus its validate-and-dump of the request (chat_request)
+            # ollama-python's chat() minus its validate-and-dump of the request and its send pipeline
             body = chat_request(model=self.name, messages=messages, tools=tools, options=options, think=think)
-            parts = await client._request(ollama.ChatResponse, "POST", "/api/chat", stream=True, json=body)
+            parts = await open_chat(client, body)
             async with aclosing(parts):
                 async for part in parts:
                     message = part.message

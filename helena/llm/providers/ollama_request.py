@@ -1,13 +1,17 @@
-"""The body of Ollama's POST /api/chat: messages and tools in Ollama's shape, built without the client's
-pydantic round trip, the tools converted once per set of schemas."""
+"""Ollama's POST /api/chat: the body (messages and tools in Ollama's shape, built without the client's
+pydantic round trip, the tools converted once per set of schemas) and the streamed call (open_chat)."""
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import ollama
+
+from helena.llm.providers.transport import KeptConnection
 
 
 class _Empty(str):
@@ -164,3 +168,49 @@ def chat_request(*, model: str, messages: list[dict[str, Any]], tools: list[dict
     if think is not None:
         body["think"] = think
     return body
+
+
+async def open_chat(client: ollama.AsyncClient, body: dict[str, Any]) -> AsyncIterator[ollama.ChatResponse]:
+    """POST /api/chat streamed: the parts as ollama-python's client yields them, errors as it raises them.
+
+    Over the kept connection (transport.py) the request goes to the transport directly and the lines
+    are read off its body: the client's send pipeline (auth, redirects, hooks) and httpx's line
+    decoders cost ~1 ms of every run start. Another transport, or a redirect, takes the client's way.
+    """
+    http = client._client
+    transport = getattr(http, "_transport", None)
+    if not isinstance(transport, KeptConnection):
+        return await client._request(ollama.ChatResponse, "POST", "/api/chat", stream=True, json=body)
+    request = http.build_request("POST", "/api/chat", json=body)
+    request.headers["Accept-Encoding"] = "identity"  # the body is read as sent, without httpx's decoders
+    response = await transport.handle_async_request(request)
+    if response.status_code >= 300:
+        await response.aread()
+        if response.status_code < 400:  # a redirect (to https, say): the client follows it
+            return await client._request(ollama.ChatResponse, "POST", "/api/chat", stream=True, json=body)
+        raise ollama.ResponseError(response.text, response.status_code)
+    return _parts(response)
+
+
+async def _parts(response: httpx.Response) -> AsyncIterator[ollama.ChatResponse]:
+    body = response.stream
+    assert isinstance(body, httpx.AsyncByteStream)
+    try:
+        rest = b""
+        async for data in body:
+            lines = (rest + data).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                if line.strip():
+                    yield _part(line)
+        if rest.strip():
+            yield _part(rest)
+    finally:
+        await body.aclose()
+
+
+def _part(line: bytes) -> ollama.ChatResponse:
+    part = json.loads(line)
+    if err := part.get("error"):
+        raise ollama.ResponseError(err)
+    return ollama.ChatResponse(**part)

@@ -22,6 +22,8 @@ from typing import Any
 
 import httpx
 
+from helena.llm.providers.http import ssl_context
+
 MAX_HEADER_BYTES = 64 * 1024
 
 
@@ -41,8 +43,9 @@ class _NoAnswer(httpx.ReadError):
 
 
 class _Conn:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader, self.writer = reader, writer
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 origin: tuple[str, int]) -> None:
+        self.reader, self.writer, self.origin = reader, writer, origin
 
     def usable(self) -> bool:
         return not self.writer.is_closing() and not self.reader.at_eof()
@@ -63,17 +66,25 @@ class KeptConnection(httpx.AsyncBaseTransport):
     def __init__(self) -> None:
         self._conn: _Conn | None = None
         self._busy = False
+        self._other: httpx.AsyncHTTPTransport | None = None  # for a redirect to https
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.scheme != "http":
+            if self._other is None:
+                self._other = httpx.AsyncHTTPTransport(verify=ssl_context())
+            return await self._other.handle_async_request(request)
         if self._busy:  # an earlier answer was left unread (its reader gone): its connection goes too
             self._drop()
-        body = request.content if isinstance(request.stream, httpx.ByteStream) else await request.aread()
+        try:
+            body = request.content
+        except httpx.RequestNotRead:  # a body given as a stream (a redirected request's, say)
+            body = await request.aread()
         head = self._head(request, body)
         connect_timeout, read_timeout = _timeouts(request)
         self._busy = True
         try:
             conn = self._conn
-            reused = conn is not None and conn.usable()
+            reused = conn is not None and conn.usable() and conn.origin == _origin(request)
             if not reused:
                 conn = await self._connect(request, connect_timeout)
             assert conn is not None
@@ -109,16 +120,14 @@ class KeptConnection(httpx.AsyncBaseTransport):
 
     async def _connect(self, request: httpx.Request, timeout: float | None) -> _Conn:
         self._drop()
-        url = request.url
         try:
             async with asyncio.timeout(timeout):
-                reader, writer = await asyncio.open_connection(url.host, url.port or 80,
-                                                               limit=MAX_HEADER_BYTES)
+                reader, writer = await asyncio.open_connection(*_origin(request), limit=MAX_HEADER_BYTES)
         except TimeoutError as exc:
             raise httpx.ConnectTimeout(str(exc) or "connect timed out", request=request) from exc
         except OSError as exc:
             raise httpx.ConnectError(str(exc), request=request) from exc
-        self._conn = _Conn(reader, writer)
+        self._conn = _Conn(reader, writer, _origin(request))
         return self._conn
 
     @staticmethod
@@ -160,6 +169,12 @@ class KeptConnection(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         self._drop()
+        if self._other is not None:
+            await self._other.aclose()
+
+
+def _origin(request: httpx.Request) -> tuple[str, int]:
+    return request.url.host, request.url.port or 80
 
 
 def _parse_head(raw: bytes) -> tuple[int, bytes, list[tuple[bytes, bytes]]]:

@@ -9,9 +9,11 @@ import gzip
 from collections.abc import Awaitable, Callable
 
 import httpx
+import ollama
 import pytest
 
 from helena.llm.providers import transport
+from helena.llm.providers.ollama_request import open_chat
 from helena.llm.providers.transport import KeptConnection, kept_transport
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -152,3 +154,42 @@ def test_tls_and_proxies_keep_httpx_own_transport(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("NO_PROXY", "localhost")
     assert kept_transport("http://ollama.kanzlei:11434") is None
     assert isinstance(kept_transport("http://localhost:11434"), KeptConnection)
+
+
+def test_a_redirected_chat_goes_where_the_server_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """/api/chat answered with a redirect (a proxy in front of Ollama): the client follows it, to the
+    other server, not over the kept connection to the first."""
+
+    async def go() -> list[str]:
+        seen: list[str] = []
+
+        async def target(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            seen.append((await _request(reader)).split(b"\r\n")[0].decode())
+            line = b'{"model": "m", "created_at": "2026-01-01T00:00:00Z", "done": true, ' \
+                   b'"message": {"role": "assistant", "content": "Ja."}}\n'
+            length = str(len(line)).encode()
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: " + length + b"\r\n\r\n" + line)
+            await writer.drain()
+            writer.close()
+
+        other = await asyncio.start_server(target, "127.0.0.1", 0)
+        port = other.sockets[0].getsockname()[1]
+
+        async def redirect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await _request(reader)
+            writer.write(f"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:{port}/api/chat\r\n"
+                         "Content-Length: 0\r\n\r\n".encode())
+            await writer.drain()
+            writer.close()
+
+        first = await asyncio.start_server(redirect, "127.0.0.1", 0)
+        client = ollama.AsyncClient(host=f"http://127.0.0.1:{first.sockets[0].getsockname()[1]}",
+                                    transport=KeptConnection())
+        parts = [part async for part in await open_chat(client, {"model": "m", "messages": []})]
+        assert [part.message.content for part in parts] == ["Ja."]
+        await client._client.aclose()
+        first.close()
+        other.close()
+        return seen
+
+    assert asyncio.run(go()) == ["POST /api/chat HTTP/1.1"]
