@@ -8,7 +8,9 @@ concurrent runs: one httpx pool serving a hundred concurrent streams spends more
 bookkeeping than separate connections cost. Building a client and connecting anew for every run
 still cost ~1.5 ms of a run start's CPU, so a run's client comes from a small free-list per event
 loop and server (ClientPool) and goes back to it when the run ends, its connection still open: the
-next run reuses both. A client belongs to the event loop it was made on.
+next run reuses both, on the loops that live as long as the process (helena/infra/loops.py); a
+short-lived loop's (async_to_sync, asyncio.run) client is closed as before. A client belongs to the
+event loop it was made on.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import ssl
 import weakref
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
+
+from helena.infra.loops import is_resident
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +47,8 @@ async def _close(client: Any) -> None:
 
 
 class ClientPool:
-    """Idle clients per event loop and key (server, timeout …): a run takes one, gives it back at its end.
-
-    Keyed by the loop weakly: a loop that is gone (a caller's asyncio.run) takes its idle clients
-    with it. A client is never handed to two runs at once (one client per concurrent stream).
+    """Idle clients per resident event loop and key (server, timeout …): a run takes one, gives it back
+    at its end. A client is never handed to two runs at once (one client per concurrent stream).
     """
 
     def __init__(self, idle_per_key: int = IDLE_PER_KEY) -> None:
@@ -56,11 +58,17 @@ class ClientPool:
 
     def take(self, key: Hashable) -> Any | None:
         """An idle client for `key` on the running loop, or None."""
+        if not self._idle:
+            return None
         idle = self._idle.get(asyncio.get_running_loop(), {}).get(key)
         return idle.pop() if idle else None
 
     async def give_back(self, key: Hashable, client: Any) -> None:
-        """Keep a client for the next run on this loop (close it when enough are idle already)."""
+        """Keep a client for the next run on this loop (close it when enough are idle already, or
+        when the loop does not live as long as the process)."""
+        if not is_resident():
+            await _close(client)
+            return
         idle = self._idle.setdefault(asyncio.get_running_loop(), {}).setdefault(key, [])
         if len(idle) < self.idle_per_key:
             idle.append(client)

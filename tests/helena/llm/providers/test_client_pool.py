@@ -1,16 +1,18 @@
 """A run's model client goes back to a free-list at the run's end and serves the next run on the same
-event loop; concurrent runs never share one, and another loop never gets one made elsewhere."""
+resident event loop; concurrent runs never share one, and a short-lived loop's client is closed."""
 
 from __future__ import annotations
 
 import asyncio
 
+from helena.infra.loops import make_resident
 from helena.llm.providers import http
 from helena.llm.providers.ollama import OllamaModel
 
 
 def test_a_client_serves_one_run_at_a_time_and_then_the_next() -> None:
     async def go() -> None:
+        make_resident(asyncio.get_running_loop())
         first, second = OllamaModel("m", host="http://127.0.0.1:9"), OllamaModel("m", host="http://127.0.0.1:9")
         a, b = first._client(), second._client()
         assert a is not b  # two runs at once: a client each
@@ -24,17 +26,22 @@ def test_a_client_serves_one_run_at_a_time_and_then_the_next() -> None:
         await other.aclose()
 
     asyncio.run(go())
-    kept = {}
 
-    async def elsewhere() -> None:
-        kept["client"] = OllamaModel("m", host="http://127.0.0.1:9")._client()
 
-    asyncio.run(elsewhere())
-    assert kept["client"] is not None
+def test_a_short_lived_loops_client_is_closed() -> None:
+    async def go() -> bool:
+        model = OllamaModel("m", host="http://127.0.0.1:9")
+        client = model._client()
+        await model.aclose()
+        again = OllamaModel("m", host="http://127.0.0.1:9")._client()
+        return client._client.is_closed and again is not client
+
+    assert asyncio.run(go())
 
 
 def test_the_free_list_is_bounded() -> None:
     async def go() -> int:
+        make_resident(asyncio.get_running_loop())
         models = [OllamaModel("m", host="http://127.0.0.1:8") for _ in range(http.IDLE_PER_KEY + 3)]
         for model in models:
             model._client()
