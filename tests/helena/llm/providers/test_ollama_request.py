@@ -12,6 +12,7 @@ from ollama._types import ChatRequest
 from helena.llm.base import ToolCall
 from helena.llm.providers.ollama_request import (
     chat_request,
+    encode_chat,
     ollama_tools,
     to_ollama_messages,
     to_ollama_tools,
@@ -51,7 +52,9 @@ def test_the_body_is_what_ollama_python_sends() -> None:
                                   (None, None, {"num_ctx": 4096}), (schemas[:1], False, {"num_ctx": 1})]:
         kwargs = {"model": "qwen3:8b", "messages": MESSAGES, "tools": tools, "think": think,
                   "options": options}
-        assert _wire(chat_request(**kwargs)) == _wire(_as_the_client_sends(**kwargs))
+        body = chat_request(**kwargs)
+        assert _wire(body) == _wire(_as_the_client_sends(**kwargs))
+        assert json.loads(encode_chat(body)) == _wire(body)  # the tools' JSON as kept
 
 
 def test_converted_tools_are_kept_per_content() -> None:
