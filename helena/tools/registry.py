@@ -90,13 +90,15 @@ def all_tools() -> dict[str, Tool]:
 
 
 def warm_up() -> None:
-    """Discover the tools, build their schemas and the stream parser's tables for their names (every
-    run's parser knows all of them) at process start (config/gc_tuning.py): the first run of a
-    process paid ~50 ms of pydantic schema generation and ~40 ms of regex compiling otherwise."""
+    """Discover the tools, build their schemas and the stream parser's tables (for all tool names, as
+    every run's parser knows them, and for none, as side calls have) at process start
+    (config/gc_tuning.py): the first run of a process paid ~50 ms of pydantic schema generation and
+    ~40 ms of regex compiling per table otherwise."""
     tools = all_tools()
     for tool in tools.values():
         tool.schema()
     StreamParser(names=frozenset(tools))
+    StreamParser()  # a side call's (summary, classifier): no tools
 
 
 def tools_for(user: Any) -> list[Tool]:
