@@ -160,12 +160,15 @@ class KeptConnection(httpx.AsyncBaseTransport):
             self._conn = None
 
     def _done(self, conn: _Conn, *, keep: bool) -> None:
-        """The response is over: keep the connection for the next request, or close it."""
-        self._busy = False
-        if not keep or conn is not self._conn:
+        """The response is over: keep the connection for the next request, or close it. An answer
+        left unread and closed late (its connection already replaced) only closes its own."""
+        if conn is not self._conn:
             conn.close()
-            if conn is self._conn:
-                self._conn = None
+            return
+        self._busy = False
+        if not keep:
+            conn.close()
+            self._conn = None
 
     async def aclose(self) -> None:
         self._drop()

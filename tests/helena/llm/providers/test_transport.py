@@ -193,3 +193,14 @@ def test_a_redirected_chat_goes_where_the_server_says(monkeypatch: pytest.Monkey
         return seen
 
     assert asyncio.run(go()) == ["POST /api/chat HTTP/1.1"]
+
+
+def test_an_answer_left_unread_does_not_block_the_next_request() -> None:
+    async def check(client: httpx.AsyncClient, _c: list[int]) -> None:
+        left = await client.send(client.build_request("POST", "/api/chat", json={}), stream=True)
+        async with client.stream("POST", "/api/chat", json={}) as response:
+            assert [line async for line in response.aiter_lines()] == ['{"a": 1}', '{"b": 2}']
+        await left.aclose()  # closed late: only its own connection goes
+        assert (await client.post("/api/chat", json={})).status_code == 200
+
+    assert _serve(_chunked, check) == [1, 2, 2]
