@@ -31,8 +31,9 @@ PRELOAD = (
     "helena.runs.events.broadcast",
     "channels_redis.pubsub",
 )
-# Called after the preload (by name: config imports no app): the registry imports every tool module.
-WARM_UP = ("helena.tools.registry.all_tools",)
+# Called after the preload (by name: config imports no app): the registry imports every tool module
+# and builds their schemas.
+WARM_UP = ("helena.tools.registry.warm_up",)
 
 _tuned = False
 

@@ -10,6 +10,7 @@ the cloud if allowed.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass
 from decimal import Decimal
@@ -63,9 +64,10 @@ class TierConfig:
     dialect: str = "auto"  # ModelTier.dialect
     standort: str = "auto"  # ModelTier.standort: auto / intern / extern
 
-    @property
+    @functools.cached_property
     def cloud(self) -> bool:
-        """Runs outside the firm: only with the opt-in, only redacted (helena.llm.locality)."""
+        """Runs outside the firm: only with the opt-in, only redacted (helena.llm.locality). Kept with
+        the configuration (asked several times per run start; a change makes new configurations)."""
         return locality.is_cloud(url=self.host, tier=self.tier, standort=self.standort)
 
     @property

@@ -28,7 +28,9 @@ from helena.llm.base import (
 )
 from helena.llm.dialects import profiles
 from helena.llm.providers.http import LoopClient, ssl_context
+from helena.llm.providers.ollama_request import chat_request, open_chat
 from helena.llm.providers.stream import Raw, parsed_turn
+from helena.llm.providers.transport import kept_transport
 
 logger = logging.getLogger(__name__)
 
@@ -71,125 +73,6 @@ TOOL_CALL_PARSE_MARKER = "error parsing tool call"
 UNREADABLE = "Das lokale Modell hat eine unlesbare Antwort geliefert."
 
 
-class _Empty(str):
-    """An empty string that counts as truthy.
-
-    ollama-python drops every message key whose value is falsy (`_copy_messages`: `if v`), so a
-    plain "" content would vanish from the request; this keeps `"content": ""` on the wire.
-    """
-
-    __slots__ = ()
-
-    def __bool__(self) -> bool:
-        return True
-
-
-def _content(value: Any) -> str:
-    if value is None or value == "":
-        return _Empty("")
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _arguments_dict(arguments: Any) -> dict[str, Any]:
-    """Ollama wants arguments as an object; our history carries them as a JSON string."""
-    if isinstance(arguments, dict):
-        return arguments
-    if isinstance(arguments, str):
-        try:
-            parsed = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, dict):
-            return parsed
-    # The model produced something that is not an object; the history must still be valid.
-    return {}
-
-
-def to_ollama_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Translate OpenAI-style messages into Ollama's chat format."""
-    converted: list[dict[str, Any]] = []
-    for message in messages:
-        role = message.get("role", "user")
-        out: dict[str, Any] = {"role": role, "content": _content(message.get("content"))}
-        if role == "assistant" and message.get("tool_calls"):
-            out["tool_calls"] = [
-                {
-                    "function": {
-                        "name": (call.get("function") or {}).get("name", ""),
-                        "arguments": _arguments_dict((call.get("function") or {}).get("arguments")),
-                    }
-                }
-                for call in message["tool_calls"]
-            ]
-        elif role == "tool" and message.get("name"):
-            out["tool_name"] = message["name"]
-        converted.append(out)
-    return converted
-
-
-# The keys ollama-python's Tool model keeps for a parameter; everything else is silently dropped.
-_KEPT_PROPERTY_KEYS = frozenset({"type", "items", "description", "enum"})
-
-
-def to_ollama_tools(tools: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-    """Fold schema details the client would drop (nested properties, minimum, default …) into the description.
-
-    ollama-python validates tools into a model that knows only type/items/description/enum per
-    parameter, so e.g. calculate_frist's `dauer: {tage, wochen, monate, jahre}` would reach the model
-    as a bare "object"; as text in the description the model still sees the shape.
-    """
-    if not tools:
-        return None
-    converted = []
-    for tool in tools:
-        # New dicts along the path that changes (tool → function → parameters → properties), so
-        # the caller's schema stays as it was without copying all of it.
-        function = tool.get("function") or {}
-        parameters = function.get("parameters") or {}
-        properties = dict(parameters.get("properties") or {})
-        for name, schema in list(properties.items()):
-            if not isinstance(schema, dict):
-                continue
-            lost = {k: v for k, v in schema.items() if k not in _KEPT_PROPERTY_KEYS}
-            if lost:
-                extra = "Schema: " + json.dumps(lost, ensure_ascii=False, separators=(",", ":"))
-                description = schema.get("description") or ""
-                kept = {k: v for k, v in schema.items() if k in _KEPT_PROPERTY_KEYS}
-                properties[name] = {**kept, "description": f"{description} {extra}".strip()}
-        if "properties" in parameters:
-            tool = {**tool, "function": {**function, "parameters": {**parameters, "properties": properties}}}
-        converted.append(tool)
-    return converted
-
-
-_TOOLS_CACHE_SIZE = 64
-_tools_cache: dict[str, list[ollama.Tool]] = {}
-_tools_lock = threading.Lock()
-
-
-def ollama_tools(tools: list[dict[str, Any]] | None) -> list[ollama.Tool] | None:
-    """to_ollama_tools as the client's validated Tool models, remembered per set of schemas.
-
-    The client validates every tool dict into a pydantic model on every call, and folding the
-    schemas costs a json.dumps per tool: 1.4 ms of every run's start. The registry hands each run
-    its own copies of the schemas, so they are remembered by their content (one json.dumps of the
-    set, a tenth of that): the same set of tools, whichever run offers it, is converted once.
-    """
-    if not tools:
-        return None
-    key = json.dumps(tools, sort_keys=True, ensure_ascii=False)
-    with _tools_lock:
-        hit = _tools_cache.get(key)
-    if hit is not None:
-        return hit
-    converted = [ollama.Tool.model_validate(tool) for tool in to_ollama_tools(tools) or []]
-    with _tools_lock:
-        if len(_tools_cache) >= _TOOLS_CACHE_SIZE:
-            _tools_cache.pop(next(iter(_tools_cache)))
-        _tools_cache[key] = converted
-    return converted
-
-
 def _http_message(status: int, model: str) -> str:
     if status == 404:
         return f"Das Modell „{model}“ ist auf dem lokalen Ollama-Server nicht vorhanden."
@@ -213,7 +96,9 @@ class OllamaModel:
         self.share_context_length = share_context_length  # the router's models: see _model_infos
         self._info: ModelInfo | None = None
         self._info_failed_at: float | None = None
-        self._http: LoopClient[ollama.AsyncClient] = LoopClient(self._make_client)
+        # Its client comes from, and goes back to, the pool of idle clients (http.py).
+        self._http: LoopClient[ollama.AsyncClient] = LoopClient(self._make_client,
+                                                                key=("ollama", host, timeout))
 
     def __repr__(self) -> str:
         return f"OllamaModel({self.name!r}, host={self.host!r})"
@@ -223,11 +108,13 @@ class OllamaModel:
 
     def _make_client(self) -> ollama.AsyncClient:
         # One SSL context for all clients: building a default one costs ~18 ms per client, which
-        # was most of the loop's overhead per model call (bench/agent_overhead.py).
-        return ollama.AsyncClient(host=self.host, timeout=self.timeout, verify=ssl_context())
+        # was most of the loop's overhead per model call (bench/agent_overhead.py). A plain-HTTP server
+        # gets the lean transport of one kept connection (transport.py).
+        return ollama.AsyncClient(host=self.host, timeout=self.timeout, verify=ssl_context(),
+                                  transport=kept_transport(self.host))
 
     async def aclose(self) -> None:
-        """Close the kept-alive connection (the run that built this model calls it at its end)."""
+        """Give the client back for the next run (the run that built this model calls it at its end)."""
         await self._http.aclose()
 
     def _fallback_window(self) -> int:
@@ -327,14 +214,9 @@ class OllamaModel:
         done_reason: str | None = None
         usage: Usage | None = None
         try:
-            parts = await client.chat(
-                model=self.name,
-                messages=to_ollama_messages(messages),
-                tools=ollama_tools(tools),
-                stream=True,
-                options=options,
-                think=think,
-            )
+            # ollama-python's chat() minus its validate-and-dump of the request and its send pipeline
+            body = chat_request(model=self.name, messages=messages, tools=tools, options=options, think=think)
+            parts = await open_chat(client, body)
             async with aclosing(parts):
                 async for part in parts:
                     message = part.message

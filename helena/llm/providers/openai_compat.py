@@ -151,7 +151,8 @@ class OpenAICompatModel:
         self.timeout = timeout
         self._context_window = context_window
         # The calls of one run share a client and its connection (helena/llm/providers/http.py).
-        self._http: LoopClient[openai.AsyncOpenAI] = LoopClient(self._make_client)
+        self._http: LoopClient[openai.AsyncOpenAI] = LoopClient(
+            self._make_client, key=("openai", base_url, api_key, timeout))
 
     def __repr__(self) -> str:
         return f"OpenAICompatModel({self.name!r}, base_url={self.base_url!r})"
@@ -171,7 +172,7 @@ class OpenAICompatModel:
         )
 
     async def aclose(self) -> None:
-        """Close the kept-alive connection (the run that built this model calls it at its end)."""
+        """Give the client back for the next run (the run that built this model calls it at its end)."""
         await self._http.aclose()
 
     def stream(
