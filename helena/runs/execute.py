@@ -9,6 +9,7 @@ suspended (handed over, taken over, its database gone) goes on from it (helena/r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -183,6 +184,8 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
     model = EscalatingModel(resolved, book=book, opt_in=claimed.opt_in, cloud_allowed=cloud_allowed,
                             configs=claimed.configs, privacy=claimed.privacy)
 
+    save = _SavePort(run=run, emitter=emitter, model=model,
+                     reads=frozenset(t.name for t in tools_setup.tools if t.kind == "read"))
     tools_setup.ctx.audits = []  # the tool audit rows are awaited before the outcome, too
     suspended: Suspended | None = None
     try:
@@ -206,7 +209,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
                 cancel=cancel,
                 question=question,
                 answer_language=tools_setup.answer_language,
-                save=_save_port(run=run, emitter=emitter, model=model),
+                save=save,
                 resume=resume,
             )
             resume = None  # an escalated try starts from the prompt
@@ -223,6 +226,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
                     completion_tokens=result.usage.completion_tokens,
                     cap_reached=result.cap_reached, continue_offered=result.continue_offered))
             break
+        await save.settle()
         await emitter.flush()  # every event stored before the run counts as ended
     except (Exception, asyncio.CancelledError) as exc:
         suspended = _suspension(exc, mine)
@@ -232,6 +236,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
     finally:
         cancel_watch.forget(run.pk)
         mine.settled = True  # what follows is its end or its handover: not to be cut short
+        await save.abandon()
         await _settle(model=model, ctx=tools_setup.ctx)
     try:
         if suspended is None:
@@ -250,31 +255,70 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
         local.forget(run.pk, mine)
 
 
-def _save_port(*, run: AgentRun, emitter: PersistentEmitter, model: Any) -> Any:
-    stored: list[Any] = []  # the messages this port has stored (the same objects as the loop's)
+class _SavePort:
+    """The loop's `save`: keeps a checkpoint once the events before it are stored (its seq says what
+    the client has seen); stops the run when its process is handing its runs over.
 
-    async def save(checkpoint: Checkpoint) -> None:
-        """Keep the checkpoint once the events before it are stored (its seq says what the client
-        has seen); stop here when the process is handing its runs over. Only the messages added
-        since the last save are written when the earlier ones are still the loop's."""
-        await emitter.flush()
+    Only the checkpoint a resumed run must find before anything else happens is awaited: the one
+    whose pending calls change something (a draft, a question, a plan — found again by their call
+    ids) and any while the process drains. The others are written behind the loop, in order,
+    while the next model call already runs (bench/agent_overhead.py: two awaited round trips per
+    step were most of the loop's overhead). Should the process die before such a save lands, the
+    run goes on from the one before: a step of reads is done again, which changes nothing. A failed
+    or refused save stops the run at the next save or at its end (`settle`).
+    """
+
+    def __init__(self, *, run: AgentRun, emitter: PersistentEmitter, model: Any,
+                 reads: frozenset[str]) -> None:
+        self.run, self.emitter, self.model, self.reads = run, emitter, model, reads
+        self.stored: list[Any] = []  # the messages stored so far (the same objects as the loop's)
+        self.behind: asyncio.Task[None] | None = None
+
+    async def __call__(self, checkpoint: Checkpoint) -> None:
         messages = checkpoint.messages
+        stored = self.stored
         grows = bool(stored) and len(messages) >= len(stored) and messages[len(stored) - 1] is stored[-1]
-        data = {**checkpoint.as_dict(messages=not grows), "seq": emitter.last_seq, "tier": model.tier}
+        data = {**checkpoint.as_dict(messages=not grows), "seq": self.emitter.last_seq,
+                "tier": self.model.tier}
+        new = messages[len(stored):] if grows else None
+        self.stored = list(messages)
+        changes = checkpoint.pending and any(c.name not in self.reads for c in checkpoint.pending_calls())
+        if changes or local.draining.is_set():
+            await self.settle()
+            await self._write(None, data, new)
+            if local.draining.is_set():
+                raise Suspended("handover")
+            return
+        # saves append to each other: this one after the one still on its way
+        self.behind = asyncio.create_task(self._write(self.behind, data, new))
+
+    async def _write(self, before: asyncio.Task[None] | None, data: dict[str, Any],
+                     new: list[Any] | None) -> None:
+        if before is not None:
+            await before  # what stopped it stops this one, too
+        await self.emitter.flush()
         try:
-            kept = await db(checkpoints.save, run_pk=run.pk, attempt=run.attempt, data=data,
-                            new_messages=messages[len(stored):] if grows else None)
-            stored[:] = messages
+            kept = await db(checkpoints.save, run_pk=self.run.pk, attempt=self.run.attempt, data=data,
+                            new_messages=new)
         except Exception as exc:
             if ist_ausfall(exc):
                 raise Suspended("database") from exc
             raise
         if not kept:
             raise Suspended("taken_over")
-        if local.draining.is_set():
-            raise Suspended("handover")
 
-    return save
+    async def settle(self) -> None:
+        """Wait for the save written behind the loop; raise what stopped it."""
+        behind, self.behind = self.behind, None
+        if behind is not None:
+            await behind
+
+    async def abandon(self) -> None:
+        """The run stops anyway: let a save still on its way end, whatever it found."""
+        behind, self.behind = self.behind, None
+        if behind is not None:
+            with contextlib.suppress(BaseException):
+                await behind
 
 
 def _suspension(exc: BaseException, mine: local.LocalRun) -> Suspended | None:
