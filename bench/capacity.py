@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -132,18 +133,30 @@ def idle_rate(servers: Servers, seconds: float = 3.0) -> float:
     return (servers.cpu_seconds() - before) / (time.monotonic() - started)
 
 
+RUNS_PER_CONVERSATION = 10  # a run start in a conversation of at most 20 messages
+
+
 def run_start_cpu(servers: Servers, token: str, *, runs: int, timeout: float, idle: float) -> float:
-    """ms of server CPU per run whose answer is a single token, over `runs` runs one after another."""
+    """ms of server CPU per run whose answer is a single token, over `runs` runs one after another.
+
+    At most RUNS_PER_CONVERSATION runs per conversation: past 40 messages a conversation's history
+    is condensed by a tier-1 model call every ~10 turns (helena/runs/history.py), a model call of its
+    own, not the cost of starting a run."""
     async def go() -> float:
         headers = {"Authorization": f"Bearer {token}"}
+        count = max(1, math.ceil(runs / RUNS_PER_CONVERSATION))
         async with httpx.AsyncClient(base_url=servers.base_url, headers=headers, timeout=60) as client:
-            conversation = (await _create(client, 1))[0]
-        ws_url = servers.base_url.replace("http://", "ws://") + f"/ws/helena/conversations/{conversation.id}/"
-        async with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+            conversations = await _create(client, count)
+        base = servers.base_url.replace("http://", "ws://")
+        async with contextlib.AsyncExitStack() as stack:
+            sockets = [await stack.enter_async_context(connect(f"{base}/ws/helena/conversations/{c.id}/",
+                                                               additional_headers=headers))
+                       for c in conversations]
             before, started = servers.cpu_seconds(), time.monotonic()
             per = {c.name: c.cpu_seconds() for c in servers.children}
             done = 0
             while done < runs:
+                ws = sockets[done // RUNS_PER_CONVERSATION]
                 message = {"type": "user_message", "mode": "inline", "text": f"kurz{done} einzeln"}
                 await ws.send(json.dumps(message))
                 while True:
@@ -268,7 +281,7 @@ def main() -> None:
                         background_timeout=args.timeout, worker_threads=max(args.steps)) as bench:
         server, servers, token = bench.model, bench.servers, bench.token
         asyncio.run(round_(servers, token, 2, timeout=args.timeout))  # warm-up
-        run_start_cpu(servers, token, runs=3, timeout=args.timeout, idle=0.0)
+        run_start_cpu(servers, token, runs=30, timeout=args.timeout, idle=0.0)  # both daphnes warm
         idle = memory(servers)
         rate = idle_rate(servers)
         log(f"Leerlauf: {rate * 1000:.1f} ms CPU je Sekunde (abgezogen)")
