@@ -275,6 +275,8 @@ class _SavePort:
         self.behind: asyncio.Task[None] | None = None
 
     async def __call__(self, checkpoint: Checkpoint) -> None:
+        if self.behind is not None and self.behind.done():
+            await self.settle()  # a refused or failed save stops the run here, not only at its end
         messages = checkpoint.messages
         stored = self.stored
         grows = bool(stored) and len(messages) >= len(stored) and messages[len(stored) - 1] is stored[-1]

@@ -69,12 +69,12 @@ class KeptConnection(httpx.AsyncBaseTransport):
         self._other: httpx.AsyncHTTPTransport | None = None  # for a redirect to https
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.url.scheme != "http":
+        if request.url.scheme != "http" or self._busy:
+            # https (a redirect), or a second request while an answer is still being read (a run's
+            # parallel plan calls share its client): httpx's own transport, on a connection of its own
             if self._other is None:
                 self._other = httpx.AsyncHTTPTransport(verify=ssl_context())
             return await self._other.handle_async_request(request)
-        if self._busy:  # an earlier answer was left unread (its reader gone): its connection goes too
-            self._drop()
         try:
             body = request.content
         except httpx.RequestNotRead:  # a body given as a stream (a redirected request's, say)
@@ -214,33 +214,36 @@ class _Body(httpx.AsyncByteStream):
         self._closed = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        reader = self._conn.reader
-        try:
-            async with asyncio.timeout(self._timeout) as deadline:
-                loop = asyncio.get_running_loop()
-                if self._chunked:
-                    while True:
+        reader, within = self._conn.reader, self._within
+        try:  # the read timeout is per read, never around a yield: it must not hit the consumer
+            if self._chunked:
+                while True:
+                    async with within():
                         size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-                        if size == 0:
+                    if size == 0:
+                        async with within():
                             while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers
                                 pass
-                            break
+                        break
+                    async with within():
                         data = await reader.readexactly(size + 2)
-                        deadline.reschedule(None if self._timeout is None else loop.time() + self._timeout)
-                        yield data[:-2]
-                elif self._length is not None:
-                    left = self._length
-                    while left > 0:
+                    yield data[:-2]
+            elif self._length is not None:
+                left = self._length
+                while left > 0:
+                    async with within():
                         data = await reader.read(min(left, 65536))
-                        if not data:
-                            raise asyncio.IncompleteReadError(b"", left)
-                        left -= len(data)
-                        deadline.reschedule(None if self._timeout is None else loop.time() + self._timeout)
-                        yield data
-                else:
-                    while data := await reader.read(65536):
-                        deadline.reschedule(None if self._timeout is None else loop.time() + self._timeout)
-                        yield data
+                    if not data:
+                        raise asyncio.IncompleteReadError(b"", left)
+                    left -= len(data)
+                    yield data
+            else:
+                while True:
+                    async with within():
+                        data = await reader.read(65536)
+                    if not data:
+                        break
+                    yield data
             self._complete = True
             self._finish()
         except TimeoutError as exc:
@@ -255,6 +258,9 @@ class _Body(httpx.AsyncByteStream):
         finally:
             if not self._complete:
                 self._finish()
+
+    def _within(self) -> asyncio.Timeout:
+        return asyncio.timeout(self._timeout)
 
     def _finish(self) -> None:
         if not self._closed:

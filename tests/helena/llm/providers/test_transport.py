@@ -198,9 +198,54 @@ def test_a_redirected_chat_goes_where_the_server_says(monkeypatch: pytest.Monkey
 def test_an_answer_left_unread_does_not_block_the_next_request() -> None:
     async def check(client: httpx.AsyncClient, _c: list[int]) -> None:
         left = await client.send(client.build_request("POST", "/api/chat", json={}), stream=True)
-        async with client.stream("POST", "/api/chat", json={}) as response:
+        async with client.stream("POST", "/api/chat", json={}) as response:  # on a connection of its own
             assert [line async for line in response.aiter_lines()] == ['{"a": 1}', '{"b": 2}']
-        await left.aclose()  # closed late: only its own connection goes
+        await left.aclose()  # closed unread: its connection goes
         assert (await client.post("/api/chat", json={})).status_code == 200
 
-    assert _serve(_chunked, check) == [1, 2, 2]
+    assert _serve(_chunked, check) == [1, 2, 3]
+
+
+def test_two_answers_at_once_on_one_client_both_arrive_whole() -> None:
+    """A run's parallel calls (two plans in one turn) share its client: the second must not cut the
+    first one's answer off (review finding: it dropped the busy connection)."""
+    async def slowly(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for line in (b'{"a": 1}\n', b'{"b": 2}\n'):
+            writer.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+            await writer.drain()
+            await asyncio.sleep(0.1)  # a model thinking between tokens
+        writer.write(b"0\r\n\r\n")
+
+    async def check(client: httpx.AsyncClient, _c: list[int]) -> None:
+        started = asyncio.Event()
+
+        async def one(*, wait: bool) -> list[str]:
+            if wait:
+                await started.wait()
+            async with client.stream("POST", "/api/chat", json={}) as response:
+                lines = []
+                async for line in response.aiter_lines():
+                    lines.append(line)
+                    started.set()  # the first answer is under way: now the second request
+                return lines
+
+        first, second = await asyncio.gather(one(wait=False), one(wait=True))
+        assert first == second == ['{"a": 1}', '{"b": 2}']
+
+    assert sorted(_serve(slowly, check)) == [1, 2]
+
+
+def test_a_slow_reader_is_not_cut_off_by_the_read_timeout() -> None:
+    """The read timeout (1 s here) is for the server, not for the code reading the answer: a run that
+    takes longer between two chunks (a database write) must not be cancelled (review finding: the
+    deadline stood around the yield)."""
+    async def check(client: httpx.AsyncClient, _c: list[int]) -> None:
+        async with client.stream("POST", "/api/chat", json={}) as response:
+            lines = []
+            async for line in response.aiter_lines():
+                lines.append(line)
+                await asyncio.sleep(1.3)
+        assert lines == ['{"a": 1}', '{"b": 2}']
+
+    assert _serve(_chunked, check) == [1]
