@@ -1,7 +1,8 @@
 """The chat websocket (docs/protocol.md "Websocket"): thin, every decision is in services/selectors.
 
-One socket per conversation. It joins the conversation's Channels group, where helena.runs.events.broadcast
-publishes every persisted event, and relays them. Per run it remembers the last seq it sent:
+One socket per conversation. It joins the conversation's fanout (helena/realtime/fanout.py), which hands
+it every persisted event that helena.runs.events.broadcast publishes, and relays them. Per run it
+remembers the last seq it sent:
 a live event that would leave a gap is preceded by the missing ones from the database, and one
 already sent is dropped, so a reload or a second tab sees each run's events exactly once and in
 order. Clients may ask for what they missed with {"type": "sync", "after": {run_id: seq}}.
@@ -35,9 +36,9 @@ from helena.conversations import selectors, services
 from helena.conversations.services import MAX_MESSAGE_CHARS, RunRefused
 from helena.infra.errorlog import arecord_error
 from helena.infra.timestamps import event_ts
-from helena.realtime import socket_limits
+from helena.realtime import fanout, socket_limits
 from helena.realtime.sitzung import SitzungsBindung, vorab_abweisen
-from helena.runs.events.broadcast import MESSAGE_TYPE, group_name
+from helena.runs.events.broadcast import Frame, frame_of
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
     """`/ws/helena/conversations/<conversation_id>/`."""
 
     resync: asyncio.Task[None] | None = None
+    draining: asyncio.Task[None] | None = None
     conversation: Any = None
     registered = False
 
@@ -73,15 +75,16 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             await self._release()
 
     async def _release(self) -> None:
-        resync, self.resync = self.resync, None
-        if resync is not None:
-            resync.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await resync
+        for task in (self.resync, self.draining):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        self.resync = self.draining = None
         conversation, self.conversation = self.conversation, None
         if conversation is not None:
             with contextlib.suppress(Exception):
-                await self.channel_layer.group_discard(self.group, self.channel_name)
+                await fanout.leave(conversation_id=conversation.pk, socket=self)
         if self.registered:
             self.registered = False
             await socket_limits.unregister(user_id=self.user.pk, channel=self.channel_name)
@@ -93,6 +96,8 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
         self.sent: dict[str, int] = {}  # run_id → last seq sent to this client
         self.finished: set[str] = set()  # runs whose `done` this client got
         self.relaying = asyncio.Lock()  # one relay at a time: live, catch-up and resync interleave
+        self.backlog: list[Frame] = []  # live frames waiting for a relay in progress
+        self.draining: asyncio.Task[None] | None = None
         self.heard = time.monotonic()  # last live event or database read
         self.connected_at = timezone.now()
         self.resync: asyncio.Task[None] | None = None
@@ -118,8 +123,7 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             return
         self.registered = True
         self.conversation = found
-        self.group = group_name(found.pk)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await fanout.join(conversation_id=found.pk, socket=self)
         await self.sitzung_binden()  # closed when the login it came with ends (helena/realtime/sitzung.py)
         await self.accept()
         self.resync = asyncio.create_task(self._resync_loop())
@@ -224,7 +228,7 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             missing = await database_sync_to_async(selectors.missing_events)(
                 conversation=self.conversation, after=dict(self.sent), run_ids=list(after))
             for event in missing:
-                await self._relay(event, fill_gaps=False)
+                await self._relay(frame_of(event), fill_gaps=False)
 
     async def _resync_loop(self) -> None:
         """Read from the database what pub/sub may have lost: when an unfinished run has been quiet
@@ -246,7 +250,7 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
                         conversation=self.conversation, after=dict(self.sent), run_ids=list(self.sent),
                         since=self.connected_at)
                     for event in missing:
-                        await self._relay(event, fill_gaps=False)
+                        await self._relay(frame_of(event), fill_gaps=False)
                     self.heard = time.monotonic()
             except Exception as exc:  # the next round tries again; the socket stays
                 if ist_ausfall(exc):
@@ -256,40 +260,60 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
 
     # ------------------------------------------------------------------ server → client
 
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        """Relay run events without Channels' per-message close_old_connections().
+    async def live(self, frames: list[Frame]) -> None:
+        """A batch of one run's frames from the fanout, in seq order, each already encoded.
 
-        That call hops to asgiref's one thread-sensitive thread, shared by the whole process (and
-        by start_run's database work): with 50 runs streaming, each of 1,000 events a second
-        queued there and the chat fell seconds behind (bench/stream_latency.py). Relaying touches
-        the database only through database_sync_to_async, which closes old connections itself.
+        Sent at once while nothing else is relaying and no seq is missing (the frame goes straight
+        to daphne, which never waits); otherwise kept, in order, for a task that fills the gap from
+        the database first, so the fanout's reader is never held up by one socket.
         """
-        if message.get("type") == MESSAGE_TYPE:
-            await self.helena_events(message)
-            return
-        await super().dispatch(message)
-
-    async def helena_events(self, message: dict[str, Any]) -> None:
-        """A batch of one run's events from the group (helena.runs.events.broadcast), in seq order."""
         self.heard = time.monotonic()
-        async with self.relaying:
-            for event in message["events"]:
-                await self._relay(event, fill_gaps=True)
+        if self.backlog or self.relaying.locked():
+            self.backlog.extend(frames)
+            self._drain_soon()
+            return
+        for i, frame in enumerate(frames):
+            last = self.sent.get(frame.run_id, 0)
+            if frame.seq <= last:
+                continue  # already sent (stored and live overlap after a sync)
+            if frame.seq > last + 1:
+                self.backlog.extend(frames[i:])
+                self._drain_soon()
+                return
+            self._sent(frame)
+            await self.base_send({"type": "websocket.send", "text": frame.text})
 
-    async def _relay(self, event: dict[str, Any], *, fill_gaps: bool) -> None:
-        run_id, seq = str(event.get("run_id")), int(event.get("seq", 0))
-        last = self.sent.get(run_id, 0)
-        if seq <= last:
+    def missed(self) -> None:
+        """The fanout lost its Redis connection: read from the database at the next resync round."""
+        self.heard = 0.0
+
+    def _drain_soon(self) -> None:
+        if self.draining is None or self.draining.done():
+            self.draining = asyncio.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        async with self.relaying:
+            while self.backlog:
+                frames, self.backlog = self.backlog, []
+                for frame in frames:
+                    await self._relay(frame, fill_gaps=True)
+
+    def _sent(self, frame: Frame) -> None:
+        self.sent[frame.run_id] = frame.seq
+        if frame.done:
+            self.finished.add(frame.run_id)
+
+    async def _relay(self, frame: Frame, *, fill_gaps: bool) -> None:
+        last = self.sent.get(frame.run_id, 0)
+        if frame.seq <= last:
             return  # already sent (stored and live overlap after a sync)
-        if fill_gaps and seq > last + 1:
-            gap = await database_sync_to_async(selectors.run_events)(run_id=run_id, after=last, before=seq)
+        if fill_gaps and frame.seq > last + 1:
+            gap = await database_sync_to_async(selectors.run_events)(
+                run_id=frame.run_id, after=last, before=frame.seq)
             for missed in gap:
-                await self.send(text_data=json.dumps(missed, ensure_ascii=False, default=str))
-                last = int(missed["seq"])
-        self.sent[run_id] = seq
-        if event.get("type") == "done":
-            self.finished.add(run_id)
-        await self.send(text_data=json.dumps(event, ensure_ascii=False, default=str))
+                await self.base_send({"type": "websocket.send", "text": frame_of(missed).text})
+        self._sent(frame)
+        await self.base_send({"type": "websocket.send", "text": frame.text})
 
     async def _error(self, code: str, message: str, **extra: Any) -> None:
         """An `error` event about a frame: not part of any run (run_id null, seq 0)."""

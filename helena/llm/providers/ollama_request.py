@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 import ollama
@@ -191,7 +191,8 @@ def encode_chat(body: dict[str, Any]) -> bytes:
     return rest[:-1] + b',"tools":' + kept[1] + b"}"
 
 
-async def open_chat(client: ollama.AsyncClient, body: dict[str, Any]) -> AsyncIterator[ollama.ChatResponse]:
+async def open_chat(client: ollama.AsyncClient,
+                    body: dict[str, Any]) -> AsyncIterator[ollama.ChatResponse | TextPart]:
     """POST /api/chat streamed: the parts as ollama-python's client yields them, errors as it raises them.
 
     Over the kept connection (transport.py) the request goes to the transport directly and the lines
@@ -214,7 +215,7 @@ async def open_chat(client: ollama.AsyncClient, body: dict[str, Any]) -> AsyncIt
     return _parts(response)
 
 
-async def _parts(response: httpx.Response) -> AsyncIterator[ollama.ChatResponse]:
+async def _parts(response: httpx.Response) -> AsyncIterator[ollama.ChatResponse | TextPart]:
     body = response.stream
     assert isinstance(body, httpx.AsyncByteStream)
     try:
@@ -231,8 +232,33 @@ async def _parts(response: httpx.Response) -> AsyncIterator[ollama.ChatResponse]
         await body.aclose()
 
 
-def _part(line: bytes) -> ollama.ChatResponse:
+class TextMessage(NamedTuple):
+    """What OllamaModel._raw reads of a text part's message (ChatResponse.message has the same)."""
+
+    content: str | None
+    thinking: str | None
+    tool_calls: None = None
+
+
+class TextPart(NamedTuple):
+    """A part that only streams text and is not the last: nearly every part of an answer."""
+
+    message: TextMessage
+    done: bool = False
+
+
+_TEXT_KEYS = frozenset({"role", "content", "thinking"})
+
+
+def _part(line: bytes) -> ollama.ChatResponse | TextPart:
+    """One line of the stream. A text part (strings only, not done) skips pydantic's validation,
+    which cost more than everything else per token; every other part is validated as before."""
     part = json.loads(line)
+    if type(part) is dict and part.get("done") is False and not part.get("error"):
+        message = part.get("message")
+        if type(message) is dict and message.keys() <= _TEXT_KEYS \
+                and all(type(value) is str for value in message.values()):
+            return TextPart(TextMessage(message.get("content"), message.get("thinking")))
     if err := part.get("error"):
         raise ollama.ResponseError(err)
     return ollama.ChatResponse(**part)

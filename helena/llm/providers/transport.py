@@ -218,14 +218,12 @@ class _Body(httpx.AsyncByteStream):
         try:  # the read timeout is per read, never around a yield: it must not hit the consumer
             if self._chunked:
                 while True:
-                    async with within():
+                    async with within():  # one chunk: its size line, then its data
                         size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-                    if size == 0:
-                        async with within():
+                        if size == 0:
                             while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers
                                 pass
-                        break
-                    async with within():
+                            break
                         data = await reader.readexactly(size + 2)
                     yield data[:-2]
             elif self._length is not None:

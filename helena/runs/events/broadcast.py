@@ -1,50 +1,79 @@
-"""Live events to the conversation's websocket consumers, over the Redis pub/sub channel layer.
+"""Live events to the conversation's chat sockets, over Redis pub/sub (helena.realtime.fanout receives).
 
-The consumers subscribe through Channels (`channels_redis.pubsub.RedisPubSubChannelLayer`,
-group_add); runs publish here. channels_redis publishes one message per call under a lock per
-process, one Redis round trip after the other: with 50 runs streaming, the round trips of 1,000
-events a second queued behind each other and the chat fell seconds behind (bench/stream_latency.py).
-Here every event loop has one publisher that sends whatever piled up meanwhile, from all runs of
-the process, in one pipeline, and a run's events travel as one message per batch. Per run the order
-is kept: one queue per loop, and Redis delivers a pipeline's messages in order.
+One Redis channel per conversation; each process with a socket on it subscribes once
+(helena/realtime/fanout.py) and hands every message to its sockets of the conversation. Every event
+is encoded here once, as the exact text frame the clients get (docs/protocol.md "Websocket"), and
+travels with its run, seq and whether it is the run's `done`, so the receiving side orders and
+deduplicates without decoding JSON and sends the frame as it is: one line per event,
+``run_id \t seq \t done \t frame``; JSON escapes every newline inside a frame.
 
-Messages are `{"type": "helena.events", "events": [...]}`, serialised by the channel layer itself,
-on the channel name the layer gives the group, so they arrive as if sent with group_send.
+Every event loop has one publisher that sends whatever piled up meanwhile, from all runs of the
+process, in one pipeline (channels_redis published one message per call under a lock per process,
+and with 50 runs streaming the round trips queued behind each other). Per run the order is kept:
+one queue per loop, and Redis delivers a pipeline's messages in order.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 import redis.asyncio as aioredis
-from channels.layers import get_channel_layer
 from django.conf import settings
 
 from helena.infra.loops import PerLoop
 
 log = logging.getLogger(__name__)
 
-MESSAGE_TYPE = "helena.events"  # ConversationConsumer.helena_events
 
 
-def group_name(conversation_id: int) -> str:
-    return f"helena.conversation.{conversation_id}"
+class Frame(NamedTuple):
+    """One event as the receiving side needs it: where it belongs and the finished text frame."""
+
+    run_id: str
+    seq: int
+    done: bool
+    text: str
 
 
-def _channel(conversation_id: int) -> str:
-    """The Redis channel the pub/sub layer subscribes a group to (its own naming, prefix included)."""
+def encode_frame(event: dict[str, Any]) -> str:
+    """The text frame a client gets for an event (the one encoding, also for events read back)."""
+    return json.dumps(event, ensure_ascii=False, default=str)
+
+
+def frame_of(event: dict[str, Any]) -> Frame:
+    return Frame(str(event.get("run_id")), int(event.get("seq", 0)), event.get("type") == "done",
+                 encode_frame(event))
+
+
+def channel(conversation_id: int) -> str:
+    """The conversation's Redis channel; the prefix keeps installations sharing a Redis apart."""
     prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
-    return f"{prefix}__group__{group_name(conversation_id)}"
+    return f"{prefix}:helena:conversation:{conversation_id}"
 
 
-def _message(events: list[dict[str, Any]]) -> bytes:
-    layer = get_channel_layer()
-    assert layer is not None, "CHANNEL_LAYERS is not configured"
-    return layer.serialize({"type": MESSAGE_TYPE, "events": events})
+def conversation_of(channel_name: bytes) -> int:
+    return int(channel_name.rpartition(b":")[2])
+
+
+def encode(events: list[dict[str, Any]]) -> bytes:
+    lines = []
+    for event in events:
+        frame = frame_of(event)
+        lines.append(f"{frame.run_id}\t{frame.seq}\t{int(frame.done)}\t{frame.text}")
+    return "\n".join(lines).encode()
+
+
+def decode(message: bytes) -> list[Frame]:
+    frames = []
+    for line in message.decode().split("\n"):
+        run_id, seq, done, text = line.split("\t", 3)
+        frames.append(Frame(run_id, int(seq), done == "1", text))
+    return frames
 
 
 class _LoopPublisher:
@@ -110,7 +139,7 @@ async def publish_events(*, conversation_id: int, events: list[dict[str, Any]]) 
     """Send one run's events, in order, to everyone watching the conversation."""
     if not events:
         return
-    await _publishers.get().publish(_channel(conversation_id), _message(events))
+    await _publishers.get().publish(channel(conversation_id), encode(events))
 
 
 def publish_events_sync(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
@@ -119,4 +148,4 @@ def publish_events_sync(*, conversation_id: int, events: list[dict[str, Any]]) -
     with _sync_lock:
         if _sync_client is None:
             _sync_client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=15)
-    _sync_client.publish(_channel(conversation_id), _message(events))
+    _sync_client.publish(channel(conversation_id), encode(events))

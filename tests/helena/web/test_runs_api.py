@@ -292,14 +292,12 @@ def test_llm_classifier_when_switched_on(kanzlei: Kanzlei, tiers: ScriptedLLMSer
     wait(client, body["run_id"])
 
 
-def test_events_are_broadcast_to_the_conversation_group_in_order(kanzlei: Kanzlei,
-                                                                  tiers: ScriptedLLMServer) -> None:
+def test_events_are_broadcast_to_the_conversations_sockets_in_order(kanzlei: Kanzlei,
+                                                                   tiers: ScriptedLLMServer) -> None:
     import asyncio
     import threading
 
-    from channels.layers import get_channel_layer
-
-    from helena.runs.events.broadcast import group_name
+    from helena.realtime import fanout
 
     tiers.script([{"text": "Gesendet und gespeichert."}])
     client = kanzlei.client("anwalt")
@@ -307,19 +305,30 @@ def test_events_are_broadcast_to_the_conversation_group_in_order(kanzlei: Kanzle
     received: list[dict] = []
     subscribed = threading.Event()
 
+    class Socket:
+        """A listener as a chat socket is one: its own loop, joined before the run."""
+
+        def __init__(self) -> None:
+            self.heard = asyncio.Event()
+
+        async def live(self, frames: list) -> None:
+            received.extend(json.loads(frame.text) for frame in frames)
+            self.heard.set()
+
+        def missed(self) -> None:
+            pass
+
     async def listen() -> None:
-        """A subscriber as a websocket consumer is one: its own loop, subscribed before the run."""
-        layer = get_channel_layer()
-        channel = await layer.new_channel()
-        await layer.group_add(group_name(int(conv["id"])), channel)
+        socket = Socket()
+        await fanout.join(conversation_id=int(conv["id"]), socket=socket)
         subscribed.set()
         while True:
             try:
-                message = await asyncio.wait_for(layer.receive(channel), timeout=3)
+                await asyncio.wait_for(socket.heard.wait(), timeout=3)
             except TimeoutError:
+                await fanout.leave(conversation_id=int(conv["id"]), socket=socket)
                 return
-            assert message["type"] == "helena.events"
-            received.extend(message["events"])
+            socket.heard.clear()
 
     listener = threading.Thread(target=asyncio.run, args=(listen(),))
     listener.start()

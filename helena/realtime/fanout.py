@@ -1,0 +1,160 @@
+"""Run events from Redis to this process's chat sockets: one subscription per conversation and process.
+
+Channels' pub/sub layer gave every socket a channel of its own: each event was unpacked (msgpack),
+queued per socket, taken up by a task per message and encoded to JSON per socket again. Here one
+reader per event loop takes a conversation's message once and hands its frames, encoded once by the
+publisher (helena.runs.events.broadcast), to every socket of the conversation in this process.
+
+Pub/sub delivers at most once. When the connection to Redis breaks, the reader connects again,
+subscribes what its sockets need and tells each socket that it may have missed something; the
+socket then reads that from the database (helena/realtime/chat.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Protocol
+
+import redis.asyncio as aioredis
+from django.conf import settings
+
+from helena.infra.loops import PerLoop
+from helena.runs.events.broadcast import Frame, channel, conversation_of, decode
+
+log = logging.getLogger(__name__)
+
+RECONNECT_PAUSE = (0.1, 0.5, 1.0, 2.0)  # seconds between attempts, the last one repeated
+
+
+class Listener(Protocol):
+    async def live(self, frames: list[Frame]) -> None:
+        """A conversation's frames, in the order published; must not wait for anything slow."""
+
+    def missed(self) -> None:
+        """Messages may have been lost (Redis was away): read what is missing from the database."""
+
+
+class _Fanout:
+    """One per event loop: the subscriptions of its sockets and the task that reads them."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        # No socket timeout: the reader waits for the next message as long as it takes; a dead
+        # connection shows up as an error (keepalive for the silent kind).
+        self._redis = aioredis.Redis.from_url(settings.REDIS_URL, socket_keepalive=True)
+        self._pubsub = self._redis.pubsub()
+        self._sockets: dict[int, set[Listener]] = {}
+        self._subscribed: set[int] = set()
+        self._lock = asyncio.Lock()  # subscribe, unsubscribe and reconnect one after the other
+        self._wanted = asyncio.Event()  # set when there is something to read
+        self._reader: asyncio.Task[None] | None = None
+        self._close_with(loop)
+
+    async def join(self, conversation_id: int, socket: Listener) -> None:
+        """From now on `socket` gets the conversation's messages (subscribed when this returns)."""
+        self._sockets.setdefault(conversation_id, set()).add(socket)
+        async with self._lock:
+            if conversation_id not in self._subscribed and socket in self._sockets.get(conversation_id, ()):
+                await self._pubsub.subscribe(channel(conversation_id))
+                self._subscribed.add(conversation_id)
+                self._wanted.set()
+        if self._reader is None or self._reader.done():
+            self._reader = asyncio.create_task(self._read())
+
+    async def leave(self, conversation_id: int, socket: Listener) -> None:
+        sockets = self._sockets.get(conversation_id)
+        if sockets is None:
+            return
+        sockets.discard(socket)
+        if sockets:
+            return
+        del self._sockets[conversation_id]
+        async with self._lock:
+            if conversation_id in self._subscribed and conversation_id not in self._sockets:
+                self._subscribed.discard(conversation_id)
+                with contextlib.suppress(Exception):  # gone with the connection anyway
+                    await self._pubsub.unsubscribe(channel(conversation_id))
+
+    async def _read(self) -> None:
+        failures = 0
+        while True:
+            if not self._subscribed:
+                self._wanted.clear()
+                await self._wanted.wait()
+                continue
+            try:
+                message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                pause = RECONNECT_PAUSE[min(failures, len(RECONNECT_PAUSE) - 1)]
+                failures += 1
+                log.warning("Redis subscription lost (%s); connecting again in %.1f s", exc, pause)
+                await asyncio.sleep(pause)
+                await self._reconnect()
+                continue
+            failures = 0
+            if message is None or message.get("type") != "message":
+                continue
+            await self._deliver(conversation_of(message["channel"]), message["data"])
+
+    async def _deliver(self, conversation_id: int, data: bytes) -> None:
+        sockets = self._sockets.get(conversation_id)
+        if not sockets:
+            return
+        try:
+            frames = decode(data)
+        except ValueError:
+            log.error("unreadable message on the channel of conversation %s", conversation_id)
+            return
+        for socket in list(sockets):
+            try:
+                await socket.live(frames)
+            except Exception:  # one socket's trouble is not the others'
+                log.exception("relaying to a socket of conversation %s failed", conversation_id)
+
+    async def _reconnect(self) -> None:
+        """A new connection with every subscription the sockets need; they read what they missed."""
+        async with self._lock:
+            old, self._pubsub = self._pubsub, self._redis.pubsub()
+            with contextlib.suppress(Exception):
+                await old.aclose()
+            try:
+                if self._subscribed:
+                    await self._pubsub.subscribe(*(channel(c) for c in self._subscribed))
+            except Exception:
+                log.warning("subscribing again failed; the next read tries again", exc_info=True)
+        for sockets in list(self._sockets.values()):
+            for socket in list(sockets):
+                socket.missed()
+
+    def _close_with(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Stop the reader and close the client when the loop closes (tests run short-lived loops)."""
+        close = loop.close
+
+        def close_fanout_first() -> None:
+            if not loop.is_closed() and not loop.is_running():
+                reader, self._reader = self._reader, None
+                try:
+                    if reader is not None:
+                        reader.cancel()
+                        loop.run_until_complete(asyncio.gather(reader, return_exceptions=True))
+                    loop.run_until_complete(self._pubsub.aclose())
+                    loop.run_until_complete(self._redis.aclose())
+                except Exception:  # closing is best effort
+                    log.debug("closing the fanout's Redis client failed", exc_info=True)
+            close()
+
+        loop.close = close_fanout_first  # type: ignore[method-assign]
+
+
+_fanouts: PerLoop[_Fanout] = PerLoop(_Fanout)
+
+
+async def join(*, conversation_id: int, socket: Listener) -> None:
+    await _fanouts.get().join(conversation_id, socket)
+
+
+async def leave(*, conversation_id: int, socket: Listener) -> None:
+    await _fanouts.get().leave(conversation_id, socket)
