@@ -300,6 +300,8 @@ HELENA_WS_RESYNC_SECONDS: float = env.float("HELENA_WS_RESYNC_SECONDS", default=
 # Text deltas of a run that follow each other within this many ms travel as one event (one row,
 # one publish, one frame); the first after a pause goes out at once. 0: every delta on its own.
 HELENA_STREAM_WINDOW_MS: float = env.float("HELENA_STREAM_WINDOW_MS", default=25.0)
+# The event writer starts a batch (one INSERT, one broadcast for all runs of a process) at most this often.
+HELENA_EVENT_BATCH_MS: float = env.float("HELENA_EVENT_BATCH_MS", default=10.0)
 # Durable runs (helena/runs/durable/): a process takes over the runs of processes that are gone
 # (heartbeat lapsed) or that handed them over when told to stop. Off only for tests that start
 # runs by hand; every process still beats for its own runs.

@@ -261,7 +261,7 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
     # ------------------------------------------------------------------ server → client
 
     async def live(self, frames: list[Frame]) -> None:
-        """A batch of one run's frames from the fanout, in seq order, each already encoded.
+        """The conversation's frames of one published batch (each run's in seq order), encoded.
 
         Sent at once while nothing else is relaying and no seq is missing (the frame goes straight
         to daphne, which never waits); otherwise kept, in order, for a task that fills the gap from

@@ -1,9 +1,11 @@
-"""Run events from Redis to this process's chat sockets: one subscription per conversation and process.
+"""Run events from Redis to this process's chat sockets: one subscription per process.
 
 Channels' pub/sub layer gave every socket a channel of its own: each event was unpacked (msgpack),
 queued per socket, taken up by a task per message and encoded to JSON per socket again. Here one
-reader per event loop takes a conversation's message once and hands its frames, encoded once by the
-publisher (helena.runs.events.broadcast), to every socket of the conversation in this process.
+reader per event loop takes each message once (a batch of a publishing process's event writer,
+helena.runs.events.broadcast) and hands its frames, encoded once by the publisher, to this process's
+sockets of each frame's conversation; frames of conversations without a socket here are skipped
+unread.
 
 Pub/sub delivers at most once. When the connection to Redis breaks, the reader connects again,
 subscribes what its sockets need and tells each socket that it may have missed something; the
@@ -21,7 +23,7 @@ import redis.asyncio as aioredis
 from django.conf import settings
 
 from helena.infra.loops import PerLoop
-from helena.runs.events.broadcast import Frame, channel, conversation_of, decode
+from helena.runs.events.broadcast import Frame, channel, decode
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +46,8 @@ class _Fanout:
         # connection shows up as an error (keepalive for the silent kind).
         self._redis = aioredis.Redis.from_url(settings.REDIS_URL, socket_keepalive=True)
         self._pubsub = self._redis.pubsub()
-        self._sockets: dict[int, set[Listener]] = {}
-        self._subscribed: set[int] = set()
+        self._sockets: dict[int, set[Listener]] = {}  # conversation → its sockets in this process
+        self._subscribed = False
         self._lock = asyncio.Lock()  # subscribe, unsubscribe and reconnect one after the other
         self._wanted = asyncio.Event()  # set when there is something to read
         self._reader: asyncio.Task[None] | None = None
@@ -55,9 +57,9 @@ class _Fanout:
         """From now on `socket` gets the conversation's messages (subscribed when this returns)."""
         self._sockets.setdefault(conversation_id, set()).add(socket)
         async with self._lock:
-            if conversation_id not in self._subscribed and socket in self._sockets.get(conversation_id, ()):
-                await self._pubsub.subscribe(channel(conversation_id))
-                self._subscribed.add(conversation_id)
+            if not self._subscribed and self._sockets:
+                await self._pubsub.subscribe(channel())
+                self._subscribed = True
                 self._wanted.set()
         if self._reader is None or self._reader.done():
             self._reader = asyncio.create_task(self._read())
@@ -71,10 +73,10 @@ class _Fanout:
             return
         del self._sockets[conversation_id]
         async with self._lock:
-            if conversation_id in self._subscribed and conversation_id not in self._sockets:
-                self._subscribed.discard(conversation_id)
+            if self._subscribed and not self._sockets:
+                self._subscribed = False
                 with contextlib.suppress(Exception):  # gone with the connection anyway
-                    await self._pubsub.unsubscribe(channel(conversation_id))
+                    await self._pubsub.unsubscribe(channel())
 
     async def _read(self) -> None:
         failures = 0
@@ -97,22 +99,20 @@ class _Fanout:
             failures = 0
             if message is None or message.get("type") != "message":
                 continue
-            await self._deliver(conversation_of(message["channel"]), message["data"])
+            await self._deliver(message["data"])
 
-    async def _deliver(self, conversation_id: int, data: bytes) -> None:
-        sockets = self._sockets.get(conversation_id)
-        if not sockets:
-            return
+    async def _deliver(self, data: bytes) -> None:
         try:
-            frames = decode(data)
+            conversations = decode(data, self._sockets)
         except ValueError:
-            log.error("unreadable message on the channel of conversation %s", conversation_id)
+            log.error("unreadable message on the run events' channel")
             return
-        for socket in list(sockets):
-            try:
-                await socket.live(frames)
-            except Exception:  # one socket's trouble is not the others'
-                log.exception("relaying to a socket of conversation %s failed", conversation_id)
+        for conversation_id, frames in conversations.items():
+            for socket in list(self._sockets.get(conversation_id, ())):
+                try:
+                    await socket.live(frames)
+                except Exception:  # one socket's trouble is not the others'
+                    log.exception("relaying to a socket of conversation %s failed", conversation_id)
 
     async def _reconnect(self) -> None:
         """A new connection with every subscription the sockets need; they read what they missed."""
@@ -122,7 +122,7 @@ class _Fanout:
                 await old.aclose()
             try:
                 if self._subscribed:
-                    await self._pubsub.subscribe(*(channel(c) for c in self._subscribed))
+                    await self._pubsub.subscribe(channel())
             except Exception:
                 log.warning("subscribing again failed; the next read tries again", exc_info=True)
         for sockets in list(self._sockets.values()):

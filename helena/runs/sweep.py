@@ -15,7 +15,7 @@ from django.utils import timezone
 from helena.agent.events import done_fields
 from helena.infra.errorlog import record_error
 from helena.models import AgentRun, RunEvent
-from helena.runs.events.broadcast import publish_events_sync
+from helena.runs.events.broadcast import publish_sync
 from helena.runs.events.writer import persist_event
 from helena.runs.outcome import record_outcome, result_from_done
 
@@ -66,7 +66,7 @@ def _sweep(*, run_pk: Any, conversation_id: int, user_id: int) -> int:
         ("done", done_fields(finish_reason="error", text=MESSAGE)),
     )]
     try:
-        publish_events_sync(conversation_id=conversation_id, events=stored)
+        publish_sync([(conversation_id, stored)])
     except Exception:  # the clients' catch-up reads the stored events
         log.exception("broadcast of the sweep failed")
     return 1

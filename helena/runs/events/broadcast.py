@@ -1,16 +1,17 @@
-"""Live events to the conversation's chat sockets, over Redis pub/sub (helena.realtime.fanout receives).
+"""Live events to the chat sockets, over Redis pub/sub (helena.realtime.fanout receives).
 
-One Redis channel per conversation; each process with a socket on it subscribes once
-(helena/realtime/fanout.py) and hands every message to its sockets of the conversation. Every event
-is encoded here once, as the exact text frame the clients get (docs/protocol.md "Websocket"), and
-travels with its run, seq and whether it is the run's `done`, so the receiving side orders and
-deduplicates without decoding JSON and sends the frame as it is: one line per event,
-``run_id \t seq \t done \t frame``; JSON escapes every newline inside a frame.
+One Redis channel for all conversations: a process that holds chat sockets subscribes to it once
+(helena/realtime/fanout.py) and hands each event to its sockets of the event's conversation. A
+message carries everything one batch of the event writer stored, from all runs of the process, so
+a process publishes one message per batch instead of one per run, and a receiver reads one per
+batch instead of one per event. Every event is encoded here once, as the exact text frame the
+clients get (docs/protocol.md "Websocket"), with its conversation, run, seq and whether it is the
+run's `done`, so the receiving side orders and deduplicates without decoding JSON and sends the
+frame as it is: one line per event, ``conversation \t run_id \t seq \t done \t frame`` (JSON
+escapes every newline and tab inside a frame).
 
-Every event loop has one publisher that sends whatever piled up meanwhile, from all runs of the
-process, in one pipeline (channels_redis published one message per call under a lock per process,
-and with 50 runs streaming the round trips queued behind each other). Per run the order is kept:
-one queue per loop, and Redis delivers a pipeline's messages in order.
+Every event loop has one publisher that sends whatever piled up meanwhile in one pipeline. Per run
+the order is kept: one queue per loop, and Redis delivers a pipeline's messages in order.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import asyncio
 import json
 import logging
 import threading
+from collections.abc import Container
 from typing import Any, NamedTuple
 
 import redis
@@ -40,6 +42,9 @@ class Frame(NamedTuple):
     text: str
 
 
+Batch = tuple[int, list[dict[str, Any]]]  # a conversation and events of one of its runs, in seq order
+
+
 def encode_frame(event: dict[str, Any]) -> str:
     """The text frame a client gets for an event (the one encoding, also for events read back)."""
     return json.dumps(event, ensure_ascii=False, default=str)
@@ -50,29 +55,35 @@ def frame_of(event: dict[str, Any]) -> Frame:
                  encode_frame(event))
 
 
-def channel(conversation_id: int) -> str:
-    """The conversation's Redis channel; the prefix keeps installations sharing a Redis apart."""
+def channel() -> str:
+    """The Redis channel of all run events. Pub/sub ignores Redis's database number, so the name
+    holds the installation's database: two installations (or test runs) sharing a Redis never get
+    each other's events (their conversation ids overlap)."""
     prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
-    return f"{prefix}:helena:conversation:{conversation_id}"
+    db = settings.DATABASES["default"]
+    return f"{prefix}:helena:events:{db.get('HOST') or ''}:{db.get('PORT') or ''}:{db['NAME']}"
 
 
-def conversation_of(channel_name: bytes) -> int:
-    return int(channel_name.rpartition(b":")[2])
-
-
-def encode(events: list[dict[str, Any]]) -> bytes:
+def encode(batches: list[Batch]) -> bytes:
     lines = []
-    for event in events:
-        frame = frame_of(event)
-        lines.append(f"{frame.run_id}\t{frame.seq}\t{int(frame.done)}\t{frame.text}")
+    for conversation_id, events in batches:
+        for event in events:
+            frame = frame_of(event)
+            lines.append(f"{conversation_id}\t{frame.run_id}\t{frame.seq}\t{int(frame.done)}\t{frame.text}")
     return "\n".join(lines).encode()
 
 
-def decode(message: bytes) -> list[Frame]:
-    frames = []
+def decode(message: bytes, wanted: Container[int]) -> dict[int, list[Frame]]:
+    """The frames of the wanted conversations, per conversation in the order sent (others skipped
+    before anything of them is parsed)."""
+    frames: dict[int, list[Frame]] = {}
     for line in message.decode().split("\n"):
-        run_id, seq, done, text = line.split("\t", 3)
-        frames.append(Frame(run_id, int(seq), done == "1", text))
+        conversation, _, rest = line.partition("\t")
+        conversation_id = int(conversation)
+        if conversation_id not in wanted:
+            continue
+        run_id, seq, done, text = rest.split("\t", 3)
+        frames.setdefault(conversation_id, []).append(Frame(run_id, int(seq), done == "1", text))
     return frames
 
 
@@ -135,17 +146,16 @@ _sync_client: redis.Redis | None = None
 _sync_lock = threading.Lock()
 
 
-async def publish_events(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
-    """Send one run's events, in order, to everyone watching the conversation."""
-    if not events:
-        return
-    await _publishers.get().publish(channel(conversation_id), encode(events))
+async def publish(batches: list[Batch]) -> None:
+    """Send stored events of any number of runs, each run's in order, to everyone watching them."""
+    if any(events for _, events in batches):
+        await _publishers.get().publish(channel(), encode(batches))
 
 
-def publish_events_sync(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
+def publish_sync(batches: list[Batch]) -> None:
     """The same from sync code (the sweep): an event loop just for this would leave its client behind."""
     global _sync_client
     with _sync_lock:
         if _sync_client is None:
             _sync_client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=15)
-    _sync_client.publish(channel(conversation_id), encode(events))
+    _sync_client.publish(channel(), encode(batches))

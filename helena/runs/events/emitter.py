@@ -5,7 +5,6 @@ the loop."""
 from __future__ import annotations
 
 import asyncio
-import collections
 import dataclasses
 import logging
 import math
@@ -58,8 +57,7 @@ class PersistentEmitter(Emitter):
         self._pending: list[Event] = []  # emitted, not yet handed to the writer
         self._in_flight = 0  # events the writer is storing
         self._written: asyncio.Event | None = None  # set while nothing is pending or in flight
-        self._unsent: collections.deque[Event] = collections.deque()  # stored, not yet broadcast
-        self._sender: asyncio.Task[None] | None = None
+        self.broadcasting: asyncio.Task[None] | None = None  # the writer's broadcast of the last batch
         self._failed: BaseException | None = None
         # Coalescing window for text deltas (settings.HELENA_STREAM_WINDOW_MS): the first delta after
         # a pause goes out at once, the ones that follow within the window wait and travel as one.
@@ -148,8 +146,8 @@ class PersistentEmitter(Emitter):
         while True:
             if self._written is not None and not self._written.is_set():
                 await self._written.wait()  # the writer is not the run's: a cancel does not stop it
-            elif self._sender is not None and not self._sender.done():
-                await asyncio.shield(self._sender)
+            elif self.broadcasting is not None and not self.broadcasting.done():
+                await asyncio.shield(self.broadcasting)
             else:
                 break
         self._raise_failure()
@@ -173,16 +171,14 @@ class PersistentEmitter(Emitter):
         self._in_flight += len(batch)
         return batch
 
-    def stored(self, batch: list[Event], stamps: list[str]) -> None:
+    def stored(self, batch: list[Event], stamps: list[str]) -> list[Event]:
+        """The batch is in the database: the events with the moment they were stored."""
+        stored = []
         for event, ts in zip(batch, stamps, strict=True):
-            stored = dataclasses.replace(event, ts=ts)
-            self.events[event.seq - self._first_seq] = stored
-            self._unsent.append(stored)
+            stored.append(dataclasses.replace(event, ts=ts))
+            self.events[event.seq - self._first_seq] = stored[-1]
         self._settle(len(batch))
-        # Broadcast in a task of its own, so the next batch is stored meanwhile; one sender per
-        # run keeps the order.
-        if self._sender is None or self._sender.done():
-            self._sender = asyncio.create_task(self._send())
+        return stored
 
     def write_failed(self, batch: list[Event], exc: BaseException) -> None:
         log.error("events %d–%d of run %s not stored", batch[0].seq, batch[-1].seq, self.run_id,
@@ -194,12 +190,6 @@ class PersistentEmitter(Emitter):
         self._in_flight -= count
         if self._written is not None and not self._pending and not self._in_flight:
             self._written.set()
-
-    async def _send(self) -> None:
-        while self._unsent:
-            events = [event.as_dict() for event in self._unsent]
-            self._unsent.clear()
-            await writer.broadcast(conversation_id=self.conversation_id, events=events)
 
 
 async def finish_without_loop(*, run: AgentRun, reason: str, code: str, message: str) -> None:

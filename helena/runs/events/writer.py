@@ -1,7 +1,7 @@
 """Storing a run's events (RunEvent, seq without gaps) and handing them to the broadcast.
 
-One writer per event loop stores what all of its runs emitted meanwhile in one INSERT; the
-timestamp clients see is the moment an event was stored.
+One writer per event loop stores what all of its runs emitted meanwhile in one INSERT and
+broadcasts it as one message; the timestamp clients see is the moment an event was stored.
 """
 
 from __future__ import annotations
@@ -10,13 +10,15 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db import transaction
 
 from helena.agent.events import Event
 from helena.infra.loops import PerLoop
 from helena.infra.timestamps import event_ts
 from helena.models import AgentRun, RunEvent
-from helena.runs.events.broadcast import publish_events
+from helena.runs.events.broadcast import Batch as Stored
+from helena.runs.events.broadcast import publish
 from helena.runs.events.storage import insert_events
 
 if TYPE_CHECKING:
@@ -39,10 +41,10 @@ def persist_event(*, run_id: Any, type: str, payload: dict[str, Any]) -> dict[st
     return {"type": type, "run_id": str(run_id), "seq": seq, "ts": event_ts(event.created_at), **payload}
 
 
-async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
-    """One run's stored events, in order, to the conversation's websockets (helena.runs.events.broadcast)."""
+async def broadcast(stored: list[Stored]) -> None:
+    """Stored events of several runs, each run's in order, to the chat sockets (events.broadcast)."""
     try:
-        await publish_events(conversation_id=conversation_id, events=events)
+        await publish(stored)
     except Exception:  # a broken broadcast must not break the run; clients catch up from the DB
         log.exception("broadcast failed")
 
@@ -70,18 +72,24 @@ async def store_many(batches: list[Batch]) -> list[list[str] | None]:
 
 
 class _LoopWriter:
-    """One per event loop: stores what all runs of the loop emitted meanwhile in one INSERT.
+    """One per event loop: stores what all runs of the loop emitted meanwhile in one INSERT and
+    broadcasts it in one message.
 
     A writer per run made one INSERT, one commit and one hop to a database thread per event: with
     50 runs streaming, 1,000 a second, and the events queued for the database threads (bench/
     stream_latency.py). One writer per loop stores one batch after the other, so each run's events
     are stored in seq order; a failed multi-run batch is retried run by run, so only the run whose
-    events cannot be stored stops.
+    events cannot be stored stops. Batches start at most every HELENA_EVENT_BATCH_MS: the first
+    event after a pause is stored at once; under load, what the runs emit meanwhile goes together
+    (with 100 runs streaming, one batch and one message every few ms instead of one per event).
     """
 
     def __init__(self) -> None:
         self._waiting: dict[int, PersistentEmitter] = {}  # id(emitter) → emitter with pending events
         self._task: asyncio.Task[None] | None = None
+        self._window = settings.HELENA_EVENT_BATCH_MS / 1000
+        self._started = -self._window  # loop time the last batch started
+        self._broadcasting: asyncio.Task[None] | None = None  # the last batch's broadcast
 
     def wake(self, emitter: PersistentEmitter) -> None:
         self._waiting[id(emitter)] = emitter
@@ -89,12 +97,15 @@ class _LoopWriter:
             self._task = asyncio.create_task(self._drain())
 
     async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
         while self._waiting:
+            if (pause := self._started + self._window - loop.time()) > 0:
+                await asyncio.sleep(pause)
+            self._started = loop.time()
             emitters, self._waiting = list(self._waiting.values()), {}
             batches = [(emitter, emitter.take_pending()) for emitter in emitters]
             batches = [(emitter, events) for emitter, events in batches if events]
-            if not batches:
-                continue
+            stored: list[tuple[PersistentEmitter, list[Event]]] = []
             if len(batches) > 1:
                 try:
                     stamps = await store_many([(emitter.run_pk, emitter.attempt, events)
@@ -103,23 +114,42 @@ class _LoopWriter:
                     log.warning("a batch of %d runs' events was not stored; storing run by run", len(batches),
                                 exc_info=True)
                 else:
-                    for (emitter, events), times in zip(batches, stamps, strict=True):
-                        _settle(emitter, events, times)
-                    continue
+                    stored = [(emitter, _settle(emitter, events, times))
+                              for (emitter, events), times in zip(batches, stamps, strict=True)]
+                    batches = []
             for emitter, events in batches:
                 try:
                     times = await store_events(emitter.run_pk, events, emitter.attempt)
                 except Exception as exc:
                     emitter.write_failed(events, exc)
                 else:
-                    _settle(emitter, events, times)
+                    stored.append((emitter, _settle(emitter, events, times)))
+            self._broadcast([(emitter, events) for emitter, events in stored if events])
+
+    def _broadcast(self, stored: list[tuple[PersistentEmitter, list[Event]]]) -> None:
+        """Broadcast a stored batch behind the previous one (each run's order) while the next one is
+        stored; each emitter's flush() waits for the broadcast of its last batch."""
+        if not stored:
+            return
+        task = asyncio.create_task(_after(self._broadcasting, [
+            (emitter.conversation_id, [event.as_dict() for event in events]) for emitter, events in stored]))
+        self._broadcasting = task
+        for emitter, _ in stored:
+            emitter.broadcasting = task
 
 
-def _settle(emitter: PersistentEmitter, events: list[Event], times: list[str] | None) -> None:
+async def _after(previous: asyncio.Task[None] | None, stored: list[Stored]) -> None:
+    if previous is not None and not previous.done():
+        await asyncio.wait([previous])
+    await broadcast(stored)
+
+
+def _settle(emitter: PersistentEmitter, events: list[Event], times: list[str] | None) -> list[Event]:
+    """The events as stored (with their timestamps); none when the run's attempt is over."""
     if times is None:
         emitter.write_failed(events, AttemptOver(f"run {emitter.run_id} was taken over"))
-    else:
-        emitter.stored(events, times)
+        return []
+    return emitter.stored(events, times)
 
 
 writers: PerLoop[_LoopWriter] = PerLoop(lambda _loop: _LoopWriter())

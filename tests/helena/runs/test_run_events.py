@@ -42,11 +42,12 @@ def _listen(monkeypatch: pytest.MonkeyPatch, run: AgentRun) -> list[tuple[dict[s
     """Broadcasts as a client sees them, each with whether it was in the database at that moment."""
     sent: list[tuple[dict[str, Any], bool]] = []
 
-    async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
-        assert conversation_id == run.conversation_id
-        for event in events:
-            stored = await db(RunEvent.objects.filter(run_id=run.pk, seq=event["seq"]).exists)
-            sent.append((event, stored))
+    async def broadcast(batches: list[tuple[int, list[dict[str, Any]]]]) -> None:
+        for conversation_id, events in batches:
+            assert conversation_id == run.conversation_id
+            for event in events:
+                stored = await db(RunEvent.objects.filter(run_id=run.pk, seq=event["seq"]).exists)
+                sent.append((event, stored))
 
     monkeypatch.setattr(writer, "broadcast", broadcast)
     return sent
@@ -123,8 +124,9 @@ def test_runs_of_one_process_share_inserts_and_a_run_that_cannot_store_stops_alo
     good, bad = _run(), _run_of_second_user()
     sent: dict[int, list[int]] = {good.conversation_id: [], bad.conversation_id: []}
 
-    async def broadcast(*, conversation_id: int, events: list[dict[str, Any]]) -> None:
-        sent[conversation_id] += [event["seq"] for event in events]
+    async def broadcast(batches: list[tuple[int, list[dict[str, Any]]]]) -> None:
+        for conversation_id, events in batches:
+            sent[conversation_id] += [event["seq"] for event in events]
 
     monkeypatch.setattr(writer, "broadcast", broadcast)
     many = []

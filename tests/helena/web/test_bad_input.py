@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from drafts.models import Draft, DraftEvent
 from helena.models import Conversation, Message
 from helena.realtime import socket_limits
-from helena.runs.events.broadcast import channel as conversation_channel
+from helena.runs.events.broadcast import channel as events_channel
 from tests.conftest import Kanzlei
 from tests.drafts.test_drafts import _approve, _propose
 
@@ -288,7 +288,7 @@ def test_thirty_crashed_or_dropped_sockets_leave_nothing_behind(kanzlei: Kanzlei
     conversation = Conversation.objects.create(user=kanzlei.users["anwalt"])
     user_id = kanzlei.users["anwalt"].pk
     client = redis.Redis.from_url(settings.REDIS_URL)
-    channel = conversation_channel(conversation.pk)
+    channel = events_channel()  # subscribed by a process while it holds a chat socket
 
     async def one(i: int) -> None:
         ws = await connect(_url(asgi_server, conversation.pk), additional_headers=_bearer(kanzlei),
