@@ -20,6 +20,7 @@ from helena.agent.prompts import CONTEXT_MIN_TIER
 from helena.conversations import questions
 from helena.conversations.classification import classify_with_tier1
 from helena.conversations.title import propose_title
+from helena.infra.rows import Insert
 from helena.llm.router import is_cloud_allowed, task_routes
 from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion
 from helena.runs.dispatch import dispatch
@@ -72,6 +73,7 @@ def create_conversation(*, user: User, akte_id: Any = None, context_type: str | 
 
 
 MODES = ("auto", "inline", "background")
+_MESSAGE, _RUN = Insert(Message), Insert(AgentRun)  # written by every message: the INSERT built once
 
 
 def _checked_message(text: Any, mode: Any) -> str:
@@ -109,25 +111,31 @@ def start_run(*, user: User, conversation: Conversation, text: Any, mode: Any = 
                                         routes=routes, cloud=cloud, fallback=decision)
     tier = max(decision.tier, CONTEXT_MIN_TIER.get(conversation.context_type, 1))
     with _admitted(user):
-        Message.objects.create(conversation=conversation, role=Message.Role.USER, text=text)
-        run = AgentRun.objects.create(
+        _MESSAGE.create(conversation=conversation, role=Message.Role.USER, text=text)
+        run = _RUN.create(
             conversation=conversation, user=user, mode=decision.mode, tier=tier,
             task_type=decision.task_type, classifier_reason=decision.reason[:300],
             context_type=conversation.context_type,
             deadline=deadline_for(decision.mode, helena),
         )
-        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now(),
-                                                               **_title_for(conversation, text))
+        title = _proposed_title(conversation, text)
+        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now(), **_titled(title))
         transaction.on_commit(lambda: dispatch(run))
+    if title:  # the socket keeps this instance: its next message proposes no title again
+        conversation.title = title
     return run
 
 
-def _title_for(conversation: Conversation, question: str) -> dict[str, Any]:
-    """Helena's title for an untitled conversation, from its first question (helena/conversations/title.py),
-    set in the UPDATE the message makes anyway; a title already there (the user's) stays."""
+def _proposed_title(conversation: Conversation, question: str) -> str:
+    """Helena's title for an untitled conversation, from its first question (helena/conversations/title.py);
+    "" when it has one."""
     if conversation.title or conversation.titel_von_hand:
-        return {}
-    title = propose_title(question)
+        return ""
+    return propose_title(question) or ""
+
+
+def _titled(title: str) -> dict[str, Any]:
+    """The title set in the UPDATE the message makes anyway; a title already there (the user's) stays."""
     if not title:
         return {}
     return {"title": Case(When(title="", titel_von_hand=False, then=Value(title)), default=F("title"))}

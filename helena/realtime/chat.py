@@ -237,7 +237,6 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
         last_read = time.monotonic()
         while True:
             await asyncio.sleep(interval)
-            await socket_limits.refresh(user_id=self.user.pk, channel=self.channel_name)
             now = time.monotonic()
             unfinished = any(run_id not in self.finished for run_id in self.sent)
             if not ((unfinished and now - self.heard >= interval)

@@ -1,8 +1,9 @@
 """How many chat sockets each user has open, across every daphne process (a sorted set in Redis).
 
 A user who reconnects in a loop must not pile up subscriptions and resync tasks: each socket
-registers here when it opens and leaves when it ends, however it ends. A socket also refreshes its
-entry while it lives, so the entry of a process that died without cleaning up expires by itself.
+registers here when it opens and leaves when it ends, however it ends. While a socket lives, its
+process refreshes its entry (all of the process's entries in one pipeline every third of the TTL,
+not a round trip per socket), so the entry of a process that died without cleaning up expires.
 """
 
 from __future__ import annotations
@@ -26,6 +27,35 @@ def _client(loop: asyncio.AbstractEventLoop) -> aioredis.Redis:
 
 
 _clients: PerLoop[aioredis.Redis] = PerLoop(_client)
+
+
+class _Live:
+    """One per event loop: the entries of its open sockets, and the task that keeps them alive."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.entries: dict[str, int] = {}  # channel → user id
+        self.task: asyncio.Task[None] | None = None
+
+    def add(self, user_id: int, channel: str) -> None:
+        self.entries[channel] = user_id
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._refresh())
+
+    async def _refresh(self) -> None:
+        while self.entries:
+            await asyncio.sleep(ttl() / 3)
+            try:
+                async with _clients.get().pipeline(transaction=False) as pipe:
+                    for channel, user_id in list(self.entries.items()):
+                        key = KEY.format(user_id=user_id)
+                        pipe.zadd(key, {channel: time.time() + ttl()}, xx=True)
+                        pipe.expire(key, int(ttl()) + 1)
+                    await pipe.execute()
+            except Exception:  # the next round tries again; an entry lives for three rounds
+                log.debug("socket registry refresh failed", exc_info=True)
+
+
+_live: PerLoop[_Live] = PerLoop(_Live)
 
 
 def limit() -> int:
@@ -58,24 +88,14 @@ async def register(*, user_id: int, channel: str) -> bool:
         if count > limit():
             await redis.zrem(key, channel)
             return False
+        _live.get().add(user_id, channel)
     except Exception:
         log.warning("socket registry unavailable; socket of user %s not counted", user_id, exc_info=True)
     return True
 
 
-async def refresh(*, user_id: int, channel: str) -> None:
-    """Keep a live socket's entry from expiring."""
-    key = KEY.format(user_id=user_id)
-    try:
-        async with _clients.get().pipeline(transaction=True) as pipe:
-            pipe.zadd(key, {channel: time.time() + ttl()}, xx=True)
-            pipe.expire(key, int(ttl()) + 1)
-            await pipe.execute()
-    except Exception:
-        log.debug("socket registry refresh failed", exc_info=True)
-
-
 async def unregister(*, user_id: int, channel: str) -> None:
+    _live.get().entries.pop(channel, None)
     try:
         await _clients.get().zrem(KEY.format(user_id=user_id), channel)
     except Exception:

@@ -10,10 +10,12 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
+from akten.models import User
 from helena.agent.loop import Limits
+from helena.infra.rows import Columns
 from helena.llm import router  # imported late: router reads admin settings per run
 from helena.llm.pii.touched import privacy_for
-from helena.models import AgentRun, HelenaSettings
+from helena.models import AgentRun, Conversation, HelenaSettings
 from helena.runs.durable import checkpoints, local
 from helena.runs.durable.checkpoints import Resumption
 from helena.runs.events.writer import next_seq
@@ -75,17 +77,44 @@ def _take(run_id: Any, helena: HelenaSettings, *, owner: str) -> bool:
         return cursor.rowcount == 1
 
 
+_RUN, _CONVERSATION, _USER = Columns(AgentRun, "r"), Columns(Conversation, "c"), Columns(User, "u")
+_CLAIM_AND_READ = f"""
+    WITH r AS ({_CLAIM} RETURNING *)
+    SELECT {_RUN.sql}, {_CONVERSATION.sql}, {_USER.sql} FROM r
+    JOIN {Conversation._meta.db_table} c ON c.id = r.conversation_id
+    JOIN {User._meta.db_table} u ON u.id = r.user_id
+"""
+
+
+def _take_and_read(run_id: Any, helena: HelenaSettings) -> AgentRun | None:
+    """_take and the read of the run with its conversation and user (as select_related would give
+    them) in one statement; None if it was not queued."""
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(_CLAIM_AND_READ, {
+            "now": now, "owner": local.owner(), "beat": now, "run": run_id,
+            "inline": deadline_for(AgentRun.Mode.INLINE, helena),
+            "background": deadline_for(AgentRun.Mode.BACKGROUND, helena)})
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    run = _RUN.instance(row[:_RUN.count])
+    run.conversation = _CONVERSATION.instance(row[_RUN.count:_RUN.count + _CONVERSATION.count])
+    run.user = _USER.instance(row[_RUN.count + _CONVERSATION.count:])
+    return run
+
+
 def claim(run_id: Any) -> Claimed | None:
     """Set a queued run to running in this process and read what it needs; None if it is gone or
-    no longer queued (a message delivered twice changes nothing). Two statements: the UPDATE that
-    claims it, the read of it with its conversation and user."""
+    no longer queued (a message delivered twice changes nothing). One statement claims it and reads
+    it with its conversation and user."""
     helena = HelenaSettings.cached()
     if local.draining.is_set():  # told to stop: a run that arrives now is handed over at once
         _take(run_id, helena, owner="")
         return None
-    if not _take(run_id, helena, owner=local.owner()):
+    run = _take_and_read(run_id, helena)
+    if run is None:
         return None
-    run = AgentRun.objects.select_related("conversation", "user").get(pk=run_id)
     # A run just claimed from the queue has no events yet: its first is 1 (no query for it).
     return _prepared(run, helena, limits_for(run.mode, helena), next_event=1)
 

@@ -13,11 +13,13 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from helena.agent.loop import AgentResult
+from helena.infra.rows import Insert
 from helena.llm.base import Usage
 from helena.models import AgentRun, LLMCall, Message
 from helena.runs.ending import run_ended
 
 log = logging.getLogger(__name__)
+_MESSAGE = Insert(Message)  # the answer, written at the end of every run
 
 
 def result_from_done(done: dict[str, Any], *, messages: list[dict[str, Any]]) -> AgentResult:
@@ -73,8 +75,8 @@ def record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> N
             return
         conversation_id, mode = row
         if result.text:
-            Message.objects.create(conversation_id=conversation_id, role=Message.Role.ASSISTANT,
-                                   text=result.text, run_id=run_pk)
+            _MESSAGE.create(conversation_id=conversation_id, role=Message.Role.ASSISTANT,
+                            text=result.text, run_id=run_pk)
     if mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (auftraege.auftrag_geben); inline runs
         run_ended(run_pk=run_pk)  # save the query: a task given to Helena ends with its run
 

@@ -21,11 +21,13 @@ from django.db.models.functions import TruncMonth
 
 from helena.infra.db import db
 from helena.infra.errorlog import record_error
+from helena.infra.rows import Insert
 from helena.llm.base import ChatModel, Chunk, LLMError, Usage
 from helena.llm.wrappers.base import WrapperModel
 from helena.models import LLMCall
 
 log = logging.getLogger(__name__)
+_LEDGER = Insert(LLMCall)  # a row per model call: the INSERT built once
 
 ZERO = Decimal("0")
 COST_QUANTUM = Decimal("0.000001")  # LLMCall.cost has 6 decimal places
@@ -169,7 +171,7 @@ class RecordingModel(WrapperModel):
     def _write(self, *, prompt_tokens: int, completion_tokens: int, latency_ms: int, error: str,
                failure: str | None = None) -> LLMCall:
         """The ledger row; a failed call (`failure`: its code) also goes to the error log, linked."""
-        row = LLMCall.objects.create(
+        row = _LEDGER.create(
             run_id=self.run_id,
             user_id=self.user_id,
             provider=str(self.provider)[:20],
