@@ -183,6 +183,9 @@ class OhneDatenbankTraceback(logging.Filter):
         return getattr(getattr(record, "request", None), _MARK, None) is None
 
 
+FRAME_SEND = "helena.frame_send"  # scope key: the server's own send, for text frames of an accepted socket
+
+
 class DatabaseUnavailableWebsocket:
     """ASGI middleware around the websocket stack: an outage while a socket connects (the session,
     the user, the token, the consumer's first reading) or while it is open closes it with 4503
@@ -210,7 +213,10 @@ class DatabaseUnavailableWebsocket:
             await send(message)
 
         try:
-            await self.inner(scope, receive_tracked, send_tracked)
+            # A socket's run events are text frames of an accepted socket: they change none of the
+            # state tracked here nor the session, so the chat sends them with daphne's send directly
+            # (helena/realtime/chat.py); every other message goes through the stack.
+            await self.inner({**scope, FRAME_SEND: send}, receive_tracked, send_tracked)
         except (OperationalError, InterfaceError) as exc:
             if not ist_ausfall(exc):
                 raise

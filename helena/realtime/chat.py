@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
-from config.db_unavailable import API_MELDUNG, ausfall, ist_ausfall
+from config.db_unavailable import API_MELDUNG, FRAME_SEND, ausfall, ist_ausfall
 from config.errors import DomainError, NotFound
 from config.textcheck import BadInput, parse_json
 from helena.conversations import selectors, services
@@ -96,6 +96,7 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
         self.sent: dict[str, int] = {}  # run_id → last seq sent to this client
         self.finished: set[str] = set()  # runs whose `done` this client got
         self.relaying = asyncio.Lock()  # one relay at a time: live, catch-up and resync interleave
+        self.frame_send = self.scope.get(FRAME_SEND, self.base_send)  # run events: past the middlewares
         self.backlog: list[Frame] = []  # live frames waiting for a relay in progress
         self.draining: asyncio.Task[None] | None = None
         self.heard = time.monotonic()  # last live event or database read
@@ -123,9 +124,11 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             return
         self.registered = True
         self.conversation = found
-        await fanout.join(conversation_id=found.pk, socket=self)
         await self.sitzung_binden()  # closed when the login it came with ends (helena/realtime/sitzung.py)
         await self.accept()
+        # Live frames only once accepted (they go straight to daphne); one published meanwhile
+        # leaves a gap that the next live frame, or the resync, fills from the database.
+        await fanout.join(conversation_id=found.pk, socket=self)
         self.resync = asyncio.create_task(self._resync_loop())
 
     async def disconnect(self, code: int) -> None:
@@ -280,7 +283,7 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
                 self._drain_soon()
                 return
             self._sent(frame)
-            await self.base_send({"type": "websocket.send", "text": frame.text})
+            await self.frame_send({"type": "websocket.send", "text": frame.text})
 
     def missed(self) -> None:
         """The fanout lost its Redis connection: read from the database at the next resync round."""
@@ -310,9 +313,9 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             gap = await database_sync_to_async(selectors.run_events)(
                 run_id=frame.run_id, after=last, before=frame.seq)
             for missed in gap:
-                await self.base_send({"type": "websocket.send", "text": frame_of(missed).text})
+                await self.frame_send({"type": "websocket.send", "text": frame_of(missed).text})
         self._sent(frame)
-        await self.base_send({"type": "websocket.send", "text": frame.text})
+        await self.frame_send({"type": "websocket.send", "text": frame.text})
 
     async def _error(self, code: str, message: str, **extra: Any) -> None:
         """An `error` event about a frame: not part of any run (run_id null, seq 0)."""
