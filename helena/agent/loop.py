@@ -110,8 +110,8 @@ class _Run:
     announced: set[str] = field(default_factory=set)
     reported: set[str] = field(default_factory=set)
     answered: dict[str, str] = field(default_factory=dict)  # a successful call's key → its first call id
-    # The offered tools' schemas, built once per set of tools: the same list objects every turn let
-    # the model clients reuse what they derived from them (ollama_tools).
+    # The offered tools' schemas (shared by every run, never changed): the same objects every turn
+    # let the model clients reuse what they derived from them (ollama_tools).
     _schemas: tuple[tuple[str, ...], list[dict[str, Any]]] | None = None
 
     @property
@@ -121,7 +121,7 @@ class _Run:
     def schemas(self) -> list[dict[str, Any]]:
         names = tuple(t.name for t in self.tools)
         if self._schemas is None or self._schemas[0] != names:
-            self._schemas = (names, [t.schema() for t in self.tools])
+            self._schemas = (names, [t.offered_schema() for t in self.tools])
         return self._schemas[1]
 
     def check_cancel(self) -> None:

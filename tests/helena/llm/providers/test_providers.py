@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import threading
 import time
@@ -89,6 +90,21 @@ def test_models_satisfy_the_protocol(server: ScriptedLLMServer) -> None:
     assert (ollama(server).provider, cloud(server).provider, ScriptedModel([]).provider) == (
         "ollama", "openai", "scripted"
     )
+
+
+def test_no_provider_changes_the_offered_schemas(server: ScriptedLLMServer) -> None:
+    """Every run offers the same schema dicts (Tool.offered_schema): a client that changed one would
+    change it for every later run."""
+    from helena.tools.registry import all_tools
+
+    schemas = [tool.offered_schema() for tool in all_tools().values()]
+    before = copy.deepcopy(schemas)
+    for model in (ollama(server), cloud(server)):
+        server.script([{"tool_calls": [{"name": "read_akte", "arguments": {"query": "Meier"}}]},
+                       {"text": "Fertig."}])
+        turn_of(model, messages=USER, tools=schemas)
+        turn_of(model, messages=USER, tools=schemas)
+    assert schemas == before
 
 
 # --- Ollama ---------------------------------------------------------------------------------
