@@ -13,6 +13,7 @@ import logging
 from typing import Any, NamedTuple
 
 from asgiref.sync import async_to_sync
+from django.db import connection
 
 from helena.agent.budget import estimate_tokens
 from helena.llm.base import collect
@@ -72,12 +73,17 @@ def _summary_model(*, conversation: Conversation, run_id: Any, privacy: Any) -> 
                           price_out=config.price_out)
 
 
+_MESSAGES = (f"SELECT id, role, text FROM {Message._meta.db_table} WHERE conversation_id = %s "
+             "ORDER BY created_at, id")
+
+
 def history_for(*, conversation: Conversation, run_id: Any = None, privacy: Any = None,
                 context_window: int = DEFAULT_WINDOW) -> tuple[list[dict[str, Any]], str]:
     """The earlier turns for the model (a summary note first when the conversation is long) and the
     question of this run (the last user message)."""
-    messages = [_Said(*row) for row in Message.objects.filter(conversation_id=conversation.pk)
-                .order_by("created_at", "id").values_list("pk", "role", "text")]
+    with connection.cursor() as cursor:  # plain SQL: every run start reads it, compiling cost more
+        cursor.execute(_MESSAGES, [conversation.pk])
+        messages = [_Said(*row) for row in cursor.fetchall()]
     question = messages[-1].text if messages and messages[-1].role == Message.Role.USER else ""
     earlier = messages[:-1] if question else messages
     turns = _turns(earlier)

@@ -175,7 +175,7 @@ class PersistentEmitter(Emitter):
         """The batch is in the database: the events with the moment they were stored."""
         stored = []
         for event, ts in zip(batch, stamps, strict=True):
-            stored.append(dataclasses.replace(event, ts=ts))
+            stored.append(Event(event.type, event.run_id, event.seq, ts, event.data))
             self.events[event.seq - self._first_seq] = stored[-1]
         self._settle(len(batch))
         return stored
