@@ -23,6 +23,7 @@ import time
 from collections import deque
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -56,6 +57,8 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
 
     resync: asyncio.Task[None] | None = None
     draining: asyncio.Task[None] | None = None
+    closed = False
+    read_all = False  # the next resync round reads everything since connect (the fanout lost Redis)
     conversation: Any = None
     registered = False
 
@@ -75,16 +78,17 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             await self._release()
 
     async def _release(self) -> None:
+        self.closed = True  # no live frame starts anything from now on
+        conversation, self.conversation = self.conversation, None
+        if conversation is not None:
+            with contextlib.suppress(Exception):
+                await fanout.leave(conversation_id=conversation.pk, socket=self)
         for task in (self.resync, self.draining):
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         self.resync = self.draining = None
-        conversation, self.conversation = self.conversation, None
-        if conversation is not None:
-            with contextlib.suppress(Exception):
-                await fanout.leave(conversation_id=conversation.pk, socket=self)
         if self.registered:
             self.registered = False
             await socket_limits.unregister(user_id=self.user.pk, channel=self.channel_name)
@@ -242,10 +246,10 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             await asyncio.sleep(interval)
             now = time.monotonic()
             unfinished = any(run_id not in self.finished for run_id in self.sent)
-            if not ((unfinished and now - self.heard >= interval)
+            if not ((unfinished and now - self.heard >= interval) or self.read_all
                     or now - last_read >= interval * RESYNC_IDLE_FACTOR):
                 continue
-            last_read = now
+            last_read, self.read_all = now, False
             try:
                 async with self.relaying:
                     missing = await database_sync_to_async(selectors.missing_events)(
@@ -269,6 +273,8 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
         to daphne, which never waits); otherwise kept, in order, for a task that fills the gap from
         the database first, so the fanout's reader is never held up by one socket.
         """
+        if self.closed:
+            return
         self.heard = time.monotonic()
         if self.backlog or self.relaying.locked():
             self.backlog.extend(frames)
@@ -283,22 +289,39 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
                 self._drain_soon()
                 return
             self._sent(frame)
-            await self.frame_send({"type": "websocket.send", "text": frame.text})
+            await self._send_frame(frame.text)
 
     def missed(self) -> None:
-        """The fanout lost its Redis connection: read from the database at the next resync round."""
-        self.heard = 0.0
+        """The fanout lost its Redis connection: the next resync round reads everything since connect
+        (also runs this socket never heard of)."""
+        self.read_all = True
 
     def _drain_soon(self) -> None:
-        if self.draining is None or self.draining.done():
+        if not self.closed and (self.draining is None or self.draining.done()):
             self.draining = asyncio.create_task(self._drain())
 
     async def _drain(self) -> None:
-        async with self.relaying:
-            while self.backlog:
-                frames, self.backlog = self.backlog, []
-                for frame in frames:
-                    await self._relay(frame, fill_gaps=True)
+        """Relay the backlog in order, filling gaps from the database; a failure leaves the rest to
+        the next live frame or the resync (the socket stays)."""
+        try:
+            async with self.relaying:
+                while self.backlog and not self.closed:
+                    frames, self.backlog = self.backlog, []
+                    for frame in frames:
+                        await self._relay(frame, fill_gaps=True)
+        except Exception as exc:
+            if ist_ausfall(exc):
+                ausfall.gemeldet(exc, wo="chat")
+            else:
+                logger.exception("relaying to a socket of conversation %s failed",
+                                 getattr(self.conversation, "pk", None))
+
+    async def _send_frame(self, text: str) -> None:
+        """A run event's frame to the client; a socket that is closing takes no more (quietly)."""
+        try:
+            await self.frame_send({"type": "websocket.send", "text": text})
+        except Disconnected:
+            self.closed = True
 
     def _sent(self, frame: Frame) -> None:
         self.sent[frame.run_id] = frame.seq
@@ -313,9 +336,9 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             gap = await database_sync_to_async(selectors.run_events)(
                 run_id=frame.run_id, after=last, before=frame.seq)
             for missed in gap:
-                await self.frame_send({"type": "websocket.send", "text": frame_of(missed).text})
+                await self._send_frame(frame_of(missed).text)
         self._sent(frame)
-        await self.frame_send({"type": "websocket.send", "text": frame.text})
+        await self._send_frame(frame.text)
 
     async def _error(self, code: str, message: str, **extra: Any) -> None:
         """An `error` event about a frame: not part of any run (run_id null, seq 0)."""

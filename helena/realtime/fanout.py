@@ -48,21 +48,31 @@ class _Fanout:
         self._pubsub = self._redis.pubsub()
         self._sockets: dict[int, set[Listener]] = {}  # conversation → its sockets in this process
         self._subscribed = False
+        self._lost = False  # a socket joined while Redis was away: it is told once subscribed
         self._lock = asyncio.Lock()  # subscribe, unsubscribe and reconnect one after the other
         self._wanted = asyncio.Event()  # set when there is something to read
         self._reader: asyncio.Task[None] | None = None
         self._close_with(loop)
 
     async def join(self, conversation_id: int, socket: Listener) -> None:
-        """From now on `socket` gets the conversation's messages (subscribed when this returns)."""
+        """From now on `socket` gets the conversation's messages (subscribed when this returns, unless
+        Redis is away: then the reader subscribes once it is back, and the socket reads what it
+        missed from the database; a socket is never refused for it)."""
         self._sockets.setdefault(conversation_id, set()).add(socket)
+        try:
+            await self._subscribe()
+        except Exception:
+            log.warning("Redis unavailable: live events wait for its return", exc_info=True)
+            self._lost = True
+        self._wanted.set()
+        if self._reader is None or self._reader.done():
+            self._reader = asyncio.create_task(self._read())
+
+    async def _subscribe(self) -> None:
         async with self._lock:
             if not self._subscribed and self._sockets:
                 await self._pubsub.subscribe(channel())
                 self._subscribed = True
-                self._wanted.set()
-        if self._reader is None or self._reader.done():
-            self._reader = asyncio.create_task(self._read())
 
     async def leave(self, conversation_id: int, socket: Listener) -> None:
         sockets = self._sockets.get(conversation_id)
@@ -81,11 +91,16 @@ class _Fanout:
     async def _read(self) -> None:
         failures = 0
         while True:
-            if not self._subscribed:
+            if not self._sockets:
                 self._wanted.clear()
                 await self._wanted.wait()
                 continue
             try:
+                if not self._subscribed:
+                    await self._subscribe()
+                    if failures or self._lost:
+                        self._lost = False
+                        self._tell_missed()
                 message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
             except asyncio.CancelledError:
                 raise
@@ -115,16 +130,15 @@ class _Fanout:
                     log.exception("relaying to a socket of conversation %s failed", conversation_id)
 
     async def _reconnect(self) -> None:
-        """A new connection with every subscription the sockets need; they read what they missed."""
+        """A new connection; the reader subscribes on it (at once, or once Redis is back), and the
+        sockets read what they missed meanwhile."""
         async with self._lock:
-            old, self._pubsub = self._pubsub, self._redis.pubsub()
+            old, self._pubsub, self._subscribed = self._pubsub, self._redis.pubsub(), False
             with contextlib.suppress(Exception):
                 await old.aclose()
-            try:
-                if self._subscribed:
-                    await self._pubsub.subscribe(channel())
-            except Exception:
-                log.warning("subscribing again failed; the next read tries again", exc_info=True)
+        self._tell_missed()
+
+    def _tell_missed(self) -> None:
         for sockets in list(self._sockets.values()):
             for socket in list(sockets):
                 socket.missed()

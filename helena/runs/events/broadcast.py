@@ -17,6 +17,8 @@ the order is kept: one queue per loop, and Redis delivers a pipeline's messages 
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import json
 import logging
 import threading
@@ -56,12 +58,22 @@ def frame_of(event: dict[str, Any]) -> Frame:
 
 
 def channel() -> str:
-    """The Redis channel of all run events. Pub/sub ignores Redis's database number, so the name
-    holds the installation's database: two installations (or test runs) sharing a Redis never get
-    each other's events (their conversation ids overlap)."""
-    prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
-    db = settings.DATABASES["default"]
-    return f"{prefix}:helena:events:{db.get('HOST') or ''}:{db.get('PORT') or ''}:{db['NAME']}"
+    """The Redis channel of all run events of this installation. Pub/sub ignores Redis's database
+    number, and conversation ids of two installations overlap: the name holds a digest of the
+    installation's SECRET_KEY (the same on all its machines, docs/betrieb.md) and database name, so
+    installations (or test runs) sharing a Redis never get each other's events, however each
+    machine spells the database's address."""
+    installation = _installation(settings.SECRET_KEY, settings.DATABASES["default"]["NAME"])
+    return f"{_prefix()}:helena:events:{installation}"
+
+
+def _prefix() -> str:
+    return settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
+
+
+@functools.lru_cache(maxsize=4)
+def _installation(secret_key: str, database: str) -> str:
+    return hashlib.sha256(f"{secret_key}\n{database}".encode()).hexdigest()[:20]
 
 
 def encode(batches: list[Batch]) -> bytes:

@@ -57,7 +57,7 @@ class PersistentEmitter(Emitter):
         self._pending: list[Event] = []  # emitted, not yet handed to the writer
         self._in_flight = 0  # events the writer is storing
         self._written: asyncio.Event | None = None  # set while nothing is pending or in flight
-        self.broadcasting: asyncio.Task[None] | None = None  # the writer's broadcast of the last batch
+        self.broadcasting: asyncio.Future[None] | None = None  # the writer's broadcast of the last batch
         self._failed: BaseException | None = None
         # Coalescing window for text deltas (settings.HELENA_STREAM_WINDOW_MS): the first delta after
         # a pause goes out at once, the ones that follow within the window wait and travel as one.

@@ -89,7 +89,8 @@ class _LoopWriter:
         self._task: asyncio.Task[None] | None = None
         self._window = settings.HELENA_EVENT_BATCH_MS / 1000
         self._started = -self._window  # loop time the last batch started
-        self._broadcasting: asyncio.Task[None] | None = None  # the last batch's broadcast
+        self._outbox: list[tuple[list[Stored], asyncio.Future[None]]] = []  # stored, to broadcast
+        self._sender: asyncio.Task[None] | None = None
 
     def wake(self, emitter: PersistentEmitter) -> None:
         self._waiting[id(emitter)] = emitter
@@ -105,6 +106,12 @@ class _LoopWriter:
             emitters, self._waiting = list(self._waiting.values()), {}
             batches = [(emitter, emitter.take_pending()) for emitter in emitters]
             batches = [(emitter, events) for emitter, events in batches if events]
+            if not batches:
+                continue
+            # Before any emitter counts as written: its flush() then also waits for this broadcast.
+            sent: asyncio.Future[None] = loop.create_future()
+            for emitter, _ in batches:
+                emitter.broadcasting = sent
             stored: list[tuple[PersistentEmitter, list[Event]]] = []
             if len(batches) > 1:
                 try:
@@ -124,24 +131,28 @@ class _LoopWriter:
                     emitter.write_failed(events, exc)
                 else:
                     stored.append((emitter, _settle(emitter, events, times)))
-            self._broadcast([(emitter, events) for emitter, events in stored if events])
+            self._broadcast([(emitter.conversation_id, [event.as_dict() for event in events])
+                             for emitter, events in stored if events], sent)
 
-    def _broadcast(self, stored: list[tuple[PersistentEmitter, list[Event]]]) -> None:
-        """Broadcast a stored batch behind the previous one (each run's order) while the next one is
-        stored; each emitter's flush() waits for the broadcast of its last batch."""
-        if not stored:
-            return
-        task = asyncio.create_task(_after(self._broadcasting, [
-            (emitter.conversation_id, [event.as_dict() for event in events]) for emitter, events in stored]))
-        self._broadcasting = task
-        for emitter, _ in stored:
-            emitter.broadcasting = task
+    def _broadcast(self, stored: list[Stored], sent: asyncio.Future[None]) -> None:
+        """Hand a stored batch to the one sender of this loop; `sent` resolves once it is out. The
+        sender sends whatever piled up meanwhile in one message, so the runs' order holds and a
+        Redis that hangs costs one timeout for everything waiting, not one per batch."""
+        self._outbox.append((stored, sent))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.create_task(self._send())
 
-
-async def _after(previous: asyncio.Task[None] | None, stored: list[Stored]) -> None:
-    if previous is not None and not previous.done():
-        await asyncio.wait([previous])
-    await broadcast(stored)
+    async def _send(self) -> None:
+        while self._outbox:
+            waiting, self._outbox = self._outbox, []
+            try:
+                stored = [batch for batches, _ in waiting for batch in batches]
+                if stored:
+                    await broadcast(stored)
+            finally:
+                for _, sent in waiting:
+                    if not sent.done():
+                        sent.set_result(None)
 
 
 def _settle(emitter: PersistentEmitter, events: list[Event], times: list[str] | None) -> list[Event]:

@@ -4,9 +4,11 @@ failed write never lets a later event out."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
+from django.conf import settings
 
 from akten.models import Role, User
 from helena.infra.db import db
@@ -242,3 +244,61 @@ def test_deltas_within_the_window_travel_as_one_and_the_first_at_once(monkeypatc
         ("text", "Montag."), ("done", None)]
     assert [event for event, _ in sent] == stored
     assert seen_at[1] < 0.08  # the first token did not wait for the window
+
+
+def test_a_slow_broadcast_holds_a_runs_end_once_not_once_per_batch(monkeypatch) -> None:
+    """Redis hanging (each publish waits for its timeout): what piled up meanwhile goes out
+    together, so a run's flush() waits about one publish, not one per batch stored meanwhile."""
+    run = _run()
+    publishes: list[list[int]] = []
+
+    async def hanging(batches: list[tuple[int, list[dict[str, Any]]]]) -> None:
+        await asyncio.sleep(0.3)
+        publishes.append([event["seq"] for _, events in batches for event in events])
+
+    monkeypatch.setattr(writer, "broadcast", hanging)
+    monkeypatch.setattr(settings, "HELENA_EVENT_BATCH_MS", 0)
+
+    async def go() -> float:
+        emitter = PersistentEmitter(run=run, next_seq=1)
+        for _ in range(20):  # twenty batches, each stored before the next is emitted
+            await emitter.emit("agent_state", state="thinking")
+            while not emitter._written.is_set():
+                await asyncio.sleep(0.005)
+        started = time.monotonic()
+        await emitter.flush()
+        return time.monotonic() - started
+
+    waited = asyncio.run(go())
+    assert waited < 1.0  # one chained publish per batch: 20 × 0.3 s
+    assert [seq for seqs in publishes for seq in seqs] == list(range(1, 21))  # in order, each once
+
+
+def test_flush_waits_for_the_broadcast_also_when_runs_are_stored_one_by_one(monkeypatch) -> None:
+    """The multi-run INSERT failing, each run's events are stored on their own: a run's flush()
+    still returns only once its events are out."""
+    first, second = _run(), _run_of_second_user()
+    out: list[int] = []
+
+    async def broadcast(batches: list[tuple[int, list[dict[str, Any]]]]) -> None:
+        await asyncio.sleep(0.1)
+        out.extend(event["seq"] for _, events in batches for event in events)
+
+    real_many = writer.store_many
+
+    async def refused(batches: list[Any]) -> Any:
+        if len(batches) > 1:
+            raise RuntimeError("the statement of both runs failed")
+        return await real_many(batches)
+
+    monkeypatch.setattr(writer, "broadcast", broadcast)
+    monkeypatch.setattr(writer, "store_many", refused)
+
+    async def go() -> list[int]:
+        a, b = PersistentEmitter(run=first, next_seq=1), PersistentEmitter(run=second, next_seq=1)
+        await a.emit("agent_state", state="thinking")
+        await b.emit("agent_state", state="thinking")
+        await a.flush()
+        return list(out)
+
+    assert asyncio.run(go()) == [1, 1]  # both runs' first event was out when a's flush returned
