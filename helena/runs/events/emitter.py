@@ -143,6 +143,8 @@ class PersistentEmitter(Emitter):
     async def flush(self) -> None:
         """Wait until every event emitted so far is stored and broadcast."""
         self._release_held()
+        if self._pending:
+            writer.writers.get().hurry()
         while True:
             if self._written is not None and not self._written.is_set():
                 await self._written.wait()  # the writer is not the run's: a cancel does not stop it

@@ -7,6 +7,7 @@ broadcasts it as one message; the timestamp clients see is the moment an event w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -89,8 +90,13 @@ class _LoopWriter:
         self._task: asyncio.Task[None] | None = None
         self._window = settings.HELENA_EVENT_BATCH_MS / 1000
         self._started = -self._window  # loop time the last batch started
+        self._hurry = asyncio.Event()  # a run waits for its events (its end): no pause before the next batch
         self._outbox: list[tuple[list[Stored], asyncio.Future[None]]] = []  # stored, to broadcast
         self._sender: asyncio.Task[None] | None = None
+
+    def hurry(self) -> None:
+        """Store what is pending without waiting for the window (a run's flush: its end, a save)."""
+        self._hurry.set()
 
     def wake(self, emitter: PersistentEmitter) -> None:
         self._waiting[id(emitter)] = emitter
@@ -100,8 +106,11 @@ class _LoopWriter:
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
         while self._waiting:
-            if (pause := self._started + self._window - loop.time()) > 0:
-                await asyncio.sleep(pause)
+            if (pause := self._started + self._window - loop.time()) > 0 and not self._hurry.is_set():
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(pause):
+                        await self._hurry.wait()
+            self._hurry.clear()
             self._started = loop.time()
             emitters, self._waiting = list(self._waiting.values()), {}
             batches = [(emitter, emitter.take_pending()) for emitter in emitters]
