@@ -80,9 +80,10 @@ class _LoopWriter:
     50 runs streaming, 1,000 a second, and the events queued for the database threads (bench/
     stream_latency.py). One writer per loop stores one batch after the other, so each run's events
     are stored in seq order; a failed multi-run batch is retried run by run, so only the run whose
-    events cannot be stored stops. Batches start at most every HELENA_EVENT_BATCH_MS: the first
-    event after a pause is stored at once; under load, what the runs emit meanwhile goes together
-    (with 100 runs streaming, one batch and one message every few ms instead of one per event).
+    events cannot be stored stops. Under load (the last batch held several runs' events) batches
+    start at most every HELENA_EVENT_BATCH_MS, so what the runs emit meanwhile goes together (with
+    100 runs streaming, one batch and one message every few ms instead of one per event); a single
+    run's events, and a run waiting for its own (flush), are stored at once.
     """
 
     def __init__(self) -> None:
@@ -90,6 +91,7 @@ class _LoopWriter:
         self._task: asyncio.Task[None] | None = None
         self._window = settings.HELENA_EVENT_BATCH_MS / 1000
         self._started = -self._window  # loop time the last batch started
+        self._shared = False  # the last batch held several runs' events: under load, batches wait
         self._hurry = asyncio.Event()  # a run waits for its events (its end): no pause before the next batch
         self._outbox: list[tuple[list[Stored], asyncio.Future[None]]] = []  # stored, to broadcast
         self._sender: asyncio.Task[None] | None = None
@@ -106,7 +108,8 @@ class _LoopWriter:
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
         while self._waiting:
-            if (pause := self._started + self._window - loop.time()) > 0 and not self._hurry.is_set():
+            pause = self._started + self._window - loop.time() if self._shared else 0
+            if pause > 0 and not self._hurry.is_set():
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(pause):
                         await self._hurry.wait()
@@ -117,6 +120,7 @@ class _LoopWriter:
             batches = [(emitter, events) for emitter, events in batches if events]
             if not batches:
                 continue
+            self._shared = len(batches) > 1
             # Before any emitter counts as written: its flush() then also waits for this broadcast.
             sent: asyncio.Future[None] = loop.create_future()
             for emitter, _ in batches:
