@@ -1,9 +1,9 @@
 """The chat websocket (docs/protocol.md "Websocket"): thin, every decision is in services/selectors.
 
-One socket per conversation. It joins the conversation's fanout (helena/realtime/fanout.py), which hands
-it every persisted event that helena.runs.events.broadcast publishes, and relays them. Per run it
-remembers the last seq it sent:
-a live event that would leave a gap is preceded by the missing ones from the database, and one
+One socket per conversation. Once accepted it joins the process's fanout (helena/realtime/fanout.py),
+which hands it every persisted event of its conversation that helena.runs.events.broadcast publishes,
+as finished frames, and relays them. Per run it remembers the last seq it sent: a live event that
+would leave a gap is preceded by the missing ones from the database, and one
 already sent is dropped, so a reload or a second tab sees each run's events exactly once and in
 order. Clients may ask for what they missed with {"type": "sync", "after": {run_id: seq}}.
 
