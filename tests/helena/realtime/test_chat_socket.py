@@ -129,6 +129,30 @@ def test_a_message_streams_every_event_as_persisted(kanzlei: Kanzlei, asgi_serve
     assert [m.role for m in Message.objects.filter(conversation=conversation)] == ["user", "assistant"]
 
 
+def test_a_socket_gets_nothing_of_another_users_conversation(kanzlei: Kanzlei, asgi_server: str,
+                                                             tiers) -> None:
+    """All run events of the installation travel on one Redis channel: a socket gets only its own
+    conversation's, never those of a run streaming next to it for another user."""
+    tiers.script([{"text": ["Vertraulich: ", "Mandant ", "Meier."]}])
+    mine, theirs = _conversation(kanzlei), _conversation(kanzlei, "sachbearbeiter")
+
+    async def go() -> tuple[list[dict[str, Any]], list[str]]:
+        other_url, my_url = _url(asgi_server, theirs.pk), _url(asgi_server, mine.pk)
+        async with connect(other_url, additional_headers=_bearer(kanzlei, "sachbearbeiter")) as other, \
+                connect(my_url, additional_headers=_bearer(kanzlei, "anwalt")) as ws:
+            await ws.send(_message("Was weißt du über Meier?"))
+            live = await _until_done(ws)
+            heard: list[str] = []
+            with contextlib.suppress(TimeoutError):
+                while True:
+                    heard.append(await asyncio.wait_for(other.recv(), 1.5))
+            return live, heard
+
+    live, heard = _run(go())
+    assert live[-1]["type"] == "done" and "Meier" in "".join(e.get("delta", "") for e in live)
+    assert heard == []
+
+
 def test_two_tabs_see_identical_step_lists(kanzlei: Kanzlei, asgi_server: str, tiers) -> None:
     tiers.script([{"tool_calls": [{"name": "read_fristen", "arguments": {}}]},
                   {"text": ["Du hast ", "eine offene ", "Frist."], "chunk_delay": 0.05}])
