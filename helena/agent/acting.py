@@ -65,33 +65,36 @@ async def run_tools(run: _Run, calls: list[ToolCall]) -> None:
 
     # Identical calls (in this turn or earlier in the run) execute once: a repeated
     # create_draft_* must not propose the same record twice.
-    tasks: dict[tuple[str, str], asyncio.Task[ToolResult]] = {}
-    fresh: set[tuple[str, str]] = set()
+    fresh: dict[tuple[str, str], ToolCall] = {}
     for call in calls:
         key = (call.name, canonical(call.arguments))
-        if key not in tasks and key not in run.cache:
-            tasks[key] = asyncio.ensure_future(_execute(run, call))
-            fresh.add(key)
-    if tasks:
-        await asyncio.gather(*tasks.values())
+        if key not in fresh and key not in run.cache:
+            fresh[key] = call
+    results: dict[tuple[str, str], ToolResult] = {}
+    if len(fresh) == 1:  # awaited right here: a tool that never waits lets no other task run first
+        [(key, call)] = fresh.items()
+        results[key] = await _execute(run, call)
+    elif fresh:
+        done = await asyncio.gather(*(_execute(run, call) for call in fresh.values()))
+        results = dict(zip(fresh, done, strict=True))
     if run.ctx.record_reads is not None and run.ctx.reads:
         await run.ctx.record_reads()  # the step's reads for the read log: one INSERT
-    for key, task in tasks.items():
-        if task.result().ok:
-            run.cache[key] = task.result()
+    for key, result in results.items():
+        if result.ok:
+            run.cache[key] = result
     for call in calls:
         if (call.name, canonical(call.arguments)) in run.cache:
             run.answered.setdefault(_key_text(call), call.id)
 
-    await _report(run, calls, tasks, fresh)
+    await _report(run, calls, results, set(fresh))
 
 
-async def _report(run: _Run, calls: list[ToolCall], tasks: dict[tuple[str, str], asyncio.Task[ToolResult]],
+async def _report(run: _Run, calls: list[ToolCall], results: dict[tuple[str, str], ToolResult],
                   fresh: set[tuple[str, str]]) -> None:
     """Each call's result to the client (once: not what it saw before a resume) and to the model."""
     for call in calls:
         key = (call.name, canonical(call.arguments))
-        result = tasks[key].result() if key in tasks else run.cache[key]
+        result = results[key] if key in results else run.cache[key]
         observation = result.observation()
         shown = call.id in run.reported  # answered before the process was lost: seen already
         if not shown:

@@ -98,7 +98,10 @@ def _error(code: str, message: str, summary: str) -> ToolResult:
 async def _run(tool: Tool, params: Any, ctx: ToolContext) -> ToolResult:
     for attempt in range(len(RETRY_DELAYS) + 1):
         try:
-            result = await asyncio.wait_for(tool.handler(params, ctx), timeout=tool.timeout)
+            # asyncio.timeout, not wait_for: no task of its own, so a handler that never waits (the
+            # calculators) returns without the loop running everything else first
+            async with asyncio.timeout(tool.timeout):
+                result = await tool.handler(params, ctx)
         except TimeoutError:
             return _error(
                 "timeout",
