@@ -109,6 +109,11 @@ def _bundesland(params: CalculateFristParams, ctx: ToolContext) -> tuple[str, st
     return settings.KANZLEI_BUNDESLAND, "Kanzleisitz"
 
 
+def _bundesland_from_akte(params: CalculateFristParams, ctx: ToolContext) -> bool:
+    """Whether _bundesland() reads the Akte in focus (no Bundesland given)."""
+    return not (params.bundesland or "").strip() and ctx.akte_id is not None
+
+
 def _calculate_frist(params: CalculateFristParams, ctx: ToolContext) -> ToolResult:
     bundesland, quelle = _bundesland(params, ctx)
     try:
@@ -145,9 +150,7 @@ calculate_frist = Tool(
     ),
     kind="read",
     params=CalculateFristParams,
-    handler=_on_the_loop_unless(
-        lambda params, ctx: not (params.bundesland or "").strip() and ctx.akte_id is not None,
-        _calculate_frist),
+    handler=_on_the_loop_unless(_bundesland_from_akte, _calculate_frist),
     label="Berechne Frist",
 )
 
@@ -261,6 +264,12 @@ def _posten(gebuehren: list[GebuehrParams]) -> list[dict[str, str]]:
     return [{"nr": g.nr.strip(), **({"satz": g.satz} if g.satz not in (None, "") else {})} for g in gebuehren]
 
 
+def _auftragsdatum_from_akte(params: GetKostenRulesParams, ctx: ToolContext) -> bool:
+    """Whether _auftragsdatum() reads an Akte (fees computed, no Auftragsdatum given)."""
+    computes = bool((params.gegenstandswert or "").strip())
+    return computes and not (params.auftragsdatum or "").strip() and bool(params.akte_id or ctx.akte_id)
+
+
 def _get_kosten_rules(params: GetKostenRulesParams, ctx: ToolContext) -> ToolResult:
     quellen = [{"corpus": "gesetze", "citation": "§ 13 RVG"}, {"corpus": "gesetze", "citation": "§ 34 GKG"}]
     if params.gegenstandswert is None or not params.gegenstandswert.strip():
@@ -323,9 +332,6 @@ get_kosten_rules = Tool(
     ),
     kind="read",
     params=GetKostenRulesParams,
-    handler=_on_the_loop_unless(
-        lambda params, ctx: bool((params.gegenstandswert or "").strip())
-        and not (params.auftragsdatum or "").strip() and bool(params.akte_id or ctx.akte_id),
-        _get_kosten_rules),
+    handler=_on_the_loop_unless(_auftragsdatum_from_akte, _get_kosten_rules),
     label="Berechne Kosten",
 )

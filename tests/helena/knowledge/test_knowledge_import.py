@@ -348,6 +348,25 @@ def test_load_gesetze_reads_an_xml_zip_a_folder_and_a_bare_xml_file(tmp_path: Pa
 
 
 @pytest.mark.django_db
+def test_only_skips_the_other_laws_of_a_folder_unread(tmp_path: Path) -> None:
+    """`--only KSchG` on a folder: a file that says in its first norm that it holds another law is
+    not read further, so damage further down in it stops nothing; damage in the wanted law does."""
+    sample = (DATA / "gii_kschg_sample.xml").read_bytes()
+    (tmp_path / "kschg.xml").write_bytes(sample)
+    other = sample.replace(b"KSchG", b"AnderesG")
+    other = other[:other.index(b"</norm>") + len(b"</norm>")] + b"<norm><metadaten>abgeschnitten"
+    (tmp_path / "anderes.xml").write_bytes(other)
+
+    call_command("load_gesetze", str(tmp_path), "--only", "KSchG", verbosity=0)
+    assert list(Gesetz.objects.values_list("abk", flat=True)) == ["KSchG"]
+    assert Norm.objects.filter(gesetz__abk="KSchG").count() == 4
+
+    with pytest.raises(CommandError, match=r"anderes\.xml"):
+        call_command("load_gesetze", str(tmp_path), "--only", "AnderesG", verbosity=0)
+    assert not Gesetz.objects.filter(abk="AnderesG").exists()
+
+
+@pytest.mark.django_db
 def test_load_gesetze_whole_corpus() -> None:
     Gesetz.objects.all().delete()
     out = io.StringIO()
