@@ -7,10 +7,17 @@ with 16 idle connections the next requests waited DB_POOL_TIMEOUT (30 s) and ans
 the other, while the database was long back. Here a failed check hands the connection back (the
 pool drops it and opens a new one) and runs the pool's `check()`, which tests every idle connection
 once and replaces the dead ones; the request then takes a connection that works.
+
+The check costs a round trip per borrowed connection (five per chat run). A connection whose socket
+has nothing to read is taken without it: a server that ends a connection (restart, failover,
+pg_terminate_backend, a killed backend) sends its FATAL message or closes the socket, and either
+makes the socket readable. Only a peer that vanished without a word (a cut cable) goes unseen – and
+that one the empty query would not find in time either (it waits for TCP to give up as well).
 """
 
 from __future__ import annotations
 
+import select
 from typing import Any
 
 import psycopg
@@ -24,6 +31,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         pool = self.pool
         if pool is None:
             return connection  # without the pool: CONN_HEALTH_CHECKS checks persistent connections
+        if _quiet(connection):
+            return connection
         try:
             ConnectionPool.check_connection(connection)  # one empty query, as the pool's own check
         except psycopg.Error:
@@ -31,3 +40,15 @@ class DatabaseWrapper(base.DatabaseWrapper):
             pool.check()  # its idle neighbours died with it: all tested now, the dead ones replaced
             connection = super().get_new_connection(conn_params)
         return connection
+
+
+def _quiet(connection: psycopg.Connection[Any]) -> bool:
+    """Idle, nothing on its socket: the server has said nothing since it was last used (no goodbye)."""
+    try:
+        if connection.closed or connection.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            return False
+        poller = select.poll()  # not select(): daphne with many sockets has descriptors past 1024
+        poller.register(connection.pgconn.socket, select.POLLIN | select.POLLPRI)
+        return not poller.poll(0)
+    except (OSError, ValueError, psycopg.Error):
+        return False
