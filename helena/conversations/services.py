@@ -25,7 +25,7 @@ from helena.llm.router import is_cloud_allowed, task_routes
 from helena.models import AgentRun, Conversation, HelenaSettings, Message, PendingQuestion
 from helena.runs.dispatch import dispatch
 from helena.runs.events.emitter import finish_without_loop
-from helena.runs.rate_limit import AdmissionBusy, RateLimited, admission, admit
+from helena.runs.rate_limit import AdmissionBusy, Gated, RateLimited, admission, admit, admit_and_write
 from helena.runs.step_limits import deadline_for
 
 # --- conversations and runs ------------------------------------------------------------------
@@ -99,30 +99,87 @@ def start_run(*, user: User, conversation: Conversation, text: Any, mode: Any = 
     text = _checked_message(text, mode)
     if not text:
         return _blank_message(user=user, conversation=conversation)
-    question = questions.open_question(conversation=conversation)
-    if question is not None:
-        return _answer_question(user=user, conversation=conversation, question=question, text=text)
-
     helena = HelenaSettings.cached()  # read once per message
+    if helena.llm_classifier:  # a model call classifies: not for a message that answers a question
+        question = questions.open_question(conversation=conversation)
+        if question is not None:
+            return _answer_question(user=user, conversation=conversation, question=question, text=text)
     routes, cloud = task_routes(), is_cloud_allowed(helena=helena)
     decision = classify(text=text, mode=mode, routes=routes, cloud_allowed=cloud)
     if helena.llm_classifier:
         decision = classify_with_tier1(user=user, conversation=conversation, text=text, mode=mode,
                                         routes=routes, cloud=cloud, fallback=decision)
     tier = max(decision.tier, CONTEXT_MIN_TIER.get(conversation.context_type, 1))
-    with _admitted(user):
-        _MESSAGE.create(conversation=conversation, role=Message.Role.USER, text=text)
-        run = _RUN.create(
-            conversation=conversation, user=user, mode=decision.mode, tier=tier,
-            task_type=decision.task_type, classifier_reason=decision.reason[:300],
-            context_type=conversation.context_type,
-            deadline=deadline_for(decision.mode, helena),
-        )
-        title = _proposed_title(conversation, text)
-        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now(), **_titled(title))
-        transaction.on_commit(lambda: dispatch(run))
+    fields = {"conversation": conversation, "user": user, "mode": decision.mode, "tier": tier,
+              "task_type": decision.task_type, "classifier_reason": decision.reason[:300],
+              "context_type": conversation.context_type, "deadline": deadline_for(decision.mode, helena)}
+    title = _proposed_title(conversation, text)
+    for _ in range(3):  # an open question found in the admission is answered; a stale one expires
+        run = _admitted_message(user=user, conversation=conversation, text=text, fields=fields, title=title)
+        if run is not None:
+            break
+        question = questions.open_question(conversation=conversation)
+        if question is not None:
+            return _answer_question(user=user, conversation=conversation, question=question, text=text)
+    else:
+        raise RunRefused(code="conflict", status=409,
+                         message="Die offene Rückfrage hat sich gerade geändert. "
+                                 "Bitte schick die Nachricht noch einmal.")
+    transaction.on_commit(lambda: dispatch(run))
     if title:  # the socket keeps this instance: its next message proposes no title again
         conversation.title = title
+    return run
+
+
+def _admitted_message(*, user: User, conversation: Conversation, text: str, fields: dict[str, Any],
+                      title: str) -> AgentRun | None:
+    """The message and its run, admitted and written in one round trip (helena/runs/rate_limit.py:
+    `admit_and_write`); None when the conversation has an open question (nothing written then).
+    With save signals on Message or AgentRun, the ORM writes them after admit() as before."""
+    if not (_MESSAGE.plain and _RUN.plain):
+        return _admitted_by_orm(user=user, conversation=conversation, text=text, fields=fields, title=title)
+    gate = "gate WHERE gate.admitted"
+    _, message_sql, message_params = _MESSAGE.select_into(
+        gate, conversation=conversation, role=Message.Role.USER, text=text)
+    run, run_sql, run_params = _RUN.select_into(gate, **fields)
+    touch_sql, touch_params = _touch_conversation(conversation.pk, title)
+    try:
+        with admission(user):
+            written = admit_and_write(
+                user=user, unless=Gated(_OPEN_QUESTION, [conversation.pk]),
+                writes=[Gated(message_sql, message_params), Gated(run_sql, run_params),
+                        Gated(touch_sql, touch_params)])
+    except RateLimited as exc:
+        raise _refused_by_limit(exc) from None
+    except AdmissionBusy as exc:
+        raise RunRefused(code=exc.code, message=exc.message, status=503) from None
+    return run if written else None
+
+
+_OPEN_QUESTION = (f"SELECT 1 FROM {PendingQuestion._meta.db_table} WHERE conversation_id = %s "
+                  "AND answered_at IS NULL AND expired_at IS NULL")
+
+
+def _touch_conversation(pk: int, title: str) -> tuple[str, list[Any]]:
+    """The conversation's UPDATE of every message, once admitted: updated_at, and Helena's title
+    for one without a title (a title already there, the user's, stays)."""
+    now = timezone.now()
+    if not title:
+        return (f"UPDATE {Conversation._meta.db_table} SET updated_at = %s WHERE id = %s "
+                "AND EXISTS (SELECT 1 FROM gate WHERE gate.admitted)", [now, pk])
+    return (f"UPDATE {Conversation._meta.db_table} SET updated_at = %s, title = CASE WHEN title = '' "
+            "AND NOT titel_von_hand THEN %s ELSE title END WHERE id = %s "
+            "AND EXISTS (SELECT 1 FROM gate WHERE gate.admitted)", [now, title, pk])
+
+
+def _admitted_by_orm(*, user: User, conversation: Conversation, text: str, fields: dict[str, Any],
+                     title: str) -> AgentRun | None:
+    if questions.open_question(conversation=conversation) is not None:
+        return None
+    with _admitted(user):
+        _MESSAGE.create(conversation=conversation, role=Message.Role.USER, text=text)
+        run = _RUN.create(**fields)
+        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now(), **_titled(title))
     return run
 
 

@@ -66,6 +66,24 @@ class Insert(Generic[M]):
             sql += f" RETURNING {', '.join(quote(f.column) for f in self.returning)}"
         self.sql = sql
 
+    @property
+    def plain(self) -> bool:
+        """No save signals connected: the row may be written without the ORM."""
+        return not (signals.pre_save.has_listeners(self.model) or signals.post_save.has_listeners(self.model))
+
+    def select_into(self, source: str, **values: Any) -> tuple[M, str, list[Any]]:
+        """The instance and `INSERT … SELECT <its values> FROM {source}`: a row written only where
+        `source` (a CTE and condition) yields one, in a statement of the caller's (columns the database
+        fills, such as an auto id, stay unset on the instance). Only when `plain`."""
+        assert self.plain, "a model with save signals is saved through the ORM"
+        obj = self.model(**values)
+        params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in self.fields]
+        head = self.sql.split(" VALUES ", 1)[0]
+        sql = f"{head} SELECT {', '.join(['%s'] * len(self.fields))} FROM {source}"
+        obj._state.adding = False
+        obj._state.db = connection.alias
+        return obj, sql, params
+
     def create(self, **values: Any) -> M:
         obj = self.model(**values)
         if signals.pre_save.has_listeners(self.model) or signals.post_save.has_listeners(self.model):

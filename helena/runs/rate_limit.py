@@ -14,8 +14,9 @@ back; the advisory lock then only ever has the few processes' front runners wait
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -37,12 +38,18 @@ ACTIVE_STATUSES = (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING)
 # How long a request waits for the admissions of the same user before it is refused as busy; one
 # admission takes milliseconds, so this is only reached when the database hangs.
 ADMISSION_WAIT_SECONDS = 30.0
+# The user's runs of the last hour and runs still active, in one statement (every run start pays it);
+# positional: since, since, user, since.
 _COUNTS = f"""
-    SELECT COUNT(*) FILTER (WHERE created_at > %(since)s),
-           COUNT(*) FILTER (WHERE status IN ('queued', 'running'))
+    SELECT COUNT(*) FILTER (WHERE created_at > %s) AS hourly,
+           COUNT(*) FILTER (WHERE status IN ('queued', 'running')) AS active
     FROM {AgentRun._meta.db_table}
-    WHERE user_id = %(user)s AND (created_at > %(since)s OR status IN ('queued', 'running'))
+    WHERE user_id = %s AND (created_at > %s OR status IN ('queued', 'running'))
 """
+
+
+def _counts_params(user_pk: int, since: datetime) -> list[Any]:
+    return [since, user_pk, since]
 
 
 class RateLimited(Exception):
@@ -237,12 +244,16 @@ def admit(*, user: Any) -> None:
     now = timezone.now()
     limit = runs_per_hour_for(user)
     with connection.cursor() as cursor:  # both counts in one plain statement: every run start pays it
-        cursor.execute(_COUNTS, {"user": user.pk, "since": now - WINDOW})
+        cursor.execute(_COUNTS, _counts_params(user.pk, now - WINDOW))
         count, active = cursor.fetchone()
+    _refuse_over(user=user, count=count, active=active, limit=limit, helena=HelenaSettings.cached(), now=now)
+
+
+def _refuse_over(*, user: Any, count: int, active: int, limit: int, helena: HelenaSettings,
+                 now: datetime) -> None:
+    """RateLimited when the counts reach the hourly limit or the concurrency cap."""
     if count >= limit:
         raise _hourly_refusal(user=user, limit=limit, count=count, now=now)
-
-    helena = HelenaSettings.cached()
     cap = helena.max_concurrent_runs_per_user
     # Counted, and loaded only to explain a refusal: with many runs at once, loading them all for
     # every admission made a burst of messages quadratic.
@@ -250,3 +261,49 @@ def admit(*, user: Any) -> None:
         active_runs = AgentRun.objects.filter(user_id=user.pk, status__in=ACTIVE_STATUSES)
         running = list(active_runs.only("mode", "deadline", "started_at", "created_at"))
         raise _concurrent_refusal(active=running, cap=cap, helena=helena, now=now)
+
+
+@dataclass(frozen=True)
+class Gated:
+    """A write that happens only if the run is admitted: SQL that reads `gate` (a CTE with the
+    column `admitted`), e.g. `INSERT INTO t (a, b) SELECT %s, %s FROM gate WHERE gate.admitted`."""
+
+    sql: str
+    params: list[Any]
+
+
+def admit_and_write(*, user: Any, writes: Sequence[Gated], unless: Gated | None = None) -> bool:
+    """admit() and the writes of the new run in one round trip: True when admitted and written,
+    False when `unless` (SQL for EXISTS) found something and nothing was written; RateLimited else.
+
+    Sent as one query string, which PostgreSQL runs as one transaction (or inside the caller's):
+    the advisory lock first, then counts and writes in one statement – a statement of its own, so
+    under READ COMMITTED it counts every run the admissions before it committed, as admit() does.
+    A run start paid seven round trips for this (BEGIN, lock, counts, two INSERTs, UPDATE, COMMIT).
+    Call it inside admission(user).
+    """
+    now = timezone.now()
+    limit = runs_per_hour_for(user)
+    helena = HelenaSettings.cached()
+    blocked = f"EXISTS ({unless.sql})" if unless is not None else "FALSE"
+    ctes = "".join(f",\n w{i} AS ({write.sql})" for i, write in enumerate(writes))
+    sql = (f"SELECT pg_advisory_xact_lock(%s, %s);\n"
+           f"WITH counts AS ({_COUNTS}), gate AS (\n"
+           f" SELECT hourly, active, {blocked} AS blocked,\n"
+           f"  hourly < %s AND active < %s AND NOT {blocked} AS admitted FROM counts){ctes}\n"
+           "SELECT hourly, active, blocked, admitted FROM gate")
+    unless_params = unless.params if unless is not None else []
+    params: list[Any] = [LOCK_NAMESPACE, _lock_key(user.pk), *_counts_params(user.pk, now - WINDOW),
+                         *unless_params, limit, helena.max_concurrent_runs_per_user, *unless_params]
+    for write in writes:
+        params += write.params
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(sql, params)
+        cursor.nextset()  # past the lock's row
+        count, active, blocked_now, admitted = cursor.fetchone()
+    if admitted:
+        return True
+    if blocked_now:
+        return False
+    _refuse_over(user=user, count=count, active=active, limit=limit, helena=helena, now=now)
+    raise AssertionError("not admitted, yet under every limit")  # the same figures on both sides

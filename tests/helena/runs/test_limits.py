@@ -14,18 +14,36 @@ from django.utils import timezone
 
 from akten.models import Role, User
 from helena.conversations import services
+from helena.infra.rows import Insert
 from helena.models import AgentRun, Conversation, HelenaSettings, Message, RateLimit
 from helena.runs import rate_limit as limits
-from helena.runs.rate_limit import BERLIN, RateLimited, admission, admit, runs_per_hour_for
+from helena.runs.rate_limit import (
+    BERLIN,
+    Gated,
+    RateLimited,
+    admission,
+    admit,
+    admit_and_write,
+    runs_per_hour_for,
+)
+
+_RUN = Insert(AgentRun)
 
 
 def _user(name: str = "anwalt", role: str = Role.ANWALT) -> User:
     return User.objects.create_user(username=name, password="pw", role=role)
 
 
-def _start(user: User, conversation: Conversation, *, pause: float = 0, gated: bool = False) -> AgentRun:
+def _start(user: User, conversation: Conversation, *, pause: float = 0,
+           gated: bool | str = False) -> AgentRun:
     """What the service does: admit and create the run in one transaction (`gated`: after queueing
-    in admission(), as start_run does)."""
+    in admission(), as start_run does; "one_trip": admit_and_write, without this process's queue, so
+    only the database's lock stands between the requests)."""
+    if gated == "one_trip":
+        run, sql, params = _RUN.select_into("gate WHERE gate.admitted", conversation=conversation, user=user,
+                                            mode=AgentRun.Mode.INLINE)
+        assert admit_and_write(user=user, writes=[Gated(sql, params)])
+        return run
     with admission(user) if gated else contextlib.nullcontext(), transaction.atomic():
         admit(user=user)
         if pause:
@@ -163,7 +181,7 @@ def test_hourly_limit_is_reported_before_the_concurrency_cap() -> None:
 # --- exactness under concurrency -------------------------------------------------------------------
 
 
-def _race(user: User, conversation: Conversation, n: int, *, gated: bool = False
+def _race(user: User, conversation: Conversation, n: int, *, gated: bool | str = False
           ) -> tuple[list[AgentRun], list[RateLimited], list[BaseException]]:
     admitted: list[AgentRun] = []
     refused: list[RateLimited] = []
@@ -197,8 +215,8 @@ def _race(user: User, conversation: Conversation, n: int, *, gated: bool = False
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("gated", [False, True], ids=["admit", "admission+admit"])
-def test_hourly_limit_is_exact_when_twelve_requests_arrive_at_once(gated: bool) -> None:
+@pytest.mark.parametrize("gated", [False, True, "one_trip"], ids=["admit", "admission+admit", "one_trip"])
+def test_hourly_limit_is_exact_when_twelve_requests_arrive_at_once(gated: bool | str) -> None:
     user = _user()
     RateLimit.objects.create(user=user, runs_per_hour=5)
     helena = HelenaSettings.load()
@@ -216,8 +234,8 @@ def test_hourly_limit_is_exact_when_twelve_requests_arrive_at_once(gated: bool) 
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("gated", [False, True], ids=["admit", "admission+admit"])
-def test_concurrency_cap_is_exact_when_requests_arrive_at_once(gated: bool) -> None:
+@pytest.mark.parametrize("gated", [False, True, "one_trip"], ids=["admit", "admission+admit", "one_trip"])
+def test_concurrency_cap_is_exact_when_requests_arrive_at_once(gated: bool | str) -> None:
     user = _user()
     other = _user("kollege")
     RateLimit.objects.create(role=Role.ANWALT, runs_per_hour=100)
