@@ -71,15 +71,24 @@ class Insert(Generic[M]):
         """No save signals connected: the row may be written without the ORM."""
         return not (signals.pre_save.has_listeners(self.model) or signals.post_save.has_listeners(self.model))
 
-    def select_into(self, source: str, **values: Any) -> tuple[M, str, list[Any]]:
+    def select_into(self, source: str, *, taken: dict[str, str] | None = None,
+                    **values: Any) -> tuple[M, str, list[Any]]:
         """The instance and `INSERT … SELECT <its values> FROM {source}`: a row written only where
         `source` (a CTE and condition) yields one, in a statement of the caller's (columns the database
-        fills, such as an auto id, stay unset on the instance). Only when `plain`."""
+        fills, such as an auto id, stay unset on the instance). `taken`: attname → SQL for a value
+        that comes from `source` (e.g. {"conversation_id": "run.conversation_id"}). Only when `plain`."""
         assert self.plain, "a model with save signals is saved through the ORM"
+        taken = taken or {}
         obj = self.model(**values)
-        params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in self.fields]
+        expressions, params = [], []
+        for field in self.fields:
+            if field.attname in taken:
+                expressions.append(taken[field.attname])
+            else:
+                expressions.append("%s")
+                params.append(field.get_db_prep_save(field.pre_save(obj, True), connection))
         head = self.sql.split(" VALUES ", 1)[0]
-        sql = f"{head} SELECT {', '.join(['%s'] * len(self.fields))} FROM {source}"
+        sql = f"{head} SELECT {', '.join(expressions)} FROM {source}"
         obj._state.adding = False
         obj._state.db = connection.alias
         return obj, sql, params

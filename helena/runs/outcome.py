@@ -3,6 +3,7 @@ by the attempt that owns the run (a process that lost it records nothing)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from typing import Any
@@ -35,17 +36,17 @@ def result_from_done(done: dict[str, Any], *, messages: list[dict[str, Any]]) ->
 
 _END = """
     UPDATE {runs} AS run SET
-        status = %(status)s, finish_reason = %(reason)s, text = %(text)s, transcript = %(transcript)s,
-        prompt_tokens = COALESCE(NULLIF(calls.p, 0), %(p)s),
-        completion_tokens = COALESCE(NULLIF(calls.c, 0), %(c)s),
-        cost = COALESCE(calls.cost, 0), ended_at = %(now)s, owner = '', heartbeat_at = NULL,
+        status = %s, finish_reason = %s, text = %s, transcript = %s,
+        prompt_tokens = COALESCE(NULLIF(calls.p, 0), %s),
+        completion_tokens = COALESCE(NULLIF(calls.c, 0), %s),
+        cost = COALESCE(calls.cost, 0), ended_at = %s, owner = '', heartbeat_at = NULL,
         checkpoint = '{{}}'::jsonb
     FROM (SELECT SUM(prompt_tokens) AS p, SUM(completion_tokens) AS c, SUM(cost) AS cost
-          FROM {calls} WHERE run_id = %(run)s) AS calls
-    WHERE run.id = %(run)s {fence}
+          FROM {calls} WHERE run_id = %s) AS calls
+    WHERE run.id = %s {fence}
     RETURNING run.conversation_id, run.mode
 """
-_FENCE = "AND run.attempt = %(attempt)s AND run.status IN ('queued', 'running')"
+_FENCE = "AND run.attempt = %s AND run.status IN ('queued', 'running')"
 _END_FENCED, _END_ANY = (_END.format(runs=AgentRun._meta.db_table, calls=LLMCall._meta.db_table, fence=fence)
                          for fence in (_FENCE, ""))
 
@@ -54,27 +55,38 @@ def record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> N
     """The run's end: status, answer, totals and the answer as a message — once, and only by the
     attempt that owns the run (a process that lost it records nothing).
 
-    One UPDATE decides it (still active, still this attempt), sums the run's ledger rows and says
-    where the answer goes; it replaced reading the whole row (checkpoint and all) under a lock, a
-    separate sum and a save of every column (bench/capacity.py: a run's end cost 7 statements,
-    now 4). Plain SQL: it runs at the end of every run, and the ORM's compiling cost more than the
-    statement.
+    One statement decides it (still active, still this attempt), sums the run's ledger rows, and
+    writes the answer as a message into the conversation the UPDATE names; it replaced reading the
+    whole row (checkpoint and all) under a lock, a separate sum, a save of every column and the
+    message's own INSERT (bench/capacity.py: a run's end cost 7 statements, then 4 in a
+    transaction, now 1). Plain SQL: it runs at the end of every run, and the ORM's compiling cost
+    more than the statement.
     """
     status = {"cancelled": AgentRun.Status.CANCELLED, "error": AgentRun.Status.FAILED}.get(
         result.finish_reason, AgentRun.Status.FINISHED
     )
-    params = {"status": str(status), "reason": result.finish_reason, "text": result.text,
-              "transcript": Jsonb(result.messages, dumps=_dumps), "p": result.usage.prompt_tokens,
-              "c": result.usage.completion_tokens, "now": timezone.now(), "run": run_pk, "attempt": attempt}
-    with transaction.atomic():
+    now = timezone.now()
+    params: list[Any] = [str(status), result.finish_reason, result.text, Jsonb(result.messages, dumps=_dumps),
+                         result.usage.prompt_tokens, result.usage.completion_tokens, now, run_pk, run_pk]
+    sql = _END_FENCED if attempt is not None else _END_ANY
+    if attempt is not None:
+        params.append(attempt)
+    if result.text and _MESSAGE.plain:
+        _, answer_sql, answer_params = _MESSAGE.select_into(
+            "run", taken={"conversation_id": "run.conversation_id"}, role=Message.Role.ASSISTANT,
+            text=result.text, run_id=run_pk)
+        sql, params = (f"WITH run AS ({sql}), answer AS ({answer_sql}) SELECT conversation_id, mode FROM run",
+                       [*params, *answer_params])
+    # One statement is a transaction of its own; with the ORM's INSERT after it, both in one.
+    with transaction.atomic() if result.text and not _MESSAGE.plain else contextlib.nullcontext():
         with connection.cursor() as cursor:
-            cursor.execute(_END_FENCED if attempt is not None else _END_ANY, params)
+            cursor.execute(sql, params)
             row = cursor.fetchone()
         if row is None:
             log.warning("run %s: attempt %s is over, its outcome is not recorded", run_pk, attempt)
             return
         conversation_id, mode = row
-        if result.text:
+        if result.text and not _MESSAGE.plain:  # save signals: the ORM writes the answer
             _MESSAGE.create(conversation_id=conversation_id, role=Message.Role.ASSISTANT,
                             text=result.text, run_id=run_pk)
     if mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (auftraege.auftrag_geben); inline runs
