@@ -68,14 +68,21 @@ def decidable_drafts_for(
     return qs.filter(kind__in=kinds)
 
 
-def outcome_notes(*, conversation_id: int | str, limit: int = 10) -> list[str]:
+# Whether a conversation has drafts, as an expression (the claim of a run asks it in its own statement).
+HAS_DRAFTS = f"SELECT EXISTS (SELECT 1 FROM {Draft._meta.db_table} WHERE conversation_id = {{conversation}})"
+
+
+def outcome_notes(*, conversation_id: int | str, limit: int = 10,
+                  has_drafts: bool | None = None) -> list[str]:
     """One German line per recent draft of a conversation, for the next run's prompt: Helena must
-    know what was approved, changed or rejected (with the reason) before she proposes again."""
-    with connection.cursor() as cursor:  # read at every run start; most conversations have no drafts
-        cursor.execute(f"SELECT 1 FROM {Draft._meta.db_table} WHERE conversation_id = %s LIMIT 1",
-                       [conversation_id])
-        if cursor.fetchone() is None:
-            return []
+    know what was approved, changed or rejected (with the reason) before she proposes again.
+    `has_drafts`: known already (HAS_DRAFTS), so the first question is not asked again."""
+    if has_drafts is None:
+        with connection.cursor() as cursor:  # read at every run start; most conversations have none
+            cursor.execute(HAS_DRAFTS.format(conversation="%s"), [conversation_id])
+            has_drafts = cursor.fetchone()[0]
+    if not has_drafts:
+        return []
     drafts = (Draft.objects.filter(conversation_id=conversation_id)
               .annotate(edited=Exists(DraftEvent.objects.filter(draft=OuterRef("pk"), action="edited")))
               .select_related("decided_by").order_by("-created_at")[:limit])  # one query, read per run

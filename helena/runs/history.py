@@ -75,15 +75,23 @@ def _summary_model(*, conversation: Conversation, run_id: Any, privacy: Any) -> 
 
 _MESSAGES = (f"SELECT id, role, text FROM {Message._meta.db_table} WHERE conversation_id = %s "
              "ORDER BY created_at, id")
+# The same rows as one JSON text [[id, role, text], …], for a statement that reads more (the claim).
+MESSAGES_AS_JSON = (
+    "SELECT COALESCE(json_agg(json_build_array(m.id, m.role, m.text) ORDER BY m.created_at, m.id), "
+    f"'[]')::text FROM {Message._meta.db_table} m WHERE m.conversation_id = {{conversation}}")
 
 
 def history_for(*, conversation: Conversation, run_id: Any = None, privacy: Any = None,
-                context_window: int = DEFAULT_WINDOW) -> tuple[list[dict[str, Any]], str]:
+                context_window: int = DEFAULT_WINDOW,
+                messages: list[tuple[int, str, str]] | None = None) -> tuple[list[dict[str, Any]], str]:
     """The earlier turns for the model (a summary note first when the conversation is long) and the
-    question of this run (the last user message)."""
-    with connection.cursor() as cursor:  # plain SQL: every run start reads it, compiling cost more
-        cursor.execute(_MESSAGES, [conversation.pk])
-        messages = [_Said(*row) for row in cursor.fetchall()]
+    question of this run (the last user message). `messages`: the conversation's rows, when the
+    caller read them already (MESSAGES_AS_JSON)."""
+    if messages is None:
+        with connection.cursor() as cursor:  # plain SQL: every run start reads it, compiling cost more
+            cursor.execute(_MESSAGES, [conversation.pk])
+            messages = cursor.fetchall()
+    messages = [_Said(*row) for row in messages]
     question = messages[-1].text if messages and messages[-1].role == Message.Role.USER else ""
     earlier = messages[:-1] if question else messages
     turns = _turns(earlier)

@@ -87,6 +87,7 @@ def prepare_run(
     context_type: str = "global",
     conversation_id: int | str | None = None,
     answer_in_question_language: bool = False,
+    has_drafts: bool | None = None,
 ) -> RunSetup:
     """Build the messages for a run; an Akte the user may not see is silently left out (and so
     never reaches the model).
@@ -94,6 +95,7 @@ def prepare_run(
     Helena answers in German (seed 001), in English only to an English question and only when the
     firm allows it (`answer_in_question_language`: HelenaSettings.antwort_in_sprache_der_frage); a
     run without a new question (a continuation) goes by the conversation's last question.
+    `has_drafts`: whether the conversation has drafts, when the caller knows (the claim read it).
     """
     akte = None
     if akte_id is not None:
@@ -103,7 +105,7 @@ def prepare_run(
             akte = None
     tools = tools_for(user)
     if conversation_id is not None:
-        notes = outcome_notes(conversation_id=conversation_id)
+        notes = outcome_notes(conversation_id=conversation_id, has_drafts=has_drafts)
         if notes:
             extra_prompt = "\n\n".join(filter(None, [extra_prompt, (
                 "Deine Entwürfe in diesem Gespräch (schlage Abgelehntes nicht unverändert erneut vor):\n"

@@ -63,3 +63,41 @@ def test_without_a_tier_1_model_the_newest_turns_are_kept(kanzlei: Kanzlei) -> N
     _talk(conversation, 0, 61)
     turns, _ = history_for(conversation=conversation)
     assert len(turns) == KEEP_VERBATIM and turns[-1]["content"] == "Nachricht 59 zu Akte 1/26"
+
+
+def test_the_claim_reads_the_history_and_the_drafts_in_its_own_statement(kanzlei: Kanzlei) -> None:
+    """claim() reads the conversation's messages and whether it has drafts in the statement that
+    takes the run (helena/runs/claim.py): the model gets the same turns, in order, text unchanged,
+    and the drafts' outcomes stay in the prompt."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from drafts.models import Draft
+    from helena.models import AgentRun
+    from helena.runs.claim import claim
+
+    user = kanzlei.users["anwalt"]
+    conversation = Conversation.objects.create(user=user)
+    said = ['Frist „Berufung“ – bis wann?\nZeile 2 \\ mit {Klammern} und "Zitat"', "Bis zum 02.03.2027.",
+            "Und die Begründung? 😊"]
+    for i, text in enumerate(said):
+        role = "user" if i % 2 == 0 else "assistant"
+        Message.objects.create(conversation=conversation, role=role, text=text)
+    run = AgentRun.objects.create(conversation=conversation, user=user, mode=AgentRun.Mode.INLINE)
+    with CaptureQueriesContext(connection) as queries:
+        claimed = claim(run.pk)
+    assert claimed is not None and claimed.setup is not None
+    assert [(m["role"], m["content"]) for m in claimed.setup.messages[1:]] == [
+        ("user", said[0]), ("assistant", said[1]), ("user", said[2])]
+    statements = [q["sql"] for q in queries.captured_queries]
+    assert sum("WITH r AS" in sql for sql in statements) == 1  # the claim, seen by the capture
+    assert [sql for sql in statements if "WITH r AS" not in sql
+            and ("helena_message" in sql or "drafts_draft" in sql)] == []
+    assert "Deine Entwürfe" not in claimed.setup.messages[0]["content"]
+
+    Draft.objects.create(kind=Draft.Kind.FRIST, akte=kanzlei.akten["A"], requested_by=user,
+                         conversation=conversation, fields={"bezeichnung": "Berufungsbegründung"})
+    second = AgentRun.objects.create(conversation=conversation, user=user, mode=AgentRun.Mode.INLINE)
+    claimed = claim(second.pk)
+    assert claimed is not None and claimed.setup is not None
+    assert "Deine Entwürfe in diesem Gespräch" in claimed.setup.messages[0]["content"]
