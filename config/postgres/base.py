@@ -11,8 +11,11 @@ once and replaces the dead ones; the request then takes a connection that works.
 The check costs a round trip per borrowed connection (five per chat run). A connection whose socket
 has nothing to read is taken without it: a server that ends a connection (restart, failover,
 pg_terminate_backend, a killed backend) sends its FATAL message or closes the socket, and either
-makes the socket readable. Only a peer that vanished without a word (a cut cable) goes unseen – and
-that one the empty query would not find in time either (it waits for TCP to give up as well).
+makes the socket readable. What goes unseen: a peer that vanished without a word (a cut cable) –
+the empty query would not find that one in time either (it waits for TCP as well) – and the instant
+between a backend being told to end and its goodbye arriving (well under a millisecond): a request
+that borrows the connection in that instant fails its first query, where the empty query would
+have waited for the goodbye and replaced the connection.
 """
 
 from __future__ import annotations
@@ -50,5 +53,5 @@ def _quiet(connection: psycopg.Connection[Any]) -> bool:
         poller = select.poll()  # not select(): daphne with many sockets has descriptors past 1024
         poller.register(connection.pgconn.socket, select.POLLIN | select.POLLPRI)
         return not poller.poll(0)
-    except (OSError, ValueError, psycopg.Error):
+    except (OSError, ValueError, AttributeError, psycopg.Error):  # AttributeError: no poll() (Windows)
         return False

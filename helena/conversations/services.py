@@ -74,6 +74,9 @@ def create_conversation(*, user: User, akte_id: Any = None, context_type: str | 
 
 MODES = ("auto", "inline", "background")
 _MESSAGE, _RUN = Insert(Message), Insert(AgentRun)  # written by every message: the INSERT built once
+# Each message expires at most one stale question of its conversation before it is admitted (normally
+# there is none, or one); past this many it is refused (409) instead of going round for ever.
+MAX_STALE_QUESTIONS = 10
 
 
 def _checked_message(text: Any, mode: Any) -> str:
@@ -114,11 +117,11 @@ def start_run(*, user: User, conversation: Conversation, text: Any, mode: Any = 
               "task_type": decision.task_type, "classifier_reason": decision.reason[:300],
               "context_type": conversation.context_type, "deadline": deadline_for(decision.mode, helena)}
     title = _proposed_title(conversation, text)
-    for _ in range(3):  # an open question found in the admission is answered; a stale one expires
+    for _ in range(MAX_STALE_QUESTIONS):  # an open question found in the admission is answered; each
         run = _admitted_message(user=user, conversation=conversation, text=text, fields=fields, title=title)
         if run is not None:
             break
-        question = questions.open_question(conversation=conversation)
+        question = questions.open_question(conversation=conversation)  # round expires a stale one
         if question is not None:
             return _answer_question(user=user, conversation=conversation, question=question, text=text)
     else:
@@ -134,18 +137,20 @@ def start_run(*, user: User, conversation: Conversation, text: Any, mode: Any = 
 def _admitted_message(*, user: User, conversation: Conversation, text: str, fields: dict[str, Any],
                       title: str) -> AgentRun | None:
     """The message and its run, admitted and written in one round trip (helena/runs/rate_limit.py:
-    `admit_and_write`); None when the conversation has an open question (nothing written then).
-    With save signals on Message or AgentRun, the ORM writes them after admit() as before."""
+    `admit_and_write`), stamped with the moment of the admission (after the user's queue and the
+    lock, as before: the messages keep the order they were admitted in); None when the conversation
+    has an open question (nothing written then). With save signals on Message or AgentRun, the ORM
+    writes them after admit() as before."""
     if not (_MESSAGE.plain and _RUN.plain):
         return _admitted_by_orm(user=user, conversation=conversation, text=text, fields=fields, title=title)
-    gate = "gate WHERE gate.admitted"
+    gate, stamped = "gate WHERE gate.admitted", {"created_at": "gate.at"}
     _, message_sql, message_params = _MESSAGE.select_into(
-        gate, conversation=conversation, role=Message.Role.USER, text=text)
-    run, run_sql, run_params = _RUN.select_into(gate, **fields)
+        gate, taken=stamped, conversation=conversation, role=Message.Role.USER, text=text)
+    run, run_sql, run_params = _RUN.select_into(gate, taken=stamped, **fields)
     touch_sql, touch_params = _touch_conversation(conversation.pk, title)
     try:
         with admission(user):
-            written = admit_and_write(
+            at = admit_and_write(
                 user=user, unless=Gated(_OPEN_QUESTION, [conversation.pk]),
                 writes=[Gated(message_sql, message_params), Gated(run_sql, run_params),
                         Gated(touch_sql, touch_params)])
@@ -153,7 +158,10 @@ def _admitted_message(*, user: User, conversation: Conversation, text: str, fiel
         raise _refused_by_limit(exc) from None
     except AdmissionBusy as exc:
         raise RunRefused(code=exc.code, message=exc.message, status=503) from None
-    return run if written else None
+    if at is None:
+        return None
+    run.created_at = at
+    return run
 
 
 _OPEN_QUESTION = (f"SELECT 1 FROM {PendingQuestion._meta.db_table} WHERE conversation_id = %s "
@@ -161,19 +169,20 @@ _OPEN_QUESTION = (f"SELECT 1 FROM {PendingQuestion._meta.db_table} WHERE convers
 
 
 def _touch_conversation(pk: int, title: str) -> tuple[str, list[Any]]:
-    """The conversation's UPDATE of every message, once admitted: updated_at, and Helena's title
-    for one without a title (a title already there, the user's, stays)."""
-    now = timezone.now()
+    """The conversation's UPDATE of every message, once admitted: updated_at (the admission's
+    moment), and Helena's title for one without a title (a title already there, the user's, stays)."""
+    table = Conversation._meta.db_table
     if not title:
-        return (f"UPDATE {Conversation._meta.db_table} SET updated_at = %s WHERE id = %s "
-                "AND EXISTS (SELECT 1 FROM gate WHERE gate.admitted)", [now, pk])
-    return (f"UPDATE {Conversation._meta.db_table} SET updated_at = %s, title = CASE WHEN title = '' "
-            "AND NOT titel_von_hand THEN %s ELSE title END WHERE id = %s "
-            "AND EXISTS (SELECT 1 FROM gate WHERE gate.admitted)", [now, title, pk])
+        return (f"UPDATE {table} SET updated_at = gate.at FROM gate WHERE {table}.id = %s AND gate.admitted",
+                [pk])
+    return (f"UPDATE {table} SET updated_at = gate.at, title = CASE WHEN {table}.title = '' "
+            f"AND NOT {table}.titel_von_hand THEN %s ELSE {table}.title END "
+            f"FROM gate WHERE {table}.id = %s AND gate.admitted", [title, pk])
 
 
 def _admitted_by_orm(*, user: User, conversation: Conversation, text: str, fields: dict[str, Any],
                      title: str) -> AgentRun | None:
+    """_admitted_message through the ORM (save signals connected: no receiver is skipped)."""
     if questions.open_question(conversation=conversation) is not None:
         return None
     with _admitted(user):

@@ -60,8 +60,8 @@ class Insert(Generic[M]):
         self.returning = [field for field in columns if field.primary_key and field.db_returning]
         self.fields = [field for field in columns if field not in self.returning and not field.generated]
         quote = connection.ops.quote_name
-        sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in self.fields)}) "
-               f"VALUES ({', '.join(['%s'] * len(self.fields))})")
+        self.head = f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in self.fields)})"
+        sql = f"{self.head} VALUES ({', '.join(['%s'] * len(self.fields))})"
         if self.returning:
             sql += f" RETURNING {', '.join(quote(f.column) for f in self.returning)}"
         self.sql = sql
@@ -87,8 +87,7 @@ class Insert(Generic[M]):
             else:
                 expressions.append("%s")
                 params.append(field.get_db_prep_save(field.pre_save(obj, True), connection))
-        head = self.sql.split(" VALUES ", 1)[0]
-        sql = f"{head} SELECT {', '.join(expressions)} FROM {source}"
+        sql = f"{self.head} SELECT {', '.join(expressions)} FROM {source}"
         obj._state.adding = False
         obj._state.db = connection.alias
         return obj, sql, params

@@ -71,14 +71,15 @@ def record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> N
     sql = _END_FENCED if attempt is not None else _END_ANY
     if attempt is not None:
         params.append(attempt)
-    if result.text and _MESSAGE.plain:
+    plain = _MESSAGE.plain  # asked once: a receiver connected meanwhile must not write it twice
+    if result.text and plain:
         _, answer_sql, answer_params = _MESSAGE.select_into(
             "run", taken={"conversation_id": "run.conversation_id"}, role=Message.Role.ASSISTANT,
             text=result.text, run_id=run_pk)
         sql, params = (f"WITH run AS ({sql}), answer AS ({answer_sql}) SELECT conversation_id, mode FROM run",
                        [*params, *answer_params])
     # One statement is a transaction of its own; with the ORM's INSERT after it, both in one.
-    with transaction.atomic() if result.text and not _MESSAGE.plain else contextlib.nullcontext():
+    with transaction.atomic() if result.text and not plain else contextlib.nullcontext():
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             row = cursor.fetchone()
@@ -86,7 +87,7 @@ def record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> N
             log.warning("run %s: attempt %s is over, its outcome is not recorded", run_pk, attempt)
             return
         conversation_id, mode = row
-        if result.text and not _MESSAGE.plain:  # save signals: the ORM writes the answer
+        if result.text and not plain:  # save signals: the ORM writes the answer
             _MESSAGE.create(conversation_id=conversation_id, role=Message.Role.ASSISTANT,
                             text=result.text, run_id=run_pk)
     if mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (auftraege.auftrag_geben); inline runs

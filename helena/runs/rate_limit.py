@@ -272,9 +272,10 @@ class Gated:
     params: list[Any]
 
 
-def admit_and_write(*, user: Any, writes: Sequence[Gated], unless: Gated | None = None) -> bool:
-    """admit() and the writes of the new run in one round trip: True when admitted and written,
-    False when `unless` (SQL for EXISTS) found something and nothing was written; RateLimited else.
+def admit_and_write(*, user: Any, writes: Sequence[Gated], unless: Gated | None = None) -> datetime | None:
+    """admit() and the writes of the new run in one round trip: the moment of the admission when
+    admitted and written (`gate.at`, the time after the lock: the writes stamp their rows with it),
+    None when `unless` (SQL for EXISTS) found something and nothing was written; RateLimited else.
 
     Sent as one query string, which PostgreSQL runs as one transaction (or inside the caller's):
     the advisory lock first, then counts and writes in one statement – a statement of its own, so
@@ -289,21 +290,21 @@ def admit_and_write(*, user: Any, writes: Sequence[Gated], unless: Gated | None 
     ctes = "".join(f",\n w{i} AS ({write.sql})" for i, write in enumerate(writes))
     sql = (f"SELECT pg_advisory_xact_lock(%s, %s);\n"
            f"WITH counts AS ({_COUNTS}), gate AS (\n"
-           f" SELECT hourly, active, {blocked} AS blocked,\n"
-           f"  hourly < %s AND active < %s AND NOT {blocked} AS admitted FROM counts){ctes}\n"
-           "SELECT hourly, active, blocked, admitted FROM gate")
-    unless_params = unless.params if unless is not None else []
+           f" SELECT hourly, active, q.blocked, hourly < %s AND active < %s AND NOT q.blocked AS admitted,\n"
+           f"  clock_timestamp() AS at FROM counts, (SELECT {blocked} AS blocked) AS q){ctes}\n"
+           "SELECT hourly, active, blocked, admitted, at FROM gate")
     params: list[Any] = [LOCK_NAMESPACE, _lock_key(user.pk), *_counts_params(user.pk, now - WINDOW),
-                         *unless_params, limit, helena.max_concurrent_runs_per_user, *unless_params]
+                         limit, helena.max_concurrent_runs_per_user, *(unless.params if unless else [])]
     for write in writes:
         params += write.params
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(sql, params)
-        cursor.nextset()  # past the lock's row
-        count, active, blocked_now, admitted = cursor.fetchone()
+        if not cursor.nextset():  # past the lock's row
+            raise RuntimeError("admission: the database answered the lock but not the counts")
+        count, active, blocked_now, admitted, at = cursor.fetchone()
     if admitted:
-        return True
+        return at
     if blocked_now:
-        return False
+        return None
     _refuse_over(user=user, count=count, active=active, limit=limit, helena=helena, now=now)
     raise AssertionError("not admitted, yet under every limit")  # the same figures on both sides

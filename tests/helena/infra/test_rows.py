@@ -69,3 +69,24 @@ def test_columns_read_instances_as_select_related_does() -> None:
     assert {f.attname: getattr(ours, f.attname) for f in AgentRun._meta.concrete_fields} == \
         {f.attname: getattr(theirs, f.attname) for f in AgentRun._meta.concrete_fields}
     assert user.username == "anwalt" and user.check_password("pw") and not ours._state.adding
+
+
+def test_select_into_writes_what_create_writes_and_takes_columns_from_its_source() -> None:
+    from django.db import connection
+
+    conversation = _conversation()
+    values = {"conversation": conversation, "user": conversation.user, "mode": "inline", "tier": 2,
+              "task_type": "frist", "classifier_reason": "Regel"}
+    obj, sql, params = Insert(AgentRun).select_into("src WHERE src.ok", taken={"created_at": "src.at"},
+                                                    **values)
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH src AS (SELECT true AS ok, TIMESTAMPTZ '2026-11-29 10:00:00+00' AS at), "
+                       f"w AS ({sql}) SELECT 1", params)
+    theirs = AgentRun.objects.create(**values)
+    assert _stored(AgentRun.objects.get(pk=obj.pk)) == _stored(theirs)
+    assert AgentRun.objects.get(pk=obj.pk).created_at.isoformat() == "2026-11-29T10:00:00+00:00"
+
+    skipped, sql, params = Insert(AgentRun).select_into("src WHERE src.ok", **values)
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH src AS (SELECT false AS ok), w AS ({sql}) SELECT 1", params)
+    assert not AgentRun.objects.filter(pk=skipped.pk).exists()  # no row where the source yields none

@@ -352,3 +352,19 @@ def test_a_request_that_does_not_get_its_turn_is_refused_as_busy(monkeypatch) ->
     assert "ausgelastet" in refused.value.message
     assert not AgentRun.objects.filter(user=user).exists()
     assert not Message.objects.filter(conversation=conversation).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_message_and_its_run_are_stamped_with_the_moment_of_their_admission(monkeypatch) -> None:
+    """Stamped after the queue and the lock, not when the request arrived: messages keep the order in
+    which they were admitted, and the hourly window counts from there."""
+    monkeypatch.setattr(services, "dispatch", lambda run: None)
+    user = _user()
+    conversation = Conversation.objects.create(user=user)
+    before = timezone.now()
+    run = services.start_run(user=user, conversation=conversation, text="Wann endet die Frist?",
+                             mode="inline")
+    stored = AgentRun.objects.get(pk=run.pk)
+    message = Message.objects.get(conversation=conversation, role=Message.Role.USER)
+    conversation.refresh_from_db()
+    assert before < stored.created_at == run.created_at == message.created_at == conversation.updated_at
