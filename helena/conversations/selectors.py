@@ -221,12 +221,17 @@ def question_is_stale(question: Any, *, now: Any = None) -> bool:
     return question.asked_at < (now or timezone.now()) - timedelta(days=QUESTION_TTL_DAYS)
 
 
+# A question of conversation %s neither answered nor expired (also inside the admission's statement,
+# helena/conversations/services.py).
+UNANSWERED_QUESTION = (f"SELECT 1 FROM {PendingQuestion._meta.db_table} WHERE conversation_id = %s "
+                       "AND answered_at IS NULL AND expired_at IS NULL")
+
+
 def has_unanswered_question(*, conversation_id: int) -> bool:
     """Whether the conversation has a question neither answered nor expired: asked at every message,
     and almost always no (one plain statement instead of the full read below)."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT 1 FROM {PendingQuestion._meta.db_table} WHERE conversation_id = %s "
-                       "AND answered_at IS NULL AND expired_at IS NULL LIMIT 1", [conversation_id])
+        cursor.execute(f"{UNANSWERED_QUESTION} LIMIT 1", [conversation_id])
         return cursor.fetchone() is not None
 
 

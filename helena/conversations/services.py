@@ -17,7 +17,7 @@ from config.celery import app
 from config.errors import DomainError
 from helena.agent.classifier import classify
 from helena.agent.prompts import CONTEXT_MIN_TIER
-from helena.conversations import questions
+from helena.conversations import questions, selectors
 from helena.conversations.classification import classify_with_tier1
 from helena.conversations.title import propose_title
 from helena.infra.rows import Insert
@@ -117,11 +117,13 @@ def start_run(*, user: User, conversation: Conversation, text: Any, mode: Any = 
               "task_type": decision.task_type, "classifier_reason": decision.reason[:300],
               "context_type": conversation.context_type, "deadline": deadline_for(decision.mode, helena)}
     title = _proposed_title(conversation, text)
-    for _ in range(MAX_STALE_QUESTIONS):  # an open question found in the admission is answered; each
+    # An open question found by the admission is answered by this message; a stale one is expired
+    # (one per round) and the admission tried again.
+    for _ in range(MAX_STALE_QUESTIONS):
         run = _admitted_message(user=user, conversation=conversation, text=text, fields=fields, title=title)
         if run is not None:
             break
-        question = questions.open_question(conversation=conversation)  # round expires a stale one
+        question = questions.open_question(conversation=conversation)
         if question is not None:
             return _answer_question(user=user, conversation=conversation, question=question, text=text)
     else:
@@ -151,7 +153,7 @@ def _admitted_message(*, user: User, conversation: Conversation, text: str, fiel
     try:
         with admission(user):
             at = admit_and_write(
-                user=user, unless=Gated(_OPEN_QUESTION, [conversation.pk]),
+                user=user, unless=Gated(selectors.UNANSWERED_QUESTION, [conversation.pk]),
                 writes=[Gated(message_sql, message_params), Gated(run_sql, run_params),
                         Gated(touch_sql, touch_params)])
     except RateLimited as exc:
@@ -162,10 +164,6 @@ def _admitted_message(*, user: User, conversation: Conversation, text: str, fiel
         return None
     run.created_at = at
     return run
-
-
-_OPEN_QUESTION = (f"SELECT 1 FROM {PendingQuestion._meta.db_table} WHERE conversation_id = %s "
-                  "AND answered_at IS NULL AND expired_at IS NULL")
 
 
 def _touch_conversation(pk: int, title: str) -> tuple[str, list[Any]]:

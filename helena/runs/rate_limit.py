@@ -39,7 +39,7 @@ ACTIVE_STATUSES = (AgentRun.Status.QUEUED, AgentRun.Status.RUNNING)
 # admission takes milliseconds, so this is only reached when the database hangs.
 ADMISSION_WAIT_SECONDS = 30.0
 # The user's runs of the last hour and runs still active, in one statement (every run start pays it);
-# positional: since, since, user, since.
+# positional parameters: since, user, since (_counts_params).
 _COUNTS = f"""
     SELECT COUNT(*) FILTER (WHERE created_at > %s) AS hourly,
            COUNT(*) FILTER (WHERE status IN ('queued', 'running')) AS active
