@@ -19,15 +19,16 @@ import contextlib
 import logging
 from typing import Protocol
 
-import redis.asyncio as aioredis
 from django.conf import settings
 
+from helena.infra import redis_wire
 from helena.infra.loops import PerLoop
 from helena.runs.events.broadcast import Frame, channel, decode
 
 log = logging.getLogger(__name__)
 
 RECONNECT_PAUSE = (0.1, 0.5, 1.0, 2.0)  # seconds between attempts, the last one repeated
+COMMAND_TIMEOUT = 15.0  # s for connecting, SUBSCRIBE and UNSUBSCRIBE (a message may take any time)
 
 
 class Listener(Protocol):
@@ -42,10 +43,9 @@ class _Fanout:
     """One per event loop: the subscriptions of its sockets and the task that reads them."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        # No socket timeout: the reader waits for the next message as long as it takes; a dead
-        # connection shows up as an error (keepalive for the silent kind).
-        self._redis = aioredis.Redis.from_url(settings.REDIS_URL, socket_keepalive=True)
-        self._pubsub = self._redis.pubsub()
+        # The reader waits for the next message as long as it takes; a dead connection shows up as
+        # an error (keepalive for the silent kind). helena/infra/redis_wire.py: why not redis-py.
+        self._connection: redis_wire.Connection | None = None
         self._sockets: dict[int, set[Listener]] = {}  # conversation → its sockets in this process
         self._subscribed = False
         self._lost = False  # a socket joined while Redis was away: it is told once subscribed
@@ -71,7 +71,10 @@ class _Fanout:
     async def _subscribe(self) -> None:
         async with self._lock:
             if not self._subscribed and self._sockets:
-                await self._pubsub.subscribe(channel())
+                if self._connection is None or self._connection.closed:
+                    self._connection = await redis_wire.connect(settings.REDIS_URL, timeout=COMMAND_TIMEOUT,
+                                                                keepalive=True)
+                await self._connection.execute(("SUBSCRIBE", channel()))
                 self._subscribed = True
 
     async def leave(self, conversation_id: int, socket: Listener) -> None:
@@ -83,10 +86,10 @@ class _Fanout:
             return
         del self._sockets[conversation_id]
         async with self._lock:
-            if self._subscribed and not self._sockets:
+            if self._subscribed and not self._sockets and self._connection is not None:
                 self._subscribed = False
                 with contextlib.suppress(Exception):  # gone with the connection anyway
-                    await self._pubsub.unsubscribe(channel())
+                    await self._connection.execute(("UNSUBSCRIBE", channel()))
 
     async def _read(self) -> None:
         failures = 0
@@ -101,7 +104,8 @@ class _Fanout:
                     if failures or self._lost:
                         self._lost = False
                         self._tell_missed()
-                message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
+                assert self._connection is not None  # subscribed
+                data = await self._connection.next_message()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -112,9 +116,7 @@ class _Fanout:
                 await self._reconnect()
                 continue
             failures = 0
-            if message is None or message.get("type") != "message":
-                continue
-            await self._deliver(message["data"])
+            await self._deliver(data)
 
     async def _deliver(self, data: bytes) -> None:
         try:
@@ -133,9 +135,9 @@ class _Fanout:
         """A new connection; the reader subscribes on it (at once, or once Redis is back), and the
         sockets read what they missed meanwhile."""
         async with self._lock:
-            old, self._pubsub, self._subscribed = self._pubsub, self._redis.pubsub(), False
-            with contextlib.suppress(Exception):
-                await old.aclose()
+            old, self._connection, self._subscribed = self._connection, None, False
+            if old is not None:
+                old.close()
         self._tell_missed()
 
     def _tell_missed(self) -> None:
@@ -144,7 +146,7 @@ class _Fanout:
                 socket.missed()
 
     def _close_with(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Stop the reader and close the client when the loop closes (tests run short-lived loops)."""
+        """Stop the reader and close the connection when the loop closes (tests run short-lived loops)."""
         close = loop.close
 
         def close_fanout_first() -> None:
@@ -154,10 +156,11 @@ class _Fanout:
                     if reader is not None:
                         reader.cancel()
                         loop.run_until_complete(asyncio.gather(reader, return_exceptions=True))
-                    loop.run_until_complete(self._pubsub.aclose())
-                    loop.run_until_complete(self._redis.aclose())
+                    if self._connection is not None:
+                        self._connection.close()
+                        loop.run_until_complete(asyncio.sleep(0))  # the transport closes
                 except Exception:  # closing is best effort
-                    log.debug("closing the fanout's Redis client failed", exc_info=True)
+                    log.debug("closing the fanout's Redis connection failed", exc_info=True)
             close()
 
         loop.close = close_fanout_first  # type: ignore[method-assign]

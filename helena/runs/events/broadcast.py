@@ -10,8 +10,9 @@ run's `done`, so the receiving side orders and deduplicates without decoding JSO
 frame as it is: one line per event, ``conversation \t run_id \t seq \t done \t frame`` (JSON
 escapes every newline and tab inside a frame).
 
-Every event loop has one publisher that sends whatever piled up meanwhile in one pipeline. Per run
-the order is kept: one queue per loop, and Redis delivers a pipeline's messages in order.
+Every event loop has one publisher that sends whatever piled up meanwhile in one write, on a lean
+connection of its own (helena/infra/redis_wire.py). Per run the order is kept: one queue per loop,
+and Redis delivers the messages of one connection in order.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from collections.abc import Container
 from typing import Any, NamedTuple
 
 import redis
-import redis.asyncio as aioredis
 from django.conf import settings
 
+from helena.infra import redis_wire
 from helena.infra.loops import PerLoop
 
 log = logging.getLogger(__name__)
@@ -102,22 +103,25 @@ def decode(message: bytes, wanted: Container[int]) -> dict[int, list[Frame]]:
 class _LoopPublisher:
     """One per event loop: a queue of (channel, message) and one task that pipelines them out."""
 
+    TIMEOUT = 15.0  # s for connecting and for the replies of one write
+
     def __init__(self) -> None:
-        self._redis = aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=15)
+        self._connection: redis_wire.Connection | None = None
         self._queue: list[tuple[str, bytes, asyncio.Future[None]]] = []
         self._task: asyncio.Task[None] | None = None
 
     def close_with(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Close the client when the loop closes (async_to_sync and asyncio.run make short-lived
-        loops; a client left behind would warn about its unclosed connection later)."""
+        """Close the connection when the loop closes (async_to_sync and asyncio.run make short-lived
+        loops; a connection left behind would warn about its unclosed transport later)."""
         close = loop.close
 
         def close_publisher_first() -> None:
-            if not loop.is_closed() and not loop.is_running():
+            if not loop.is_closed() and not loop.is_running() and self._connection is not None:
                 try:
-                    loop.run_until_complete(self._redis.aclose())
+                    self._connection.close()
+                    loop.run_until_complete(asyncio.sleep(0))  # the transport closes
                 except Exception:  # closing is best effort
-                    log.debug("closing the publisher's Redis client failed", exc_info=True)
+                    log.debug("closing the publisher's Redis connection failed", exc_info=True)
             close()
 
         loop.close = close_publisher_first  # type: ignore[method-assign]
@@ -133,10 +137,10 @@ class _LoopPublisher:
         while self._queue:
             batch, self._queue = self._queue, []
             try:
-                async with self._redis.pipeline(transaction=False) as pipe:
-                    for channel, message, _ in batch:
-                        pipe.publish(channel, message)
-                    await pipe.execute()
+                if self._connection is None or self._connection.closed:
+                    self._connection = await redis_wire.connect(settings.REDIS_URL, timeout=self.TIMEOUT)
+                await self._connection.execute(*(("PUBLISH", channel, message)
+                                                 for channel, message, _ in batch))
             except Exception as exc:  # each waiting run gets the error; the next batch tries again
                 for *_, done in batch:
                     if not done.done():
