@@ -92,17 +92,25 @@ class Insert(Generic[M]):
         obj._state.db = connection.alias
         return obj, sql, params
 
-    def create(self, **values: Any) -> M:
+    def statement(self, **values: Any) -> tuple[M, str, list[Any]]:
+        """The instance and its INSERT with the parameters, for a caller that runs it on a connection
+        of its own (a run's loop, helena/infra/loop_db.py). Only when `plain`."""
+        assert self.plain, "a model with save signals is saved through the ORM"
         obj = self.model(**values)
-        if signals.pre_save.has_listeners(self.model) or signals.post_save.has_listeners(self.model):
+        params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in self.fields]
+        obj._state.adding = False
+        obj._state.db = connection.alias
+        return obj, self.sql, params
+
+    def create(self, **values: Any) -> M:
+        if not self.plain:
+            obj = self.model(**values)
             obj.save(force_insert=True)
             return obj
-        params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in self.fields]
+        obj, sql, params = self.statement(**values)
         with connection.cursor() as cursor:
-            cursor.execute(self.sql, params)
+            cursor.execute(sql, params)
             if self.returning:
                 for field, value in zip(self.returning, cursor.fetchone(), strict=True):
                     setattr(obj, field.attname, value)
-        obj._state.adding = False
-        obj._state.db = connection.alias
         return obj

@@ -13,12 +13,11 @@ import contextlib
 import logging
 from typing import Any
 
-from django.db import connection
-
 from config.db_unavailable import ist_ausfall
 from helena.agent.checkpoint import Checkpoint, Suspended
 from helena.agent.events import done_fields, run_started_fields
 from helena.agent.loop import AgentResult, run_agent
+from helena.infra import loop_db
 from helena.infra.db import db, run_context
 from helena.infra.errorlog import arecord_error
 from helena.infra.loops import PerLoop
@@ -31,7 +30,7 @@ from helena.runs.cancel import cancel_watch
 from helena.runs.claim import Claimed, claim, retaken
 from helena.runs.durable import checkpoints, local
 from helena.runs.events.emitter import PersistentEmitter, finish_without_loop
-from helena.runs.outcome import record_outcome, result_from_done
+from helena.runs.outcome import arecord_outcome, result_from_done
 from helena.runs.resume import suspended_here
 from helena.tools.executor import settle_audits
 
@@ -81,8 +80,8 @@ async def go_on(claimed: Claimed) -> None:
     assert resumption is not None
     if resumption.done is not None:  # it ended; its process died before the end was recorded
         messages = [*_prompt(run, claimed)[0], *resumption.checkpoint.messages] if claimed.setup else []
-        await db(record_outcome, run_pk=run.pk, attempt=run.attempt,
-                 result=result_from_done(resumption.done, messages=messages))
+        await arecord_outcome(run_pk=run.pk, attempt=run.attempt,
+                              result=result_from_done(resumption.done, messages=messages))
     elif claimed.ended:
         await finish_without_loop(run=run, reason="error", code="run_lost", message=claimed.ended)
     else:
@@ -134,14 +133,15 @@ async def _clarify(*, run: AgentRun, claimed: Claimed) -> None:
     await emitter.flush()
     result = AgentResult(finish_reason="stop", text=CLARIFYING_QUESTION, usage=Usage(), steps=0,
                          messages=[{"role": "assistant", "content": CLARIFYING_QUESTION}])
-    await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
+    await arecord_outcome(run_pk=run.pk, result=result, attempt=run.attempt)
 
 
-def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
+_SET_MODEL = f"UPDATE {AgentRun._meta.db_table} SET model = %s, provider = %s, tier = %s WHERE id = %s"
+
+
+async def _set_model(run_pk: Any, resolved: Any, tier: int) -> None:
     """The model that serves the run, on its row (plain SQL: once per run and escalation)."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {AgentRun._meta.db_table} SET model = %s, provider = %s, tier = %s "
-                       "WHERE id = %s", [resolved.name, resolved.provider, tier, run_pk])
+    await loop_db.fetch(_SET_MODEL, [resolved.name, resolved.provider, tier, run_pk])
 
 
 RESUMED = {  # the notice where the answer paused, by why it did
@@ -192,7 +192,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
         while True:
             if model.resolved.fallback_note:
                 await emitter.emit("warning", code="model_fallback", message=model.resolved.fallback_note)
-            await db(_set_model, run.pk, model.resolved, model.tier)
+            await _set_model(run.pk, model.resolved, model.tier)
             may_escalate = model.next_tier() is not None
             emitter.suppress = {"done"} if may_escalate else set()  # a stalled try is not the end
             result = await run_agent(
@@ -241,7 +241,7 @@ async def _run_loop(*, run: AgentRun, resolved: Any, claimed: Claimed) -> None:
     try:
         if suspended is None:
             try:
-                await db(record_outcome, run_pk=run.pk, result=result, attempt=run.attempt)
+                await arecord_outcome(run_pk=run.pk, result=result, attempt=run.attempt)
                 return
             except Exception as exc:  # its `done` is stored: once the database is back, that is recorded
                 if not ist_ausfall(exc):

@@ -14,6 +14,8 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from helena.agent.loop import AgentResult
+from helena.infra import loop_db
+from helena.infra.db import db
 from helena.infra.rows import Insert
 from helena.llm.base import Usage
 from helena.models import AgentRun, LLMCall, Message
@@ -62,6 +64,34 @@ def record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> N
     transaction, now 1). Plain SQL: it runs at the end of every run, and the ORM's compiling cost
     more than the statement.
     """
+    sql, params, answer_by_orm = _statement(run_pk=run_pk, result=result, attempt=attempt)
+    # One statement is a transaction of its own; with the ORM's INSERT after it, both in one.
+    with transaction.atomic() if answer_by_orm else contextlib.nullcontext():
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        if row is not None and answer_by_orm:  # save signals: the ORM writes the answer
+            _MESSAGE.create(conversation_id=row[0], role=Message.Role.ASSISTANT, text=result.text,
+                            run_id=run_pk)
+    if _ended(row, run_pk=run_pk, attempt=attempt):
+        run_ended(run_pk=run_pk)
+
+
+async def arecord_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> None:
+    """record_outcome from a run's loop: the one statement on the runner loop's own connection
+    (helena/infra/loop_db.py), no hop to a database thread; through the ORM where it must be."""
+    sql, params, answer_by_orm = _statement(run_pk=run_pk, result=result, attempt=attempt)
+    if answer_by_orm:
+        await db(record_outcome, run_pk=run_pk, result=result, attempt=attempt)
+        return
+    rows = await loop_db.fetch(sql, params)
+    if _ended(rows[0] if rows else None, run_pk=run_pk, attempt=attempt):
+        await db(run_ended, run_pk=run_pk)
+
+
+def _statement(*, run_pk: Any, result: Any, attempt: int | None) -> tuple[str, list[Any], bool]:
+    """The end's statement, its parameters, and whether the answer must be saved through the ORM
+    after it (a receiver of Message's save signals is connected)."""
     status = {"cancelled": AgentRun.Status.CANCELLED, "error": AgentRun.Status.FAILED}.get(
         result.finish_reason, AgentRun.Status.FINISHED
     )
@@ -78,20 +108,16 @@ def record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> N
             text=result.text, run_id=run_pk)
         sql, params = (f"WITH run AS ({sql}), answer AS ({answer_sql}) SELECT conversation_id, mode FROM run",
                        [*params, *answer_params])
-    # One statement is a transaction of its own; with the ORM's INSERT after it, both in one.
-    with transaction.atomic() if result.text and not plain else contextlib.nullcontext():
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            row = cursor.fetchone()
-        if row is None:
-            log.warning("run %s: attempt %s is over, its outcome is not recorded", run_pk, attempt)
-            return
-        conversation_id, mode = row
-        if result.text and not plain:  # save signals: the ORM writes the answer
-            _MESSAGE.create(conversation_id=conversation_id, role=Message.Role.ASSISTANT,
-                            text=result.text, run_id=run_pk)
-    if mode == AgentRun.Mode.BACKGROUND:  # a task's run is one (auftraege.auftrag_geben); inline runs
-        run_ended(run_pk=run_pk)  # save the query: a task given to Helena ends with its run
+    return sql, params, bool(result.text) and not plain
+
+
+def _ended(row: Any, *, run_pk: Any, attempt: int | None) -> bool:
+    """Whether the run's end needs `run_ended` (a task's run: auftraege.auftrag_geben; inline runs
+    save the query), after saying so when the attempt was over and nothing was recorded."""
+    if row is None:
+        log.warning("run %s: attempt %s is over, its outcome is not recorded", run_pk, attempt)
+        return False
+    return row[1] == AgentRun.Mode.BACKGROUND
 
 
 def _dumps(value: Any) -> str:

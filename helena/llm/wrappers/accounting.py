@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 from django.db.models import Count, Sum
 from django.db.models.functions import TruncMonth
 
+from helena.infra import loop_db
 from helena.infra.db import db
 from helena.infra.errorlog import record_error
 from helena.infra.rows import Insert
@@ -157,6 +158,12 @@ class RecordingModel(WrapperModel):
         latency_ms = int(((ended or time.monotonic()) - started) * 1000)
         usage = usage or Usage()
         try:
+            if failure is None and _LEDGER.plain:  # one INSERT: on the run's loop connection, no thread hop
+                _, sql, params = _LEDGER.statement(**self._row(
+                    prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                    latency_ms=latency_ms, error=error))
+                await loop_db.fetch(sql, params)
+                return
             await db(
                 self._write,
                 prompt_tokens=usage.prompt_tokens,
@@ -168,24 +175,30 @@ class RecordingModel(WrapperModel):
         except Exception:
             log.exception("LLMCall could not be written (model %s, run %s)", self.name, self.run_id)
 
+    def _row(self, *, prompt_tokens: int, completion_tokens: int, latency_ms: int,
+             error: str) -> dict[str, Any]:
+        """The ledger row's values for one call of this model."""
+        return {
+            "run_id": self.run_id,
+            "user_id": self.user_id,
+            "provider": str(self.provider)[:20],
+            "model": str(self.name)[:200],
+            "tier": self.tier,
+            "operation": self.operation[:30],
+            "context_type": self.context_type[:20],
+            "prompt_tokens": max(0, prompt_tokens),
+            "completion_tokens": max(0, completion_tokens),
+            "latency_ms": max(0, latency_ms),
+            "cost": cost_for(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                             price_in=self.price_in, price_out=self.price_out),
+            "error": error[:ERROR_MAX],
+        }
+
     def _write(self, *, prompt_tokens: int, completion_tokens: int, latency_ms: int, error: str,
                failure: str | None = None) -> LLMCall:
         """The ledger row; a failed call (`failure`: its code) also goes to the error log, linked."""
-        row = _LEDGER.create(
-            run_id=self.run_id,
-            user_id=self.user_id,
-            provider=str(self.provider)[:20],
-            model=str(self.name)[:200],
-            tier=self.tier,
-            operation=self.operation[:30],
-            context_type=self.context_type[:20],
-            prompt_tokens=max(0, prompt_tokens),
-            completion_tokens=max(0, completion_tokens),
-            latency_ms=max(0, latency_ms),
-            cost=cost_for(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                          price_in=self.price_in, price_out=self.price_out),
-            error=error[:ERROR_MAX],
-        )
+        row = _LEDGER.create(**self._row(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                                         latency_ms=latency_ms, error=error))
         if failure:
             record_error(kind="model", code=failure, message=error, run_id=self.run_id, user_id=self.user_id,
                          context_type=self.context_type, model=self.name, llm_call_id=row.pk)

@@ -4,8 +4,8 @@ Every text delta of every run is a RunEvent row, stored before any client sees i
 on a database thread a batch cost ~0.8 ms of CPU (model instances, SQL compilation, the hop to the
 thread and back) and, with 50 runs streaming, several ms of waiting for the GIL on each hop. On a
 runner loop (daphne's inline runner, a worker's runner: long-lived loops) the rows go through the
-loop's own asynchronous psycopg connection instead, in one statement: ~0.2 ms of CPU and no thread
-hop (bench/stream_latency.py).
+loop's own asynchronous psycopg connection instead (helena/infra/loop_db.py), in one statement:
+~0.2 ms of CPU and no thread hop (bench/stream_latency.py).
 
 Anywhere else (a short-lived loop, a sync caller whose transaction must see the rows, as in tests)
 the same statement runs on Django's connection on the event-storing database thread.
@@ -13,19 +13,17 @@ the same statement runs on Django's connection on the event-storing database thr
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-import psycopg
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, connections
+from django.db import connection
 
-from helena.infra.db import db_streaming, under_sync_caller
-from helena.infra.loops import PerLoop, is_resident
+from helena.infra import loop_db
+from helena.infra.db import db_streaming
 from helena.models import AgentRun, RunEvent
 
 log = logging.getLogger(__name__)
@@ -69,49 +67,8 @@ def _insert_sync(rows: Sequence[Row]) -> Stored:
         return _stored(cursor.fetchall())
 
 
-class _LoopConnection:
-    """A runner loop's own connection (autocommit), opened on first use and again after it broke."""
-
-    def __init__(self) -> None:
-        self._conn: psycopg.AsyncConnection[Any] | None = None
-        self._lock = asyncio.Lock()  # one statement at a time on the connection
-
-    async def _connect(self) -> psycopg.AsyncConnection[Any]:
-        params = connections["default"].get_connection_params()
-        for sync_only in ("cursor_factory", "context"):
-            params.pop(sync_only, None)
-        conn = await psycopg.AsyncConnection.connect(**params, autocommit=True)
-        await conn.execute("SET TIME ZONE 'UTC'")
-        return conn
-
-    async def insert(self, rows: Sequence[Row]) -> Stored:
-        params = _params(rows)
-        async with self._lock:
-            for attempt in (1, 2):
-                if self._conn is None or self._conn.closed:
-                    self._conn = await self._connect()
-                try:
-                    cursor = await self._conn.execute(_INSERT, params)
-                    return _stored(await cursor.fetchall())
-                except psycopg.OperationalError:
-                    # A connection the server dropped (restart, idle timeout): once more on a new one.
-                    broken, self._conn = self._conn, None
-                    await broken.close()
-                    if attempt == 2:
-                        raise
-                except BaseException:
-                    if self._conn.broken:  # e.g. cancelled mid-statement
-                        broken, self._conn = self._conn, None
-                        await broken.close()
-                    raise
-        raise AssertionError("unreachable")
-
-
-_connections: PerLoop[_LoopConnection] = PerLoop(lambda _loop: _LoopConnection())
-
-
 async def insert_events(rows: Sequence[Row]) -> Stored:
     """Insert the rows in one statement (all or nothing); when, and whose were stored."""
-    if is_resident() and not under_sync_caller():
-        return await _connections.get().insert(rows)
+    if loop_db.on_runner_loop():
+        return _stored(await loop_db.connection_of_this_loop().fetch(_INSERT, _params(rows)))
     return await db_streaming(_insert_sync, rows)

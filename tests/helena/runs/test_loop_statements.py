@@ -1,0 +1,106 @@
+"""On a runner loop (daphne's inline runner, a worker's runner) a run writes its model, its ledger
+row and its end through the loop's own connection (helena/infra/loop_db.py), not on a database
+thread, and the records are the same as through the ORM: committed, as in production."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from helena.agent.loop import AgentResult
+from helena.conversations import services
+from helena.infra import db as infra_db
+from helena.infra import loop_db
+from helena.infra.loops import make_resident
+from helena.llm.base import Usage
+from helena.models import AgentRun, Conversation, LLMCall, Message
+from helena.runs.execute import execute_run
+from helena.runs.outcome import arecord_outcome
+from tests.conftest import Kanzlei
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ANSWER = "Die Berufungsfrist beträgt einen Monat ab Zustellung (§ 517 ZPO)."
+
+
+def _on_a_runner_loop(work: Any) -> None:
+    async def go() -> None:
+        make_resident(asyncio.get_running_loop())
+        try:
+            await work()
+        finally:
+            conn = loop_db.connection_of_this_loop()._conn
+            if conn is not None:
+                await conn.close()
+
+    asyncio.run(go())
+
+
+def test_a_run_writes_model_ledger_and_end_on_its_loops_connection(kanzlei: Kanzlei, tiers,
+                                                                    monkeypatch) -> None:
+    tiers.script([{"text": ANSWER}])
+    monkeypatch.setattr(services, "dispatch", lambda run: None)
+    user = kanzlei.users["anwalt"]
+    conversation = Conversation.objects.create(user=user)
+    run = services.start_run(user=user, conversation=conversation, text="Wie lang ist die Berufungsfrist?",
+                             mode="inline")
+    hops: list[str] = []  # what went to a database thread
+    real_call = infra_db._call
+
+    def call(fn: Any, args: Any, kwargs: Any) -> Any:
+        hops.append(getattr(fn, "__name__", repr(fn)))
+        return real_call(fn, args, kwargs)
+
+    monkeypatch.setattr(infra_db, "_call", call)
+    statements: list[str] = []
+    real_fetch = loop_db.LoopConnection.fetch
+
+    async def fetch(self: loop_db.LoopConnection, sql: str, params: Any) -> Any:
+        statements.append(" ".join(sql.split()[:3]))
+        return await real_fetch(self, sql, params)
+
+    monkeypatch.setattr(loop_db.LoopConnection, "fetch", fetch)
+    _on_a_runner_loop(lambda: execute_run(run.pk))
+
+    run.refresh_from_db()
+    assert run.status == AgentRun.Status.FINISHED and run.text == ANSWER
+    assert run.provider == "ollama" and run.model in {"klein", "gross"}
+    call_row = LLMCall.objects.get(run=run)
+    assert (call_row.model, call_row.tier, call_row.user_id, call_row.error) == (run.model, run.tier, user.pk, "")
+    assert (run.prompt_tokens, run.completion_tokens) == (call_row.prompt_tokens, call_row.completion_tokens)
+    assert list(Message.objects.filter(run=run).values_list("role", "text")) == [
+        (Message.Role.ASSISTANT, ANSWER)]
+    assert not {"_write", "record_outcome", "fetch_sync"} & set(hops), hops
+    assert any(s.startswith("UPDATE helena_agentrun SET") for s in statements), statements  # the model
+    assert any(s.startswith('INSERT INTO "helena_llmcall"') for s in statements), statements
+    assert any(s.startswith("WITH run AS") for s in statements), statements  # the end with the answer
+
+
+def _running(kanzlei: Kanzlei, attempt: int = 1) -> AgentRun:
+    user = kanzlei.users["anwalt"]
+    conversation = Conversation.objects.create(user=user)
+    return AgentRun.objects.create(conversation=conversation, user=user, mode=AgentRun.Mode.INLINE,
+                                   status=AgentRun.Status.RUNNING, attempt=attempt)
+
+
+def _result(text: str) -> AgentResult:
+    return AgentResult(finish_reason="stop", text=text, usage=Usage(prompt_tokens=12, completion_tokens=3),
+                       steps=1, messages=[{"role": "assistant", "content": text}])
+
+
+def test_the_end_on_the_loops_connection_is_recorded_once_and_only_by_the_owner(kanzlei: Kanzlei) -> None:
+    run, lost = _running(kanzlei), _running(kanzlei, attempt=2)
+
+    async def ends() -> None:
+        await arecord_outcome(run_pk=run.pk, result=_result("Erste Antwort."), attempt=1)
+        await arecord_outcome(run_pk=run.pk, result=_result("Zweite Antwort."), attempt=1)
+        await arecord_outcome(run_pk=lost.pk, result=_result("Veraltet."), attempt=1)
+
+    _on_a_runner_loop(ends)
+    run.refresh_from_db()
+    lost.refresh_from_db()
+    assert (run.status, run.text, run.prompt_tokens, run.completion_tokens) == (
+        AgentRun.Status.FINISHED, "Erste Antwort.", 12, 3)
+    assert list(Message.objects.filter(run=run).values_list("text", flat=True)) == ["Erste Antwort."]
+    assert lost.status == AgentRun.Status.RUNNING and not Message.objects.filter(run=lost).exists()
