@@ -67,7 +67,8 @@ def test_a_run_writes_model_ledger_and_end_on_its_loops_connection(kanzlei: Kanz
     assert run.status == AgentRun.Status.FINISHED and run.text == ANSWER
     assert run.provider == "ollama" and run.model in {"klein", "gross"}
     call_row = LLMCall.objects.get(run=run)
-    assert (call_row.model, call_row.tier, call_row.user_id, call_row.error) == (run.model, run.tier, user.pk, "")
+    assert (call_row.model, call_row.tier, call_row.user_id, call_row.error) == (
+        run.model, run.tier, user.pk, "")
     assert (run.prompt_tokens, run.completion_tokens) == (call_row.prompt_tokens, call_row.completion_tokens)
     assert list(Message.objects.filter(run=run).values_list("role", "text")) == [
         (Message.Role.ASSISTANT, ANSWER)]
