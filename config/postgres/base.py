@@ -34,7 +34,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         pool = self.pool
         if pool is None:
             return connection  # without the pool: CONN_HEALTH_CHECKS checks persistent connections
-        if _quiet(connection):
+        if quiet(connection):
             return connection
         try:
             ConnectionPool.check_connection(connection)  # one empty query, as the pool's own check
@@ -45,7 +45,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         return connection
 
 
-def _quiet(connection: psycopg.Connection[Any]) -> bool:
+def quiet(connection: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> bool:
     """Idle, nothing on its socket: the server has said nothing since it was last used (no goodbye)."""
     try:
         if connection.closed or connection.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:

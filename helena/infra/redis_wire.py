@@ -8,7 +8,9 @@ hiredis C parser (the one redis-py uses when it is installed) and hands the repl
 replies in order, pub/sub messages to a queue the subscriber reads without waiting when it is full.
 
 What it speaks: RESP2, AUTH from the URL, redis://, rediss:// (the same TLS settings as redis-py,
-from the URL's query) and unix://. Everything else about Redis stays with redis-py.
+from the URL's query) and unix://; one channel per SUBSCRIBE. The URL's other query options
+(socket_timeout, socket_keepalive, …) are not read: the callers set their own. Everything else
+about Redis stays with redis-py.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import hiredis
 from redis.asyncio.connection import RedisSSLContext, parse_url
 
 MESSAGE = b"message"
+PAUSE_AT, RESUME_AT = 10_000, 1_000  # messages waiting to be read: stop and go on reading the socket
 
 
 class RedisGone(ConnectionError):
@@ -45,6 +48,8 @@ class _Protocol(asyncio.Protocol):
         self.messages: collections.deque[bytes] = collections.deque()
         self.arrived: asyncio.Future[None] | None = None  # a subscriber waits for a message
         self.lost: Exception | None = None
+        self.subscriber = False  # messages are routed only on a subscribed connection
+        self.paused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -61,10 +66,15 @@ class _Protocol(asyncio.Protocol):
                 return
             if reply is False:
                 return
-            if type(reply) is list and len(reply) == 3 and reply[0] == MESSAGE:
+            if self.subscriber and type(reply) is list and len(reply) == 3 and reply[0] == MESSAGE:
                 self.messages.append(reply[2])
                 if self.arrived is not None and not self.arrived.done():
                     self.arrived.set_result(None)
+                if len(self.messages) >= PAUSE_AT and not self.paused and self.transport is not None:
+                    # A reader that falls behind lets Redis's own limit for subscribers (client-output-
+                    # buffer-limit pubsub) end the connection; the sockets then read the database.
+                    self.paused = True
+                    self.transport.pause_reading()
                 continue
             if self.replies:  # (subscribe confirmations included: they answer SUBSCRIBE)
                 waiter = self.replies.popleft()
@@ -86,9 +96,9 @@ class _Protocol(asyncio.Protocol):
 
 
 class Connection:
-    """One connection to Redis. Commands are pipelined: `send` writes them at once and returns
-    the futures of their replies (a reply that is an error comes back as a hiredis.ReplyError).
-    After any error the connection is closed: replies could no longer be matched to commands."""
+    """One connection to Redis. `execute` writes its commands at once and waits for their replies;
+    an error reply is raised as hiredis.ReplyError (the connection stays usable). After a timeout,
+    a cancellation or a lost connection it is closed: replies could no longer be matched."""
 
     def __init__(self, protocol: _Protocol, timeout: float | None) -> None:
         self._protocol, self.timeout = protocol, timeout
@@ -105,13 +115,11 @@ class Connection:
         loop = asyncio.get_running_loop()
         waiters = [loop.create_future() for _ in commands]
         protocol.replies.extend(waiters)
-        protocol.transport.write(b"".join(_command(*command) for command in commands))
         try:
-            if self.timeout is None:
-                replies = [await waiter for waiter in waiters]
-            else:
-                async with asyncio.timeout(self.timeout):
-                    replies = [await waiter for waiter in waiters]
+            protocol.transport.write(b"".join(_command(*command) for command in commands))
+            # gather: every waiter's error is taken, none is left for asyncio to log as never retrieved
+            replies = await asyncio.wait_for(asyncio.gather(*waiters), self.timeout) if self.timeout \
+                else await asyncio.gather(*waiters)
         except BaseException:
             self.close()
             raise
@@ -120,9 +128,19 @@ class Connection:
                 raise reply
         return replies
 
+    async def subscribe(self, channel: str) -> None:
+        self._protocol.subscriber = True
+        await self.execute(("SUBSCRIBE", channel))
+
+    async def unsubscribe(self, channel: str) -> None:
+        await self.execute(("UNSUBSCRIBE", channel))
+
     async def next_message(self) -> bytes:
         """The data of the next pub/sub message (without waiting when one is there already)."""
         protocol = self._protocol
+        if protocol.paused and len(protocol.messages) <= RESUME_AT and protocol.transport is not None:
+            protocol.paused = False
+            protocol.transport.resume_reading()
         while not protocol.messages:
             if protocol.lost is not None:
                 raise protocol.lost
@@ -134,8 +152,9 @@ class Connection:
         return protocol.messages.popleft()
 
     def close(self) -> None:
+        """At once (abort: nothing is left to send that matters, and a TLS goodbye would need the loop)."""
         if self._protocol.transport is not None:
-            self._protocol.transport.close()
+            self._protocol.transport.abort()
         self._protocol._end(RedisGone("connection to Redis closed"))
 
 
@@ -152,14 +171,18 @@ async def connect(url: str, *, timeout: float | None = None, keepalive: bool = F
             host = options.get("host", "localhost")
             _, protocol = await loop.create_connection(_Protocol, host, options.get("port", 6379), ssl=tls,
                                                        server_hostname=host if tls else None)
-            if keepalive:
-                sock = protocol.transport.get_extra_info("socket")  # type: ignore[union-attr]
-                if sock is not None:
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
     connection = Connection(protocol, timeout)
-    if options.get("password"):
-        credentials = [options["username"]] if options.get("username") else []
-        await connection.execute(("AUTH", *credentials, options["password"]))
+    try:
+        sock = protocol.transport.get_extra_info("socket")  # type: ignore[union-attr]
+        if keepalive and sock is not None and sock.family != socket.AF_UNIX:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        if options.get("username"):  # an ACL user (as redis-py: its password may be empty)
+            await connection.execute(("AUTH", options["username"], options.get("password") or ""))
+        elif options.get("password"):
+            await connection.execute(("AUTH", options["password"]))
+    except BaseException:  # refused (a wrong password): the socket is not left open
+        connection.close()
+        raise
     return connection
 
 

@@ -74,7 +74,7 @@ class _Fanout:
                 if self._connection is None or self._connection.closed:
                     self._connection = await redis_wire.connect(settings.REDIS_URL, timeout=COMMAND_TIMEOUT,
                                                                 keepalive=True)
-                await self._connection.execute(("SUBSCRIBE", channel()))
+                await self._connection.subscribe(channel())
                 self._subscribed = True
 
     async def leave(self, conversation_id: int, socket: Listener) -> None:
@@ -89,7 +89,7 @@ class _Fanout:
             if self._subscribed and not self._sockets and self._connection is not None:
                 self._subscribed = False
                 with contextlib.suppress(Exception):  # gone with the connection anyway
-                    await self._connection.execute(("UNSUBSCRIBE", channel()))
+                    await self._connection.unsubscribe(channel())
 
     async def _read(self) -> None:
         failures = 0
@@ -104,7 +104,8 @@ class _Fanout:
                     if failures or self._lost:
                         self._lost = False
                         self._tell_missed()
-                assert self._connection is not None  # subscribed
+                if not self._subscribed or self._connection is None:
+                    continue  # the last socket left meanwhile
                 data = await self._connection.next_message()
             except asyncio.CancelledError:
                 raise

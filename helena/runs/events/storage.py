@@ -70,5 +70,5 @@ def _insert_sync(rows: Sequence[Row]) -> Stored:
 async def insert_events(rows: Sequence[Row]) -> Stored:
     """Insert the rows in one statement (all or nothing); when, and whose were stored."""
     if loop_db.on_runner_loop():
-        return _stored(await loop_db.connection_of_this_loop().fetch(_INSERT, _params(rows)))
+        return _stored(await loop_db.events_connection().fetch(_INSERT, _params(rows), again=True))
     return await db_streaming(_insert_sync, rows)

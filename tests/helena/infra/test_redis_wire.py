@@ -14,6 +14,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import hiredis
 import pytest
@@ -26,7 +27,8 @@ from cryptography.x509.oid import NameOID
 from config.launcher import free_port, port_in_use
 from helena.infra import redis_wire
 
-PASSWORD = "geheim-für-helena"
+PASSWORD = "geh@im:/%für helena"  # characters a URL must quote
+URL_PASSWORD = quote(PASSWORD, safe="")
 CHANNEL = "helena-test:redis-wire"
 
 
@@ -58,7 +60,7 @@ async def _pubsub_round(url: str) -> tuple[list[int], list[bytes]]:
     subscriber = await redis_wire.connect(url, timeout=5)
     publisher = await redis_wire.connect(url, timeout=5)
     try:
-        assert await subscriber.execute(("SUBSCRIBE", CHANNEL)) == [[b"subscribe", CHANNEL.encode(), 1]]
+        await subscriber.subscribe(CHANNEL)
         messages = [f"Frist {i}: Montag, 2. März\n".encode() for i in range(3)] + [b"\x00\xff" * 40_000]
         receivers = await publisher.execute(*(("PUBLISH", CHANNEL, m) for m in messages))
         received = [await asyncio.wait_for(subscriber.next_message(), 5) for _ in messages]
@@ -71,32 +73,88 @@ async def _pubsub_round(url: str) -> tuple[list[int], list[bytes]]:
 
 def test_publish_and_subscribe_with_password_over_tcp_and_unix_socket(private_redis) -> None:
     port, unix = private_redis
-    receivers, _ = asyncio.run(_pubsub_round(f"redis://:{PASSWORD}@127.0.0.1:{port}/0"))
+    receivers, _ = asyncio.run(_pubsub_round(f"redis://:{URL_PASSWORD}@127.0.0.1:{port}/0"))
     assert receivers == [1, 1, 1, 1]  # each PUBLISH's reply: one subscriber
-    receivers, _ = asyncio.run(_pubsub_round(f"unix://:{PASSWORD}@{unix}?db=0"))
+    receivers, _ = asyncio.run(_pubsub_round(f"unix://:{URL_PASSWORD}@{unix}?db=0"))
     assert receivers == [1, 1, 1, 1]
 
 
-def test_a_wrong_password_is_refused_with_redis_error(private_redis) -> None:
+def test_a_wrong_password_is_refused_and_leaves_no_connection_open(private_redis) -> None:
+    port, _ = private_redis
+    url = f"redis://:{URL_PASSWORD}@127.0.0.1:{port}/0"
+
+    async def clients(admin: redis_wire.Connection) -> int:
+        info = (await admin.execute(("INFO", "clients")))[0].decode()
+        return int(info.split("connected_clients:")[1].split()[0])
+
+    async def go() -> tuple[int, int]:
+        admin = await redis_wire.connect(url, timeout=5)
+        before = await clients(admin)
+        for _ in range(5):
+            with pytest.raises(hiredis.ReplyError, match=r"WRONGPASS|invalid"):
+                await redis_wire.connect(f"redis://:falsch@127.0.0.1:{port}/0", timeout=5)
+        await asyncio.sleep(0.1)
+        after = await clients(admin)
+        admin.close()
+        return before, after
+
+    before, after = asyncio.run(go())
+    assert after == before  # each refused connection was closed
+
+
+def test_an_acl_user_from_the_url_is_authenticated(private_redis) -> None:
     port, _ = private_redis
 
-    async def go() -> None:
-        await redis_wire.connect(f"redis://:falsch@127.0.0.1:{port}/0", timeout=5)
+    async def go() -> list:
+        admin = await redis_wire.connect(f"redis://:{URL_PASSWORD}@127.0.0.1:{port}/0", timeout=5)
+        await admin.execute(("ACL", "SETUSER", "helena", "on", ">kanzlei-pw", "allchannels", "+@pubsub"))
+        admin.close()
+        user = await redis_wire.connect(f"redis://helena:kanzlei-pw@127.0.0.1:{port}/0", timeout=5)
+        try:
+            return await user.execute(("PUBLISH", CHANNEL, b"hallo"))
+        finally:
+            user.close()
 
-    with pytest.raises(hiredis.ReplyError, match=r"WRONGPASS|invalid"):
-        asyncio.run(go())
+    assert asyncio.run(go()) == [0]
+
+
+def test_messages_between_a_command_and_its_reply_go_to_the_reader(private_redis) -> None:
+    """A subscriber's connection gets messages while its SUBSCRIBE of a second channel is on its
+    way: the confirmation answers the command, every message reaches next_message, in order."""
+    port, _ = private_redis
+    url = f"redis://:{URL_PASSWORD}@127.0.0.1:{port}/0"
+
+    async def go() -> list[bytes]:
+        subscriber = await redis_wire.connect(url, timeout=5)
+        publisher = await redis_wire.connect(url, timeout=5)
+        await subscriber.subscribe(CHANNEL)
+
+        async def flood() -> None:
+            for i in range(300):
+                await publisher.execute(("PUBLISH", CHANNEL, f"{i}".encode()))
+
+        flooding = asyncio.create_task(flood())
+        await asyncio.sleep(0.002)
+        await subscriber.subscribe(CHANNEL + ":zwei")
+        await flooding
+        received = [await asyncio.wait_for(subscriber.next_message(), 5) for _ in range(300)]
+        subscriber.close()
+        publisher.close()
+        return received
+
+    assert asyncio.run(go()) == [f"{i}".encode() for i in range(300)]
 
 
 def test_a_killed_connection_ends_the_subscriber_and_its_commands(private_redis) -> None:
     """Redis ends the subscriber's connection (restart, CLIENT KILL): the waiting reader gets
     RedisGone at once, and the connection takes no more commands."""
     port, _ = private_redis
-    url = f"redis://:{PASSWORD}@127.0.0.1:{port}/0"
+    url = f"redis://:{URL_PASSWORD}@127.0.0.1:{port}/0"
 
     async def go() -> None:
         subscriber = await redis_wire.connect(url, timeout=5)
         admin = await redis_wire.connect(url, timeout=5)
-        await subscriber.execute(("SUBSCRIBE", CHANNEL))
+        await subscriber.subscribe(CHANNEL)
         waiting = asyncio.create_task(subscriber.next_message())
         await asyncio.sleep(0.05)
         assert await admin.execute(("CLIENT", "KILL", "TYPE", "pubsub")) == [1]
@@ -104,7 +162,7 @@ def test_a_killed_connection_ends_the_subscriber_and_its_commands(private_redis)
             await asyncio.wait_for(waiting, 5)
         assert subscriber.closed
         with pytest.raises(redis_wire.RedisGone):
-            await subscriber.execute(("SUBSCRIBE", CHANNEL))
+            await subscriber.subscribe(CHANNEL)
         admin.close()
 
     asyncio.run(go())

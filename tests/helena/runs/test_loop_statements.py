@@ -5,6 +5,7 @@ thread, and the records are the same as through the ORM: committed, as in produc
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -12,10 +13,10 @@ import pytest
 from helena.agent.loop import AgentResult
 from helena.conversations import services
 from helena.infra import db as infra_db
-from helena.infra import loop_db
+from helena.infra import loop_db, settings_cache
 from helena.infra.loops import make_resident
 from helena.llm.base import Usage
-from helena.models import AgentRun, Conversation, LLMCall, Message
+from helena.models import AgentRun, Conversation, LLMCall, Message, ModelTier
 from helena.runs.execute import execute_run
 from helena.runs.outcome import arecord_outcome
 from tests.conftest import Kanzlei
@@ -30,9 +31,9 @@ def _on_a_runner_loop(work: Any) -> None:
         try:
             await work()
         finally:
-            conn = loop_db.connection_of_this_loop()._conn
-            if conn is not None:
-                await conn.close()
+            for connection in (loop_db.events_connection(), loop_db.statements_connection()):
+                if connection._conn is not None:
+                    await connection._conn.close()
 
     asyncio.run(go())
 
@@ -40,6 +41,9 @@ def _on_a_runner_loop(work: Any) -> None:
 def test_a_run_writes_model_ledger_and_end_on_its_loops_connection(kanzlei: Kanzlei, tiers,
                                                                     monkeypatch) -> None:
     tiers.script([{"text": ANSWER}])
+    # Priced: the end must see the ledger row it sums (the tokens alone would fall back to the result's)
+    ModelTier.objects.update(price_input_per_1k=Decimal("0.50"), price_output_per_1k=Decimal("1.50"))
+    settings_cache.clear()
     monkeypatch.setattr(services, "dispatch", lambda run: None)
     user = kanzlei.users["anwalt"]
     conversation = Conversation.objects.create(user=user)
@@ -56,9 +60,10 @@ def test_a_run_writes_model_ledger_and_end_on_its_loops_connection(kanzlei: Kanz
     statements: list[str] = []
     real_fetch = loop_db.LoopConnection.fetch
 
-    async def fetch(self: loop_db.LoopConnection, sql: str, params: Any) -> Any:
-        statements.append(" ".join(sql.split()[:3]))
-        return await real_fetch(self, sql, params)
+    async def fetch(self: loop_db.LoopConnection, sql: str, params: Any, **options: Any) -> Any:
+        if self is loop_db.statements_connection():
+            statements.append(" ".join(sql.split()[:3]))
+        return await real_fetch(self, sql, params, **options)
 
     monkeypatch.setattr(loop_db.LoopConnection, "fetch", fetch)
     _on_a_runner_loop(lambda: execute_run(run.pk))
@@ -70,6 +75,7 @@ def test_a_run_writes_model_ledger_and_end_on_its_loops_connection(kanzlei: Kanz
     assert (call_row.model, call_row.tier, call_row.user_id, call_row.error) == (
         run.model, run.tier, user.pk, "")
     assert (run.prompt_tokens, run.completion_tokens) == (call_row.prompt_tokens, call_row.completion_tokens)
+    assert run.cost == call_row.cost > 0
     assert list(Message.objects.filter(run=run).values_list("role", "text")) == [
         (Message.Role.ASSISTANT, ANSWER)]
     assert not {"_write", "record_outcome", "fetch_sync"} & set(hops), hops
@@ -105,3 +111,38 @@ def test_the_end_on_the_loops_connection_is_recorded_once_and_only_by_the_owner(
         AgentRun.Status.FINISHED, "Erste Antwort.", 12, 3)
     assert list(Message.objects.filter(run=run).values_list("text", flat=True)) == ["Erste Antwort."]
     assert lost.status == AgentRun.Status.RUNNING and not Message.objects.filter(run=lost).exists()
+
+
+def _terminate(pids: list[int]) -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid", [pids])
+
+
+def test_a_connection_ended_while_idle_is_replaced_before_anything_is_sent(kanzlei: Kanzlei) -> None:
+    """The server ends the loop's idle connection (restart, terminated): the next statement goes out
+    once, on a new connection; one that breaks on its way is not sent again but raised, as the
+    database's outage (a ledger row or a run's end must not be written twice)."""
+    from config.db_unavailable import ist_ausfall
+    from config.postgres.base import quiet
+
+    outcome: dict[str, Any] = {}
+
+    async def work() -> None:
+        connection = loop_db.statements_connection()
+        first = (await loop_db.fetch("SELECT pg_backend_pid()", []))[0][0]
+        await infra_db.db(_terminate, [first])
+        async with asyncio.timeout(5):
+            while quiet(connection._conn):  # the FATAL has not arrived yet
+                await asyncio.sleep(0.01)
+        outcome["second"] = (await loop_db.fetch("SELECT pg_backend_pid()", []))[0][0]
+        outcome["first"] = first
+        try:
+            await loop_db.fetch("SELECT pg_terminate_backend(pg_backend_pid())", [])
+        except Exception as exc:  # the test looks at it
+            outcome["error"] = exc
+
+    _on_a_runner_loop(work)
+    assert outcome["second"] != outcome["first"]
+    assert ist_ausfall(outcome.get("error"))

@@ -187,13 +187,13 @@ def test_a_runner_loop_stores_on_its_own_connection_and_survives_losing_it(monke
         emitter = PersistentEmitter(run=run, next_seq=1)
         await emitter.emit("agent_state", state="thinking")
         await emitter.flush()
-        backends.append(loop_db.connection_of_this_loop()._conn.info.backend_pid)
+        backends.append(loop_db.events_connection()._conn.info.backend_pid)
         await db(_terminate, backends)
         await emitter.emit("text", delta="Weiter geht's.")
         await emitter.emit("done", finish_reason="stop", text="Weiter geht's.", usage={}, cap_reached=False,
                            continue_offered=False)
         await emitter.flush()
-        await loop_db.connection_of_this_loop()._conn.close()
+        await loop_db.events_connection()._conn.close()
 
     asyncio.run(go())
 
