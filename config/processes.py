@@ -49,25 +49,27 @@ def worker_processes() -> int:
 
 RESERVED_CONNECTIONS = 10  # migrations, psql, an admin's shell, the sweep
 MIN_POOL = 2  # a process with fewer waits for its own connections
+LOOP_CONNECTIONS = 2  # a process's runner loop: one for its runs' events, one for their other statements
 
 
 def share_database_connections(env: dict[str, str], *, processes: int, max_connections: int = 100) -> None:
     """Unless DB_POOL_MAX_SIZE is set: size each process's connection pool so that all of them fit
-    into the database's max_connections: per process the pool plus one connection of its runner
-    loop (the events of its runs), RESERVED_CONNECTIONS left for everything else, at most 20 per
+    into the database's max_connections: per process the pool plus the connections of its runner
+    loop (helena/infra/loop_db.py), RESERVED_CONNECTIONS left for everything else, at most 20 per
     pool. A Celery worker's threads (HELENA_WORKER_THREADS) borrow from the pool only while a
     query runs, so their number does not count. Too many processes for the database: a German
     SystemExit that says what to change, instead of runs failing later."""
     if "DB_POOL_MAX_SIZE" in env:
         return
     processes = max(1, processes)
-    per_process = min(20, (max_connections - RESERVED_CONNECTIONS - processes) // processes)
+    free = max_connections - RESERVED_CONNECTIONS - LOOP_CONNECTIONS * processes
+    per_process = min(20, free // processes)
     if per_process < MIN_POOL:
         raise SystemExit(
             f"{processes} Prozesse passen nicht in max_connections = {max_connections} der Datenbank (je "
-            f"Prozess {MIN_POOL} Verbindungen für den Pool und eine für die Läufe, {RESERVED_CONNECTIONS} "
-            f"in Reserve). Weniger Prozesse starten (HELENA_WEB_PROCESSES, HELENA_WORKER_PROCESSES) oder "
-            f"max_connections in PostgreSQL erhöhen.")
+            f"Prozess {MIN_POOL} Verbindungen für den Pool und {LOOP_CONNECTIONS} für die Läufe, "
+            f"{RESERVED_CONNECTIONS} in Reserve). Weniger Prozesse starten (HELENA_WEB_PROCESSES, "
+            f"HELENA_WORKER_PROCESSES) oder max_connections in PostgreSQL erhöhen.")
     env["DB_POOL_MAX_SIZE"] = str(per_process)
 
 

@@ -1,9 +1,9 @@
 """A lean Redis connection for the two hot paths of run events: PUBLISH and the subscriber.
 
 redis-py's asyncio client wraps every reply in a retry, a timeout context (one timer scheduled per
-read), a parser object and, for pub/sub, health checks and push handling: per message on the run
-events' channel ~0.3 ms of CPU in daphne's loop, the largest single item of a run start after the
-websocket itself (py-spy, docs/betrieb.md). Here one asyncio protocol feeds what arrives to the
+read), a parser object and, for pub/sub, health checks and push handling: 15–23 % of the samples of
+daphne's main loop during run starts, ~0.3 ms of CPU per message (py-spy; docs/betrieb.md, Issue 39,
+fifth round). Here one asyncio protocol feeds what arrives to the
 hiredis C parser (the one redis-py uses when it is installed) and hands the replies out: commands'
 replies in order, pub/sub messages to a queue the subscriber reads without waiting when it is full.
 

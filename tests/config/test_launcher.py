@@ -291,16 +291,17 @@ def test_manage_py_without_a_database_says_what_to_do(tmp_path: Path) -> None:
 def test_process_counts_and_connection_pools_of_a_deployment(monkeypatch: pytest.MonkeyPatch) -> None:
     from config import processes
 
-    for count in (1, 2, 5, 12, 29):  # whatever make run is told to start: pools + runner loops fit
+    per_loop = processes.LOOP_CONNECTIONS
+    for count in (1, 2, 5, 12, 22):  # whatever make run is told to start: pools + runner loops fit
         env: dict[str, str] = {}
         processes.share_database_connections(env, processes=count)
-        used = (int(env["DB_POOL_MAX_SIZE"]) + 1) * count + processes.RESERVED_CONNECTIONS
+        used = (int(env["DB_POOL_MAX_SIZE"]) + per_loop) * count + processes.RESERVED_CONNECTIONS
         assert used <= 100 and int(env["DB_POOL_MAX_SIZE"]) >= processes.MIN_POOL
     with pytest.raises(SystemExit, match="max_connections = 100"):
-        processes.share_database_connections({}, processes=31)
+        processes.share_database_connections({}, processes=23)
     env = {}
     processes.share_database_connections(env, processes=31, max_connections=300)
-    assert (int(env["DB_POOL_MAX_SIZE"]) + 1) * 31 + processes.RESERVED_CONNECTIONS <= 300
+    assert (int(env["DB_POOL_MAX_SIZE"]) + per_loop) * 31 + processes.RESERVED_CONNECTIONS <= 300
     env = {"DB_POOL_MAX_SIZE": "7"}
     processes.share_database_connections(env, processes=5)
     assert env["DB_POOL_MAX_SIZE"] == "7"  # the operator's value stands

@@ -10,22 +10,19 @@ from typing import Any
 
 import pytest
 
-from helena.agent.loop import AgentResult
 from helena.conversations import services
 from helena.infra import db as infra_db
 from helena.infra import loop_db, settings_cache
 from helena.infra.loops import make_resident
-from helena.llm.base import Usage
 from helena.models import AgentRun, Conversation, LLMCall, Message, ModelTier
 from helena.runs.execute import execute_run
-from helena.runs.outcome import arecord_outcome
 from tests.conftest import Kanzlei
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ANSWER = "Die Berufungsfrist beträgt einen Monat ab Zustellung (§ 517 ZPO)."
 
 
-def _on_a_runner_loop(work: Any) -> None:
+def on_a_runner_loop(work: Any) -> None:
     async def go() -> None:
         make_resident(asyncio.get_running_loop())
         try:
@@ -66,7 +63,7 @@ def test_a_run_writes_model_ledger_and_end_on_its_loops_connection(kanzlei: Kanz
         return await real_fetch(self, sql, params, **options)
 
     monkeypatch.setattr(loop_db.LoopConnection, "fetch", fetch)
-    _on_a_runner_loop(lambda: execute_run(run.pk))
+    on_a_runner_loop(lambda: execute_run(run.pk))
 
     run.refresh_from_db()
     assert run.status == AgentRun.Status.FINISHED and run.text == ANSWER
@@ -82,35 +79,6 @@ def test_a_run_writes_model_ledger_and_end_on_its_loops_connection(kanzlei: Kanz
     assert any(s.startswith("UPDATE helena_agentrun SET") for s in statements), statements  # the model
     assert any(s.startswith('INSERT INTO "helena_llmcall"') for s in statements), statements
     assert any(s.startswith("WITH run AS") for s in statements), statements  # the end with the answer
-
-
-def _running(kanzlei: Kanzlei, attempt: int = 1) -> AgentRun:
-    user = kanzlei.users["anwalt"]
-    conversation = Conversation.objects.create(user=user)
-    return AgentRun.objects.create(conversation=conversation, user=user, mode=AgentRun.Mode.INLINE,
-                                   status=AgentRun.Status.RUNNING, attempt=attempt)
-
-
-def _result(text: str) -> AgentResult:
-    return AgentResult(finish_reason="stop", text=text, usage=Usage(prompt_tokens=12, completion_tokens=3),
-                       steps=1, messages=[{"role": "assistant", "content": text}])
-
-
-def test_the_end_on_the_loops_connection_is_recorded_once_and_only_by_the_owner(kanzlei: Kanzlei) -> None:
-    run, lost = _running(kanzlei), _running(kanzlei, attempt=2)
-
-    async def ends() -> None:
-        await arecord_outcome(run_pk=run.pk, result=_result("Erste Antwort."), attempt=1)
-        await arecord_outcome(run_pk=run.pk, result=_result("Zweite Antwort."), attempt=1)
-        await arecord_outcome(run_pk=lost.pk, result=_result("Veraltet."), attempt=1)
-
-    _on_a_runner_loop(ends)
-    run.refresh_from_db()
-    lost.refresh_from_db()
-    assert (run.status, run.text, run.prompt_tokens, run.completion_tokens) == (
-        AgentRun.Status.FINISHED, "Erste Antwort.", 12, 3)
-    assert list(Message.objects.filter(run=run).values_list("text", flat=True)) == ["Erste Antwort."]
-    assert lost.status == AgentRun.Status.RUNNING and not Message.objects.filter(run=lost).exists()
 
 
 def _terminate(pids: list[int]) -> None:
@@ -143,6 +111,6 @@ def test_a_connection_ended_while_idle_is_replaced_before_anything_is_sent(kanzl
         except Exception as exc:  # the test looks at it
             outcome["error"] = exc
 
-    _on_a_runner_loop(work)
+    on_a_runner_loop(work)
     assert outcome["second"] != outcome["first"]
     assert ist_ausfall(outcome.get("error"))

@@ -9,7 +9,7 @@ from akten.models import Role, User
 from helena.agent.loop import AgentResult
 from helena.llm.base import Usage
 from helena.models import AgentRun, Conversation, Message
-from helena.runs.outcome import record_outcome
+from helena.runs.outcome import arecord_outcome, record_outcome
 
 pytestmark = pytest.mark.django_db
 
@@ -58,3 +58,25 @@ def test_an_empty_answer_ends_the_run_without_a_message() -> None:
     run.refresh_from_db()
     assert run.status == AgentRun.Status.FINISHED
     assert not Message.objects.filter(run=run).exists()
+
+
+@pytest.mark.django_db(transaction=True)  # the runner loop's own connection sees committed rows only
+def test_the_end_on_a_runner_loops_connection_is_recorded_once_and_only_by_the_owner() -> None:
+    from tests.helena.runs.test_loop_statements import on_a_runner_loop
+
+    run = _running()
+    lost = AgentRun.objects.create(conversation=run.conversation, user=run.user, mode=AgentRun.Mode.INLINE,
+                                   status=AgentRun.Status.RUNNING, attempt=2)
+
+    async def ends() -> None:
+        await arecord_outcome(run_pk=run.pk, result=_result("Erste Antwort."), attempt=1)
+        await arecord_outcome(run_pk=run.pk, result=_result("Zweite Antwort."), attempt=1)
+        await arecord_outcome(run_pk=lost.pk, result=_result("Veraltet."), attempt=1)
+
+    on_a_runner_loop(ends)
+    run.refresh_from_db()
+    lost.refresh_from_db()
+    assert (run.status, run.text, run.prompt_tokens, run.completion_tokens) == (
+        AgentRun.Status.FINISHED, "Erste Antwort.", 12, 3)
+    assert list(Message.objects.filter(run=run).values_list("text", flat=True)) == ["Erste Antwort."]
+    assert lost.status == AgentRun.Status.RUNNING and not Message.objects.filter(run=lost).exists()
