@@ -80,10 +80,10 @@ def record_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> N
 async def arecord_outcome(*, run_pk: Any, result: Any, attempt: int | None = None) -> None:
     """record_outcome from a run's loop: the one statement on the runner loop's own connection
     (helena/infra/loop_db.py), no hop to a database thread; through the ORM where it must be."""
-    if result.text and not _MESSAGE.plain:
+    sql, params, answer_by_orm = _statement(run_pk=run_pk, result=result, attempt=attempt)
+    if answer_by_orm:  # rare (a receiver of Message's save signals): the ORM's way, on a database thread
         await db(record_outcome, run_pk=run_pk, result=result, attempt=attempt)
         return
-    sql, params, _ = _statement(run_pk=run_pk, result=result, attempt=attempt)
     rows = await loop_db.fetch(sql, params)
     if _ended(rows[0] if rows else None, run_pk=run_pk, attempt=attempt):
         await db(run_ended, run_pk=run_pk)
