@@ -104,12 +104,12 @@ def web_commands(host: str, port: int, *, processes: int | None = None) -> list[
     count = web_processes() if processes is None else processes
     app = "config.asgi:application"
     if count == 1:
-        return [Command("daphne", [sys.executable, "-m", "daphne", "-b", host, "-p", str(port), app])]
+        return [Command("daphne", [sys.executable, "-m", "config.webserver", "-b", host, "-p", str(port), app])]
     commands = []
     for index in range(count):
         sock = _listening_socket(host, port)
         commands.append(Command(f"daphne-{index + 1}",
-                                [sys.executable, "-m", "daphne", "--fd", str(sock.fileno()), app],
+                                [sys.executable, "-m", "config.webserver", "--fd", str(sock.fileno()), app],
                                 pass_fds=(sock.fileno(),), sockets=[sock]))
     return commands
 

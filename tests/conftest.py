@@ -257,7 +257,7 @@ def daphne(env_extra: dict[str, str]) -> Iterator[str]:
     artifacts.mkdir(exist_ok=True)
     with open(artifacts / f"daphne-{port}.log", "w+b") as log:  # kept for a look after a failure
         proc = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            [sys.executable, "-m", "config.webserver", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
             cwd=BASE_DIR, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT,
         )
         try:

@@ -14,7 +14,7 @@ from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 
 from config.celery import app as celery_app
-from helena.infra.loops import make_resident
+from helena.infra.loops import make_resident, new_loop
 from helena.models import AgentRun
 from helena.runs.durable.watch import watch
 from helena.runs.execute import execute_run, resume_run
@@ -35,7 +35,7 @@ class InlineRunner:
     def _ensure(self) -> asyncio.AbstractEventLoop:
         with self._lock:
             if self._loop is None or not self._loop.is_running():
-                loop = asyncio.new_event_loop()
+                loop = new_loop()
                 make_resident(loop)
                 ready = threading.Event()
 
