@@ -99,17 +99,20 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+DAPHNE = [sys.executable, "-m", "config.webserver"]  # daphne on uvloop
+
+
 def web_commands(host: str, port: int, *, processes: int | None = None) -> list[Command]:
     """daphne processes sharing host:port (one plain `daphne -b -p` when there is one)."""
     count = web_processes() if processes is None else processes
     app = "config.asgi:application"
     if count == 1:
-        return [Command("daphne", [sys.executable, "-m", "config.webserver", "-b", host, "-p", str(port), app])]
+        return [Command("daphne", [*DAPHNE, "-b", host, "-p", str(port), app])]
     commands = []
     for index in range(count):
         sock = _listening_socket(host, port)
         commands.append(Command(f"daphne-{index + 1}",
-                                [sys.executable, "-m", "config.webserver", "--fd", str(sock.fileno()), app],
+                                [*DAPHNE, "--fd", str(sock.fileno()), app],
                                 pass_fds=(sock.fileno(),), sockets=[sock]))
     return commands
 

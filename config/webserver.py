@@ -13,17 +13,18 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
+from helena.infra.loops import new_loop
+
 
 def main() -> None:
-    from helena.infra.loops import new_loop
-
     loop = new_loop()
     if "ASGI_THREADS" in os.environ:  # as daphne.server does for the loop it would have made
         loop.set_default_executor(ThreadPoolExecutor(max_workers=int(os.environ["ASGI_THREADS"])))
-    from twisted.internet import asyncioreactor
+    # Imported only now: Twisted's reactor is chosen by whoever imports it first.
+    from twisted.internet import asyncioreactor  # noqa: PLC0415
 
     asyncioreactor.install(loop)
-    from daphne.cli import CommandLineInterface
+    from daphne.cli import CommandLineInterface  # noqa: PLC0415
 
     CommandLineInterface.entrypoint()
 

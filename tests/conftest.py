@@ -27,6 +27,7 @@ from django.utils import timezone
 from akten.accounts.users import create_api_token
 from akten.models import Akte, Frist, Role, User
 from akten.services import grant_access
+from config.processes import DAPHNE
 from tests.scripted_llm_server import ScriptedLLMServer, start_scripted_server
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -257,7 +258,7 @@ def daphne(env_extra: dict[str, str]) -> Iterator[str]:
     artifacts.mkdir(exist_ok=True)
     with open(artifacts / f"daphne-{port}.log", "w+b") as log:  # kept for a look after a failure
         proc = subprocess.Popen(
-            [sys.executable, "-m", "config.webserver", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            [*DAPHNE, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
             cwd=BASE_DIR, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT,
         )
         try:

@@ -13,19 +13,19 @@ import weakref
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+try:
+    import uvloop
+except ImportError:  # no build for Windows (requirements.txt)
+    uvloop = None
+
 T = TypeVar("T")
 
 
 def uvloop_wanted() -> bool:
     """Whether long-lived loops run on uvloop: on unless HELENA_UVLOOP=0, and where it is installed
     (it is pinned for Linux and macOS; Windows has none)."""
-    if os.environ.get("HELENA_UVLOOP", "1").strip().lower() in {"0", "false", "no", "off"}:
-        return False
-    try:
-        import uvloop  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    off = os.environ.get("HELENA_UVLOOP", "1").strip().lower() in {"0", "false", "no", "off"}
+    return uvloop is not None and not off
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -34,8 +34,6 @@ def new_loop() -> asyncio.AbstractEventLoop:
     the model client, Redis and PostgreSQL. asyncio's own machinery was ~30 % of the runner loop's
     CPU per run (py-spy, docs/betrieb.md, Issue 39)."""
     if uvloop_wanted():
-        import uvloop
-
         return uvloop.new_event_loop()
     return asyncio.new_event_loop()
 

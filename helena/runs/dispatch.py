@@ -10,9 +10,6 @@ from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.db import close_old_connections
-
 from config.celery import app as celery_app
 from helena.infra.loops import make_resident, new_loop
 from helena.models import AgentRun
@@ -65,12 +62,12 @@ watch.resume = lambda run_pk, attempt, cause: inline_runner.submit(resume_run(ru
 
 
 async def _inline(run_id: Any) -> None:
+    """An inline run; its database threads give their connections back themselves (helena/infra/
+    db.py), so nothing is left to close here."""
     try:
         await execute_run(run_id)
     except Exception:
         log.exception("inline run %s failed", run_id)
-    finally:
-        await sync_to_async(close_old_connections)()
 
 
 # Celery keeps a result backend (with its own Redis client) per thread and makes it on first use;
