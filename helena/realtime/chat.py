@@ -38,6 +38,7 @@ from helena.conversations.services import MAX_MESSAGE_CHARS, RunRefused
 from helena.infra.errorlog import arecord_error
 from helena.infra.timestamps import event_ts
 from helena.realtime import fanout, socket_limits
+from helena.realtime.frame_writer import FrameWriter
 from helena.realtime.sitzung import SitzungsBindung, vorab_abweisen
 from helena.runs.events.broadcast import Frame, frame_of
 
@@ -101,6 +102,7 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
         self.finished: set[str] = set()  # runs whose `done` this client got
         self.relaying = asyncio.Lock()  # one relay at a time: live, catch-up and resync interleave
         self.frame_send = self.scope.get(FRAME_SEND, self.base_send)  # run events: past the middlewares
+        self.writer = FrameWriter(self.frame_send)  # and, under daphne, straight onto the connection
         self.backlog: list[Frame] = []  # live frames waiting for a relay in progress
         self.draining: asyncio.Task[None] | None = None
         self.heard = time.monotonic()  # last live event or database read
@@ -289,7 +291,7 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
                 self._drain_soon()
                 return
             self._sent(frame)
-            await self._send_frame(frame.text)
+            await self._send_frame(frame)
 
     def missed(self) -> None:
         """The fanout lost its Redis connection: the next resync round reads everything since connect
@@ -316,10 +318,11 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
                 logger.exception("relaying to a socket of conversation %s failed",
                                  getattr(self.conversation, "pk", None))
 
-    async def _send_frame(self, text: str) -> None:
+    async def _send_frame(self, frame: Frame) -> None:
         """A run event's frame to the client; a socket that is closing takes no more (quietly)."""
         try:
-            await self.frame_send({"type": "websocket.send", "text": text})
+            if not self.writer.write(frame):
+                await self.frame_send({"type": "websocket.send", "text": frame.text})
         except Disconnected:
             self.closed = True
 
@@ -336,9 +339,9 @@ class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
             gap = await database_sync_to_async(selectors.run_events)(
                 run_id=frame.run_id, after=last, before=frame.seq)
             for missed in gap:
-                await self._send_frame(frame_of(missed).text)
+                await self._send_frame(frame_of(missed))
         self._sent(frame)
-        await self._send_frame(frame.text)
+        await self._send_frame(frame)
 
     async def _error(self, code: str, message: str, **extra: Any) -> None:
         """An `error` event about a frame: not part of any run (run_id null, seq 0)."""

@@ -31,18 +31,25 @@ from django.conf import settings
 
 from helena.infra import redis_wire
 from helena.infra.loops import PerLoop
+from helena.infra.websocket_frames import payload_of, text_frame
 
 log = logging.getLogger(__name__)
 
 
 
 class Frame(NamedTuple):
-    """One event as the receiving side needs it: where it belongs and the finished text frame."""
+    """One event as the receiving side needs it: where it belongs and the finished websocket frame
+    (header and payload, built once; helena/realtime/frame_writer.py writes it to each socket)."""
 
     run_id: str
     seq: int
     done: bool
-    text: str
+    wire: bytes
+
+    @property
+    def text(self) -> str:
+        """The frame's text, for a send that is not a write of the finished frame."""
+        return payload_of(self.wire).decode()
 
 
 Batch = tuple[int, list[dict[str, Any]]]  # a conversation and events of one of its runs, in seq order
@@ -55,7 +62,7 @@ def encode_frame(event: dict[str, Any]) -> str:
 
 def frame_of(event: dict[str, Any]) -> Frame:
     return Frame(str(event.get("run_id")), int(event.get("seq", 0)), event.get("type") == "done",
-                 encode_frame(event))
+                 text_frame(encode_frame(event).encode()))
 
 
 def channel() -> str:
@@ -81,22 +88,25 @@ def encode(batches: list[Batch]) -> bytes:
     lines = []
     for conversation_id, events in batches:
         for event in events:
-            frame = frame_of(event)
-            lines.append(f"{conversation_id}\t{frame.run_id}\t{frame.seq}\t{int(frame.done)}\t{frame.text}")
+            done = int(event.get("type") == "done")
+            lines.append(f"{conversation_id}\t{event.get('run_id')}\t{int(event.get('seq', 0))}\t{done}\t"
+                         f"{encode_frame(event)}")
     return "\n".join(lines).encode()
 
 
 def decode(message: bytes, wanted: Container[int]) -> dict[int, list[Frame]]:
     """The frames of the wanted conversations, per conversation in the order sent (others skipped
     before anything of them is parsed)."""
+    message.decode()  # a frame the browser gets is valid UTF-8, or nothing of the message is sent
     frames: dict[int, list[Frame]] = {}
-    for line in message.decode().split("\n"):
-        conversation, _, rest = line.partition("\t")
+    for line in message.split(b"\n"):
+        conversation, _, rest = line.partition(b"\t")
         conversation_id = int(conversation)
         if conversation_id not in wanted:
             continue
-        run_id, seq, done, text = rest.split("\t", 3)
-        frames.setdefault(conversation_id, []).append(Frame(run_id, int(seq), done == "1", text))
+        run_id, seq, done, payload = rest.split(b"\t", 3)
+        frames.setdefault(conversation_id, []).append(
+            Frame(run_id.decode(), int(seq), done == b"1", text_frame(payload)))
     return frames
 
 

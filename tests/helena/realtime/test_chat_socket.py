@@ -153,6 +153,26 @@ def test_a_socket_gets_nothing_of_another_users_conversation(kanzlei: Kanzlei, a
     assert heard == []
 
 
+def test_frames_of_every_length_arrive_whole_in_both_tabs(kanzlei: Kanzlei, asgi_server: str, tiers) -> None:
+    """Run events are written to the connection as finished frames (helena/realtime/frame_writer.py):
+    a strict client reads every length a frame header can say (7, 16 and 64 bits), UTF-8 intact."""
+    parts = ["§ 1 ", "Fristbeginn nach § 187 BGB: " + "ä" * 120, "Ü€😀 " * 17_000]  # the last > 65,535 bytes
+    tiers.script([{"text": parts}])
+    conversation = _conversation(kanzlei)
+    url = _url(asgi_server, conversation.pk)
+
+    async def go() -> tuple[list, list]:
+        async with connect(url, additional_headers=_bearer(kanzlei, "anwalt"), max_size=None) as one, \
+                connect(url, additional_headers=_bearer(kanzlei, "anwalt"), max_size=None) as two:
+            await one.send(_message("Erklär mir den Fristbeginn."))
+            return await asyncio.gather(_until_done(one), _until_done(two))
+
+    first, second = _run(go())
+    assert first == second
+    assert "".join(e.get("delta", "") for e in first if e["type"] == "text") == "".join(parts)
+    assert first[-1]["text"] == "".join(parts).strip()  # the answer as stored: without the trailing space
+
+
 def test_two_tabs_see_identical_step_lists(kanzlei: Kanzlei, asgi_server: str, tiers) -> None:
     tiers.script([{"tool_calls": [{"name": "read_fristen", "arguments": {}}]},
                   {"text": ["Du hast ", "eine offene ", "Frist."], "chunk_delay": 0.05}])
