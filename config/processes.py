@@ -103,7 +103,8 @@ DAPHNE = [sys.executable, "-m", "config.webserver"]  # daphne on uvloop
 
 
 def web_commands(host: str, port: int, *, processes: int | None = None) -> list[Command]:
-    """daphne processes sharing host:port (one plain `daphne -b -p` when there is one)."""
+    """daphne processes sharing host:port (one with `-b -p` when there is one), each on uvloop
+    (config/webserver.py)."""
     count = web_processes() if processes is None else processes
     app = "config.asgi:application"
     if count == 1:

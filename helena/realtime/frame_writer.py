@@ -2,9 +2,9 @@
 
 daphne hands every `websocket.send` through its server to autobahn, which checks the message,
 counts it and builds the frame in Python, for every socket and every event: ~13 % of daphne's main
-loop in a run start, and the same again for every streamed token (py-spy, docs/betrieb.md, Issue
-39). A run event's frame is finished bytes already (helena/infra/websocket_frames.py, built once for
-all sockets of its conversation): here it goes to the connection's transport as it is – only where
+loop in a run start, and again for every streamed token (py-spy, docs/betrieb.md, Issue 39). A run
+event's frame is finished bytes already (helena/infra/websocket_frames.py, built once for all
+sockets of its conversation): here it goes to the connection's transport as it is – only where
 autobahn would put the same bytes on the wire (the socket open, no compression negotiated, server
 frames unmasked, no fragmenting, no size limit it passes). Anywhere else (another ASGI server, a
 test's communicator) the frame goes through `send` as before.
