@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import environ
 
 from helena.infra.loops import new_loop
 
+BASE_DIR = Path(__file__).resolve().parent.parent
+
 
 def main() -> None:
+    # The loop is chosen before Django reads .env (config/settings.py): HELENA_UVLOOP from there, too.
+    if (BASE_DIR / ".env").exists():
+        environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
     loop = new_loop()
     if "ASGI_THREADS" in os.environ:  # as daphne.server does for the loop it would have made
         loop.set_default_executor(ThreadPoolExecutor(max_workers=int(os.environ["ASGI_THREADS"])))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextvars
 import logging
 import threading
@@ -41,8 +42,10 @@ class InlineRunner:
                     loop.call_soon(ready.set)
                     loop.run_forever()
 
-                threading.Thread(target=serve, name="helena-inline-runs", daemon=True).start()
+                thread = threading.Thread(target=serve, name="helena-inline-runs", daemon=True)
+                thread.start()
                 ready.wait()
+                atexit.register(_stop_at_exit, loop, thread)
                 self._loop = loop
                 watch.start()  # the heartbeat of the runs on this loop (helena/runs/durable/watch.py)
             return self._loop
@@ -54,6 +57,15 @@ class InlineRunner:
         self.tasks.add(future)
         future.add_done_callback(self.tasks.discard)
         return future
+
+
+def _stop_at_exit(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    """The runner loop stops before the interpreter winds down: uvloop's callbacks take the GIL from
+    C, and one that fired while the interpreter is finalising could crash the process on its way out
+    (runs still on it were handed over before: helena/runs/durable/shutdown.py)."""
+    if loop.is_running():
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
 
 
 inline_runner = InlineRunner()

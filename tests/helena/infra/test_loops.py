@@ -7,12 +7,15 @@ import asyncio
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
-import uvloop
 
 from config.processes import DAPHNE
 from helena.infra.loops import new_loop
+from helena.runs import dispatch
+
+uvloop = pytest.importorskip("uvloop")  # none for Windows: there the loops stay asyncio's
 
 
 @pytest.mark.parametrize(("setting", "expected"), [(None, uvloop.Loop), ("0", asyncio.SelectorEventLoop),
@@ -52,3 +55,24 @@ def test_daphne_started_as_make_run_does_runs_on_the_loop_chosen(setting, module
     out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=60,
                          check=True).stdout
     assert out.strip().splitlines()[-1] == module
+
+
+def test_the_runner_runs_on_uvloop_and_stops_before_the_interpreter_winds_down(monkeypatch) -> None:
+    """The loop of inline runs (and of a worker's runs): uvloop's; at exit it is stopped and its
+    thread ended (dispatch._stop_at_exit, registered with atexit), not left running into the
+    interpreter's finalisation."""
+    monkeypatch.delenv("HELENA_UVLOOP", raising=False)
+    monkeypatch.setattr(dispatch.watch, "start", lambda **_kwargs: None)  # no heartbeat thread here
+    registered: list[tuple] = []
+    monkeypatch.setattr(dispatch.atexit, "register", lambda *args: registered.append(args))
+    runner = dispatch.InlineRunner()
+
+    async def loop_type() -> type:
+        return type(asyncio.get_running_loop())
+
+    assert runner.submit(loop_type()).result(10) is uvloop.Loop
+    [(stop, loop, thread)] = registered
+    assert isinstance(thread, threading.Thread) and thread.is_alive()
+    stop(loop, thread)
+    assert not thread.is_alive() and not loop.is_running()
+    loop.close()

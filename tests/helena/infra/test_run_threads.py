@@ -25,11 +25,16 @@ def _on_a_runner_loop(make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
     result: dict[str, Any] = {}
 
     def go() -> None:
-        result["value"] = asyncio.run(make())
+        try:
+            result["value"] = asyncio.run(make())
+        except BaseException as exc:  # handed to the test's thread below
+            result["error"] = exc
 
     thread = threading.Thread(target=go)
     thread.start()
     thread.join(30)
+    if "error" in result:
+        raise result["error"]
     return result["value"]
 
 
@@ -55,9 +60,11 @@ def test_orm_calls_of_a_run_go_to_its_thread_which_gives_the_connection_back(mon
         async with db_threads.run_context():
             return await sync_to_async(lambda: (threading.current_thread().name, User.objects.count()))()
 
-    name, users = _on_a_runner_loop(run)
-    assert name.startswith("helena-run-test") and users >= 0
-    assert executor.calls == 2  # the call and, at the end, giving the connection back
-    assert not _holds_connection(executor)  # back in the pool: an idle run thread holds none
-    executor.shutdown()
+    try:
+        name, users = _on_a_runner_loop(run)
+        assert name.startswith("helena-run-test") and users >= 0
+        assert executor.calls == 2  # the call and, at the end, giving the connection back
+        assert not _holds_connection(executor)  # back in the pool: an idle run thread holds none
+    finally:
+        executor.shutdown()
 
