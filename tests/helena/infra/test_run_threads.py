@@ -4,9 +4,7 @@ inline run closes nothing else afterwards: helena/runs/dispatch.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -16,26 +14,9 @@ from django.db import connection
 
 from akten.models import User
 from helena.infra import db as db_threads
+from tests.helena.runs.test_loop_statements import on_a_runner_loop
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _on_a_runner_loop(make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
-    """Run on a loop of a thread of its own, as a runner does: no sync caller waits for it."""
-    result: dict[str, Any] = {}
-
-    def go() -> None:
-        try:
-            result["value"] = asyncio.run(make())
-        except BaseException as exc:  # handed to the test's thread below
-            result["error"] = exc
-
-    thread = threading.Thread(target=go)
-    thread.start()
-    thread.join(30)
-    if "error" in result:
-        raise result["error"]
-    return result["value"]
 
 
 class _Counting(ThreadPoolExecutor):
@@ -56,12 +37,16 @@ def test_orm_calls_of_a_run_go_to_its_thread_which_gives_the_connection_back(mon
     executor = _Counting()
     monkeypatch.setattr(db_threads, "_single", lambda: executor)
 
-    async def run() -> tuple[str, int]:
+    seen: dict[str, Any] = {}
+
+    async def run() -> None:  # as a runner runs it: no sync caller waits for it
         async with db_threads.run_context():
-            return await sync_to_async(lambda: (threading.current_thread().name, User.objects.count()))()
+            seen["name"], seen["users"] = await sync_to_async(
+                lambda: (threading.current_thread().name, User.objects.count()))()
 
     try:
-        name, users = _on_a_runner_loop(run)
+        on_a_runner_loop(run)
+        name, users = seen["name"], seen["users"]
         assert name.startswith("helena-run-test") and users >= 0
         assert executor.calls == 2  # the call and, at the end, giving the connection back
         assert not _holds_connection(executor)  # back in the pool: an idle run thread holds none
