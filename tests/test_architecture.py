@@ -184,3 +184,22 @@ def test_comments_and_docs_name_only_code_that_exists() -> None:
                 if not _resolves(match.group(1).split(".")):
                     dead.append(f"{path.relative_to(BASE_DIR)}:{number}: {match.group(1)}")
     assert dead == []
+
+
+def test_the_websockets_reach_the_database_only_through_calls_that_give_connections_back() -> None:
+    """helena/realtime/consumer.py drops Channels' per-message hop to close stale connections: that is
+    safe only while every socket is a Consumer and no code of theirs uses a plain sync_to_async (whose
+    thread would keep a connection) instead of database_sync_to_async or helena.infra.db.db."""
+    import django
+
+    django.setup()
+    from helena.realtime.consumer import Consumer
+    from helena.routing import websocket_urlpatterns
+
+    consumers = {pattern.callback.consumer_class for pattern in websocket_urlpatterns}
+    assert consumers and all(issubclass(c, Consumer) for c in consumers)
+    plain = re.compile(r"(?<!database_)sync_to_async\b")
+    realtime = (BASE_DIR / "helena/realtime").rglob("*.py")
+    offending = [path.relative_to(BASE_DIR).as_posix() for path in realtime
+                 if plain.search(re.sub(r'""".*?"""|#.*', "", path.read_text(encoding="utf-8"), flags=re.S))]
+    assert offending == []

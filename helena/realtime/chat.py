@@ -25,7 +25,6 @@ from typing import Any
 
 from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
@@ -38,8 +37,9 @@ from helena.conversations.services import MAX_MESSAGE_CHARS, RunRefused
 from helena.infra.errorlog import arecord_error
 from helena.infra.timestamps import event_ts
 from helena.realtime import fanout, socket_limits
+from helena.realtime.consumer import Consumer
 from helena.realtime.frame_writer import FrameWriter
-from helena.realtime.sitzung import SitzungsBindung, vorab_abweisen
+from helena.realtime.sitzung import vorab_abweisen
 from helena.runs.events.broadcast import Frame, frame_of
 
 logger = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ CLOSE_TOO_MANY = 4429  # the user has HELENA_WS_MAX_PER_USER sockets open alread
 RESYNC_IDLE_FACTOR = 6  # without an unfinished run, read the database every 6 × the interval
 
 
-class ConversationConsumer(SitzungsBindung, AsyncWebsocketConsumer):
+class ConversationConsumer(Consumer):
     """`/ws/helena/conversations/<conversation_id>/`."""
 
     resync: asyncio.Task[None] | None = None

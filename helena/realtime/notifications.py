@@ -19,7 +19,6 @@ import json
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import InterfaceError, OperationalError
 
@@ -27,7 +26,8 @@ from akten.schemas import alert_out
 from akten.selectors import alerts_for
 from config.db_unavailable import ausfall, ist_ausfall
 from drafts.selectors import decidable_drafts_for
-from helena.realtime.sitzung import SitzungsBindung, vorab_abweisen
+from helena.realtime.consumer import Consumer
+from helena.realtime.sitzung import vorab_abweisen
 
 POLL_SECONDS = 5.0
 MIN_SECONDS = 0.3  # between two readings, however often a page asks for one
@@ -48,7 +48,7 @@ def _newest(user: Any) -> int:
     return alerts_for(user=user).order_by("-pk").values_list("pk", flat=True).first() or 0
 
 
-class AlertsConsumer(SitzungsBindung, AsyncWebsocketConsumer):
+class AlertsConsumer(Consumer):
     poll: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
