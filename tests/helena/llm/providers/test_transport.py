@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 from collections.abc import Awaitable, Callable
 
 import httpx
@@ -249,3 +250,43 @@ def test_a_slow_reader_is_not_cut_off_by_the_read_timeout() -> None:
         assert lines == ['{"a": 1}', '{"b": 2}']
 
     assert _serve(_chunked, check) == [1]
+
+
+def test_each_chat_request_carries_the_clients_headers_and_its_own_body() -> None:
+    """open_chat builds /api/chat's URL and headers once per client: every request still carries the
+    client's headers (a key in front of the server, say) and its own body with its own length."""
+
+    async def go() -> list[bytes]:
+        seen: list[bytes] = []
+
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while not reader.at_eof():
+                try:
+                    seen.append(await _request(reader))
+                except asyncio.IncompleteReadError:
+                    break
+                line = b'{"model": "m", "created_at": "2026-01-01T00:00:00Z", "done": true, ' \
+                       b'"message": {"role": "assistant", "content": "Ja."}}\n'
+                length = str(len(line)).encode()
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: " + length + b"\r\n\r\n" + line)
+                await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        client = ollama.AsyncClient(host=f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}",
+                                    headers={"Authorization": "Bearer geheim"}, transport=KeptConnection())
+        for text in ("kurz", "eine längere Frage"):
+            body = {"model": "m", "messages": [{"role": "user", "content": text}]}
+            assert [p.message.content async for p in await open_chat(client, body)] == ["Ja."]
+        await client._client.aclose()
+        server.close()
+        return seen
+
+    first, second = asyncio.run(go())
+    for raw, text in ((first, "kurz"), (second, "eine längere Frage")):
+        head, body = raw.split(b"\r\n\r\n", 1)
+        lines = head.decode().lower().split("\r\n")
+        assert lines[0] == "post /api/chat http/1.1"
+        assert "authorization: bearer geheim" in lines and "content-type: application/json" in lines
+        assert f"content-length: {len(body)}" in lines
+        assert json.loads(body)["messages"] == [{"role": "user", "content": text}]
