@@ -51,6 +51,7 @@ from typing import Any
 
 EXACT_MARGIN = 0.003  # s before an exact deadline the timed wait ends (it overshot by up to 1.4 ms)
 EXACT_SPIN = 0.0004  # s before it the short sleeps end (each overshot by up to 0.26 ms)
+EXACT_AT_ONCE = 2  # answers waiting exactly at the same time, at most (the others wait as before)
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -168,20 +169,30 @@ class _Handler(BaseHTTPRequestHandler):
 
         `exact` (the `delay` before an answer, which the benches divide by): to the deadline within
         ~0.05 ms. A timed wait alone overshot by 0.2–1.4 ms on a small VM (timer slack), and
-        bench/agent_overhead.py counted that as Helena's time: up to 7 ms of a five-call run."""
-        stopping = self.server.owner._stopping
+        bench/agent_overhead.py counted that as Helena's time: up to 7 ms of a five-call run. Only
+        while at most EXACT_AT_ONCE answers wait so: the last fraction is spent spinning, which with
+        many answers at once would take the cores from the client being measured."""
+        owner = self.server.owner
+        stopping = owner._stopping
         if seconds <= 0:
             return not stopping.is_set()
+        with owner._exact_lock:
+            exact = exact and owner._exact_waiting < EXACT_AT_ONCE
+            owner._exact_waiting += exact
         if not exact:
             return not stopping.wait(seconds)
-        deadline = time.monotonic() + seconds
-        if seconds > EXACT_MARGIN and stopping.wait(seconds - EXACT_MARGIN):
-            return False
-        while (left := deadline - time.monotonic()) > EXACT_SPIN:
-            time.sleep(left - EXACT_SPIN)  # overshoots by less than EXACT_SPIN
-        while time.monotonic() < deadline:  # the last fraction of a millisecond
-            pass
-        return not stopping.is_set()
+        try:
+            deadline = time.monotonic() + seconds
+            if seconds > EXACT_MARGIN and stopping.wait(seconds - EXACT_MARGIN):
+                return False
+            while (left := deadline - time.monotonic()) > EXACT_SPIN:
+                time.sleep(left - EXACT_SPIN)  # overshoots by less than EXACT_SPIN
+            while time.monotonic() < deadline:  # the last fraction of a millisecond
+                pass
+            return not stopping.is_set()
+        finally:
+            with owner._exact_lock:
+                owner._exact_waiting -= 1
 
     def _show(self) -> None:
         info = self.server.owner.model_info
@@ -367,6 +378,8 @@ class ScriptedLLMServer:
         self._responder: Responder | None = None
         self._connections: set[socket.socket] = set()
         self._stopping = threading.Event()
+        self._exact_lock = threading.Lock()
+        self._exact_waiting = 0  # answers in an exact wait now (_Handler._wait)
         self.requests: list[dict[str, Any]] = []  # JSON bodies, in arrival order
         self.paths: list[str] = []  # the path of each recorded request
         self.headers: list[dict[str, str]] = []  # lower-cased names

@@ -3,10 +3,12 @@ hop to a thread for every message.
 
 Channels' AsyncConsumer.dispatch awaits `aclose_old_connections()` before each handler: a
 sync_to_async round trip to a thread and back (~0.1 ms of CPU on this machine) for every frame a
-client sends, every connect and every disconnect, so that a handler using the ORM finds no stale
-connection. These consumers never touch the ORM on the event loop: every database call goes through
-`database_sync_to_async` or helena.infra.db.db, which close and give back their connections
-themselves, before and after (tests/test_architecture.py checks that no other way is used here).
+client sends and every connect, so that a handler using the ORM on asgiref's shared thread finds no
+stale connection there (the one at a socket's end, in websocket_disconnect, stays). These consumers
+use that thread only through `database_sync_to_async`, which closes old connections before and
+after each call itself; their other database work runs on helena.infra.db's threads, which give
+their connections back after each call (tests/test_architecture.py checks that no other way –
+a plain sync_to_async, Django's async ORM, to_thread, an executor – is used here).
 """
 
 from __future__ import annotations

@@ -215,20 +215,23 @@ async def open_chat(client: ollama.AsyncClient,
 
 _CHAT_HEADERS = {"Content-Type": "application/json",
                  "Accept-Encoding": "identity"}  # the body is read as sent, without httpx's decoders
-# Per client: the URL and headers of its POST /api/chat, merged once. httpx's build_request merges
-# the client's base URL, headers and cookies anew for every request (~30 µs of each model call).
-_chat_heads: weakref.WeakKeyDictionary[httpx.AsyncClient, tuple[httpx.URL, httpx.Headers]] = \
-    weakref.WeakKeyDictionary()
+# Per client: the URL and headers of its POST /api/chat, merged once (and again should the client's
+# base URL or headers change). httpx's build_request merges the client's base URL, headers, params
+# and cookies anew for every request (~30 µs of each model call).
+_Head = tuple[httpx.URL, list[tuple[bytes, bytes]], httpx.URL, httpx.Headers]
+_chat_heads: weakref.WeakKeyDictionary[httpx.AsyncClient, _Head] = weakref.WeakKeyDictionary()
 
 
 def _chat_request(http: httpx.AsyncClient, content: bytes) -> httpx.Request:
-    """The request build_request would make (a client with cookies goes its way: they can change)."""
-    if http.cookies:
+    """The request build_request would make (a client with cookies or params goes its way)."""
+    if http.cookies or http.params:
         return http.build_request("POST", "/api/chat", content=content, headers=_CHAT_HEADERS)
     head = _chat_heads.get(http)
-    if head is None:
-        head = _chat_heads[http] = (http._merge_url("/api/chat"), http._merge_headers(_CHAT_HEADERS))
-    return httpx.Request("POST", head[0], headers=head[1], content=content,
+    base, given = http.base_url, http.headers.raw
+    if head is None or head[0] != base or head[1] != given:
+        head = (base, given, http._merge_url("/api/chat"), http._merge_headers(_CHAT_HEADERS))
+        _chat_heads[http] = head
+    return httpx.Request("POST", head[2], headers=head[3], content=content,
                          extensions={"timeout": http.timeout.as_dict()})
 
 

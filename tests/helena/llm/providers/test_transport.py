@@ -254,7 +254,7 @@ def test_a_slow_reader_is_not_cut_off_by_the_read_timeout() -> None:
 
 def test_each_chat_request_carries_the_clients_headers_and_its_own_body() -> None:
     """open_chat builds /api/chat's URL and headers once per client: every request still carries the
-    client's headers (a key in front of the server, say) and its own body with its own length."""
+    client's headers as they are (a key in front of the server, say) and its own body and length."""
 
     async def go() -> list[bytes]:
         seen: list[bytes] = []
@@ -278,6 +278,7 @@ def test_each_chat_request_carries_the_clients_headers_and_its_own_body() -> Non
         for text in ("kurz", "eine längere Frage"):
             body = {"model": "m", "messages": [{"role": "user", "content": text}]}
             assert [p.message.content async for p in await open_chat(client, body)] == ["Ja."]
+            client._client.headers["X-Kanzlei"] = "Muster"  # changed after the first request
         await client._client.aclose()
         server.close()
         return seen
@@ -289,4 +290,5 @@ def test_each_chat_request_carries_the_clients_headers_and_its_own_body() -> Non
         assert lines[0] == "post /api/chat http/1.1"
         assert "authorization: bearer geheim" in lines and "content-type: application/json" in lines
         assert f"content-length: {len(body)}" in lines
+        assert ("x-kanzlei: muster" in lines) == (text != "kurz")
         assert json.loads(body)["messages"] == [{"role": "user", "content": text}]
