@@ -157,6 +157,14 @@ def test_tls_and_proxies_keep_httpx_own_transport(monkeypatch: pytest.MonkeyPatc
     assert isinstance(kept_transport("http://localhost:11434"), KeptConnection)
 
 
+async def _answer_ja(writer: asyncio.StreamWriter) -> None:
+    """Ollama's answer "Ja." in one final line, by length."""
+    line = b'{"model": "m", "created_at": "2026-01-01T00:00:00Z", "done": true, ' \
+           b'"message": {"role": "assistant", "content": "Ja."}}\n'
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: " + str(len(line)).encode() + b"\r\n\r\n" + line)
+    await writer.drain()
+
+
 def test_a_redirected_chat_goes_where_the_server_says(monkeypatch: pytest.MonkeyPatch) -> None:
     """/api/chat answered with a redirect (a proxy in front of Ollama): the client follows it, to the
     other server, not over the kept connection to the first."""
@@ -166,11 +174,7 @@ def test_a_redirected_chat_goes_where_the_server_says(monkeypatch: pytest.Monkey
 
         async def target(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             seen.append((await _request(reader)).split(b"\r\n")[0].decode())
-            line = b'{"model": "m", "created_at": "2026-01-01T00:00:00Z", "done": true, ' \
-                   b'"message": {"role": "assistant", "content": "Ja."}}\n'
-            length = str(len(line)).encode()
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: " + length + b"\r\n\r\n" + line)
-            await writer.drain()
+            await _answer_ja(writer)
             writer.close()
 
         other = await asyncio.start_server(target, "127.0.0.1", 0)
@@ -265,11 +269,7 @@ def test_each_chat_request_carries_the_clients_headers_and_its_own_body() -> Non
                     seen.append(await _request(reader))
                 except asyncio.IncompleteReadError:
                     break
-                line = b'{"model": "m", "created_at": "2026-01-01T00:00:00Z", "done": true, ' \
-                       b'"message": {"role": "assistant", "content": "Ja."}}\n'
-                length = str(len(line)).encode()
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: " + length + b"\r\n\r\n" + line)
-                await writer.drain()
+                await _answer_ja(writer)
             writer.close()
 
         server = await asyncio.start_server(answer, "127.0.0.1", 0)
