@@ -5,9 +5,11 @@ docs/architecture.md explains the layers; pyproject.toml holds the contracts.
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import grimp
@@ -201,9 +203,6 @@ _SOCKET_CODE = ["helena/realtime", "akten/accounts/auth.py", "akten/accounts/sit
 
 def _code_only(path: Path) -> str:
     """The module without comments and strings (tokenize: a '#' in a string stays a string)."""
-    import io
-    import tokenize
-
     tokens = tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
     kept = [token.string for token in tokens if token.type not in (tokenize.COMMENT, tokenize.STRING)]
     return " ".join(kept).replace(" . ", ".").replace(" (", "(")
